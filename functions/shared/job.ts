@@ -1,0 +1,56 @@
+import type { GapPolicy, OverlapPolicy } from '../schedule/index.ts';
+
+/** The kinds of target a run can be delivered to. */
+export type TargetType = 'lambda' | 'sqs' | 'sns' | 'eventbridge' | 'stepfunctions';
+
+/** Where a job's runs go. */
+export interface JobTarget {
+  readonly type: TargetType;
+  /** ARN of the function, queue, topic, event bus or state machine. */
+  readonly arn: string;
+}
+
+/** What to do with runs that became due while no tick arrived. */
+export type CatchupPolicy = 'all' | 'latest' | 'none';
+
+/**
+ * One job, as the dispatcher, the stack and the CLI see it: validated, defaults applied,
+ * durations in whole seconds.
+ *
+ * The loader (`infra/config/`) turns `jobs.yaml` into these; the stack ships them inside the
+ * dispatcher bundle, so a changed config takes effect at the next `cdk deploy`.
+ */
+export interface JobDefinition {
+  /** Unique, `[a-z0-9-_]+`. */
+  readonly id: string;
+  readonly description: string;
+  /** Five-field cron expression in the engine's syntax (semantics.md §1). */
+  readonly schedule: string;
+  /** IANA zone name. */
+  readonly timezone: string;
+  /** Overrides of the engine's DST defaults. */
+  readonly dst?: { readonly gap?: GapPolicy; readonly overlap?: OverlapPolicy };
+  readonly target: JobTarget;
+  /** Static JSON handed to the target in every run envelope; null when the job has none. */
+  readonly payload: unknown;
+  readonly catchup: {
+    readonly policy: CatchupPolicy;
+    /** How far back a tick may catch up missed runs. Default 24 h. */
+    readonly windowSeconds: number;
+    /** Cap on runs delivered by one catch-up burst. */
+    readonly maxRuns: number;
+  };
+  readonly retry: {
+    /** Delivery attempts before a run is dead-lettered. Default 3. */
+    readonly maxAttempts: number;
+  };
+  /** `forbid` skips a run while the previous one is still running. Default `allow`. */
+  readonly concurrency: 'allow' | 'forbid';
+  /** How long a run may take before it counts as stuck. */
+  readonly maxRuntimeSeconds: number;
+  readonly enabled: boolean;
+  readonly alarm: {
+    /** How late a run may be before it counts as late or missed. Default 300 s. */
+    readonly graceSeconds: number;
+  };
+}
