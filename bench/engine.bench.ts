@@ -1,0 +1,158 @@
+/**
+ * Benchmark: zonecron's engine against croner and cron-parser on the same workload.
+ *
+ * Workload (issue 2): the next 1,000 occurrences of eight expressions in Europe/Berlin from
+ * 2026-01-01T00:00 Berlin time (2025-12-31T23:00:00Z). Each library builds its schedule
+ * object inside the timed call, as a caller would per tick. After a warm-up, every library
+ * runs several rounds; the figure is total occurrences / total time. It prints figures, it
+ * asserts nothing: it is not a test. Run with `npm run bench`.
+ */
+
+import { CronExpressionParser } from 'cron-parser';
+import { Cron } from 'croner';
+import { nextOccurrences, occurrencesBetween } from '../functions/schedule/index.ts';
+
+const ZONE = 'Europe/Berlin';
+const START = new Date('2025-12-31T23:00:00Z');
+const COUNT = 1000;
+const EXPRESSIONS = [
+  '30 2 * * *',
+  '*/15 * * * *',
+  '0 9 * * 1-5',
+  '0 0 1 * *',
+  '5 4 * * SUN',
+  '0 22 * * 1-5',
+  '15 10 L * *',
+  '0 */2 * * *',
+];
+
+type Runner = (expression: string) => number[];
+
+const libraries: Record<string, Runner> = {
+  zonecron: (expression) =>
+    nextOccurrences({ cron: expression, timezone: ZONE }, START, COUNT).map((o) => o.at.getTime()),
+  croner: (expression) =>
+    new Cron(expression, { timezone: ZONE }).nextRuns(COUNT, START).map((d) => d.getTime()),
+  'cron-parser': (expression) => {
+    const parsed = CronExpressionParser.parse(expression, { currentDate: START, tz: ZONE });
+    const result: number[] = [];
+    for (let i = 0; i < COUNT; i++) result.push(parsed.next().getTime());
+    return result;
+  },
+};
+
+/**
+ * Timed batches: a batch is `calls` runs of one expression by one library, sized so that every
+ * library's batch takes a few tenths of a second. For each expression the libraries take turns
+ * batch by batch, so a load spike on a shared machine hits them alike; the figure is the
+ * median batch rate.
+ */
+const PLAN: Record<string, { calls: number; warmups: number }> = {
+  zonecron: { calls: 300, warmups: 30 },
+  croner: { calls: 1, warmups: 1 },
+  'cron-parser': { calls: 1, warmups: 1 },
+};
+const BATCHES = 3;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((x, y) => x - y);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+}
+
+function measureAll(): Map<string, Map<string, number>> {
+  const results = new Map<string, Map<string, number>>();
+  for (const [name, run] of Object.entries(libraries)) {
+    results.set(name, new Map());
+    const warmups = PLAN[name]?.warmups ?? 1;
+    for (let i = 0; i < warmups; i++) for (const expression of EXPRESSIONS) run(expression);
+  }
+  for (const expression of EXPRESSIONS) {
+    const batchRates = new Map<string, number[]>();
+    for (let batch = 0; batch < BATCHES; batch++) {
+      for (const [name, run] of Object.entries(libraries)) {
+        const calls = PLAN[name]?.calls ?? 1;
+        let occurrences = 0;
+        const startMs = performance.now();
+        for (let call = 0; call < calls; call++) occurrences += run(expression).length;
+        const rate = occurrences / ((performance.now() - startMs) / 1000);
+        batchRates.set(name, [...(batchRates.get(name) ?? []), rate]);
+      }
+    }
+    for (const [name, rates] of batchRates) results.get(name)?.set(expression, median(rates));
+  }
+  return results;
+}
+
+function format(rate: number): string {
+  return Math.round(rate).toLocaleString('en-US').padStart(12);
+}
+
+/** Overall rate: the whole workload (every expression once) divided by its total time. */
+function overall(rates: Map<string, number>): number {
+  let seconds = 0;
+  for (const rate of rates.values()) seconds += COUNT / rate;
+  return (COUNT * rates.size) / seconds;
+}
+
+const coldStartMs = performance.now();
+nextOccurrences({ cron: '7 7 7 7 *', timezone: 'Europe/Berlin' }, START, 1);
+const coldMs = performance.now() - coldStartMs;
+
+const results = measureAll();
+
+const names = Object.keys(libraries);
+console.log(`workload: next ${COUNT} occurrences in ${ZONE} after ${START.toISOString()}`);
+console.log(
+  `node ${process.version}; first zonecron call (zone table + parse): ${coldMs.toFixed(1)} ms\n`,
+);
+console.log(
+  `${'expression'.padEnd(16)}${names.map((n) => n.padStart(14)).join('')}   x croner   x cron-parser`,
+);
+const rows = [...EXPRESSIONS, 'overall'];
+for (const expression of rows) {
+  const rate = (name: string): number => {
+    const rates = results.get(name) as Map<string, number>;
+    return expression === 'overall' ? overall(rates) : (rates.get(expression) as number);
+  };
+  const cells = names.map((name) => `${format(rate(name))}/s`).join('');
+  const ratioCroner = rate('zonecron') / rate('croner');
+  const ratioParser = rate('zonecron') / rate('cron-parser');
+  console.log(
+    `${expression.padEnd(16)}${cells}${ratioCroner.toFixed(0).padStart(10)}x${ratioParser.toFixed(0).padStart(14)}x`,
+  );
+}
+
+// Sanity: the instants agree wherever no DST slot is involved.
+console.log('\nsanity check (instants compared with both libraries):');
+for (const expression of EXPRESSIONS) {
+  const ours = nextOccurrences({ cron: expression, timezone: ZONE }, START, COUNT);
+  const croner = new Set(libraries.croner?.(expression));
+  const parser = new Set(libraries['cron-parser']?.(expression));
+  let agree = 0;
+  const disagreements: string[] = [];
+  for (const occurrence of ours) {
+    const at = occurrence.at.getTime();
+    if (croner.has(at) && parser.has(at)) agree++;
+    else if (occurrence.dst === 'none') disagreements.push(occurrence.at.toISOString());
+  }
+  const dst = ours.filter((o) => o.dst !== 'none').length;
+  console.log(
+    `  ${expression.padEnd(14)} ${agree}/${ours.length} identical; ${dst} runs at DST slots (policy-dependent); ${disagreements.length} non-DST disagreements${disagreements.length > 0 ? `: ${disagreements.slice(0, 3).join(', ')}` : ''}`,
+  );
+}
+
+// Memory and throughput of a whole year of minutes (issue 2, item 7).
+{
+  const spec = { cron: '* * * * *', timezone: ZONE };
+  const from = new Date('2025-12-31T23:00:00Z');
+  const to = new Date('2026-12-31T23:00:00Z');
+  occurrencesBetween(spec, from, new Date('2026-01-02T00:00:00Z')); // warm-up
+  const heapBefore = process.memoryUsage().heapUsed;
+  const startMs = performance.now();
+  const runs = occurrencesBetween(spec, from, to);
+  const elapsedMs = performance.now() - startMs;
+  const heapMb = (process.memoryUsage().heapUsed - heapBefore) / 1e6;
+  console.log(
+    `\noccurrencesBetween('* * * * *', ${ZONE}, all of 2026): ${runs.length.toLocaleString('en-US')} runs in ${elapsedMs.toFixed(0)} ms, heap +${heapMb.toFixed(0)} MB (${((heapMb * 1e6) / runs.length).toFixed(0)} bytes per run, the result itself)`,
+  );
+}

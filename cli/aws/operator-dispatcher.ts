@@ -1,0 +1,64 @@
+import type { DeadLetters } from '../../functions/dispatcher/dead-letters.ts';
+import { createSqsDeadLetters } from '../../functions/dispatcher/dead-letters.ts';
+import { createDispatcher, type Dispatcher } from '../../functions/dispatcher/dispatch.ts';
+import { createDynamoLedger } from '../../functions/dispatcher/ledger.ts';
+import {
+  createTargetDelivery,
+  queueUrlViaGetQueueUrl,
+} from '../../functions/dispatcher/targets/index.ts';
+import type { JobDefinition } from '../../functions/shared/job.ts';
+import { RecordingLogger } from '../../functions/shared/logger.ts';
+import { RecordingMetrics } from '../../functions/shared/metrics.ts';
+import { CliError } from '../errors.ts';
+import type { CliClients } from './connection.ts';
+
+/** What the operator's dispatcher needs besides the clients. */
+export interface OperatorDispatcherOptions {
+  readonly clients: CliClients;
+  readonly jobs: readonly JobDefinition[];
+  readonly tableName: string;
+  /** Where a run that exhausts its attempts goes; without it such a run is an error. */
+  readonly dlqUrl?: string;
+}
+
+/** The dispatcher core as `run` and `dlq redrive` use it, with what it logged. */
+export interface OperatorDispatcher {
+  readonly dispatcher: Dispatcher;
+  readonly logger: RecordingLogger;
+}
+
+const noDeadLetterQueue: DeadLetters = {
+  async send(message) {
+    throw new CliError(
+      `run ${message.key.slice(0, 7)} of '${message.jobId}' ran out of attempts and must be` +
+        ' dead-lettered: pass --dlq-url or set ZONECRON_DLQ_URL',
+    );
+  },
+};
+
+/**
+ * The real dispatcher core, run from the operator's machine against the deployed ledger and
+ * the real targets: the same claim, delivery, retry and dead-letter path as the Lambda.
+ *
+ * With `--endpoint-url` (emulators), SQS target URLs are looked up with `GetQueueUrl`
+ * instead of being derived from the ARN, because emulators' URLs are not AWS's.
+ */
+export function createOperatorDispatcher(options: OperatorDispatcherOptions): OperatorDispatcher {
+  const { clients } = options;
+  const logger = new RecordingLogger();
+  const dispatcher = createDispatcher({
+    clock: () => new Date(),
+    jobs: options.jobs,
+    ledger: createDynamoLedger({ client: clients.dynamodb, tableName: options.tableName }),
+    targets: createTargetDelivery(
+      clients,
+      clients.customSqsEndpoint ? { resolveQueueUrl: queueUrlViaGetQueueUrl(clients.sqs) } : {},
+    ),
+    deadLetters: options.dlqUrl
+      ? createSqsDeadLetters(clients.sqs, options.dlqUrl)
+      : noDeadLetterQueue,
+    logger,
+    metrics: new RecordingMetrics(),
+  });
+  return { dispatcher, logger };
+}

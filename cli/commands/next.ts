@@ -1,0 +1,198 @@
+import { type Command, Option } from 'commander';
+import type { GapPolicy, OverlapPolicy, ScheduleSpec } from '../../functions/schedule/index.ts';
+import { usageError } from '../errors.ts';
+import { type Colours, coloursFor } from '../format/colour.ts';
+import { plainTable, wrap } from '../format/table.ts';
+import { formatLocal, formatUtc } from '../format/zone-time.ts';
+import { integerAtLeast, parseInstant } from '../options.ts';
+
+interface NextOptions {
+  tz?: string;
+  after?: Date;
+  count: number;
+  gap?: GapPolicy;
+  overlap?: OverlapPolicy;
+  jobId?: string;
+  config?: string;
+  jobs?: string;
+  json?: boolean;
+}
+
+/** Most runs `next` lists at once. */
+const MAX_COUNT = 1000;
+
+const EXAMPLE = `
+Examples:
+  $ zonecron next "30 2 * * *" --tz Europe/Berlin --after 2023-03-25T00:00Z -n 3
+  lists the runs of 25, 26 and 27 March 2023; the 26th says
+  "02:30 does not exist on 2023-03-26 in Europe/Berlin — runs at 03:30 CEST".
+  $ zonecron next --config jobs.yaml -n 3     # every job of a jobs file`;
+
+/** `zonecron next`: the engine's preview of a schedule, with every DST effect in words. */
+export function registerNext(program: Command): void {
+  program
+    .command('next')
+    .description('preview the next runs of a schedule (or of every job), with DST notes')
+    .argument('[expression]', 'five-field cron expression (quote it)')
+    .option('--tz <zone>', 'IANA time zone of the expression, e.g. Europe/Berlin')
+    .option(
+      '--after <instant>',
+      'runs strictly after this ISO instant (default: now)',
+      parseInstant,
+    )
+    .option('-n, --count <n>', `how many runs (1-${MAX_COUNT})`, integerAtLeast(1), 10)
+    .addOption(
+      new Option('--gap <policy>', 'when a local time does not exist').choices([
+        'shift',
+        'transition',
+        'skip',
+      ]),
+    )
+    .addOption(
+      new Option('--overlap <policy>', 'when a local time happens twice').choices([
+        'first',
+        'last',
+        'both',
+      ]),
+    )
+    .option('--job-id <id>', 'job id, needed by H (hash) fields')
+    .option('--config <file>', 'preview every job of this jobs file instead')
+    .addOption(new Option('--jobs <file>', 'same as --config').hideHelp())
+    .option('--json', 'print one JSON document')
+    .addHelpText('after', EXAMPLE)
+    .action(runNext);
+}
+
+interface Preview {
+  readonly title: string;
+  readonly spec: ScheduleSpec;
+  readonly kind: string;
+  readonly policies: { gap: string; overlap: string };
+  readonly runs: readonly {
+    at: Date;
+    nominal: string;
+    dst: string;
+    note: string | undefined;
+  }[];
+  readonly skipped: readonly string[];
+}
+
+async function preview(
+  title: string,
+  spec: ScheduleSpec,
+  after: Date,
+  count: number,
+): Promise<Preview> {
+  const { nextOccurrences, resolvePolicies, scheduleKind } = await import(
+    '../../functions/schedule/index.ts'
+  );
+  const { occurrenceNote, transitionReports } = await import('../format/dst-notes.ts');
+  const occurrences = nextOccurrences(spec, after, count);
+  const last = occurrences.at(-1);
+  return {
+    title,
+    spec,
+    kind: scheduleKind(spec),
+    policies: resolvePolicies(spec),
+    runs: occurrences.map((o) => ({ ...o, note: occurrenceNote(spec, o) })),
+    skipped: last
+      ? transitionReports(spec, after, last.at).flatMap((r) =>
+          r.lines.filter((l) => l.skipped).map((l) => l.text),
+        )
+      : [],
+  };
+}
+
+function render(p: Preview, after: Date, c: Colours): string[] {
+  const zone = p.spec.timezone;
+  const out: string[] = [];
+  out.push(
+    wrap(
+      `${c.bold(p.title)} — ${p.kind} schedule: gap ${p.policies.gap}, overlap ${p.policies.overlap}`,
+      '',
+    ),
+  );
+  out.push(`next ${p.runs.length} run${p.runs.length === 1 ? '' : 's'} after ${formatUtc(after)}`);
+  out.push('');
+  const table = plainTable(
+    ['local', 'UTC', 'nominal'],
+    p.runs.map((run) => [formatLocal(run.at, zone), formatUtc(run.at), run.nominal]),
+  ).split('\n');
+  out.push(c.dim(table[0] ?? ''));
+  p.runs.forEach((run, i) => {
+    out.push(table[i + 1] ?? '');
+    if (run.note) out.push(c.yellow(wrap(run.note, '  ↳ ')));
+  });
+  if (p.skipped.length > 0) {
+    out.push('');
+    for (const line of p.skipped) out.push(c.yellow(wrap(line, '  ✗ ')));
+  }
+  return out;
+}
+
+function toJson(p: Preview) {
+  return {
+    expression: p.spec.cron,
+    timezone: p.spec.timezone,
+    ...(p.spec.jobId ? { jobId: p.spec.jobId } : {}),
+    kind: p.kind,
+    policies: p.policies,
+    runs: p.runs.map((run) => ({
+      at: run.at.toISOString(),
+      local: formatLocal(run.at, p.spec.timezone),
+      nominal: run.nominal,
+      dst: run.dst,
+      note: run.note ?? null,
+    })),
+    skipped: p.skipped,
+  };
+}
+
+async function runNext(expression: string | undefined, options: NextOptions): Promise<void> {
+  const count = Math.min(options.count, MAX_COUNT);
+  const after = options.after ?? new Date();
+  const file = options.config ?? options.jobs;
+  const previews: Preview[] = [];
+  if (file !== undefined) {
+    if (expression !== undefined || options.tz !== undefined) {
+      throw usageError('give either an expression with --tz, or --config <file>, not both');
+    }
+    const { loadJobsFile } = await import('../../infra/config/load-jobs.ts');
+    const { jobSpec } = await import('../jobs.ts');
+    for (const job of loadJobsFile(file).jobs) {
+      const title = `${job.id}: ${job.schedule} in ${job.timezone}${job.enabled ? '' : ' (disabled)'}`;
+      previews.push(await preview(title, jobSpec(job), after, count));
+    }
+  } else {
+    if (expression === undefined) {
+      throw usageError('missing expression: zonecron next "<expr>" --tz <zone> (or --config)');
+    }
+    if (options.tz === undefined) throw usageError("required option '--tz <zone>' not specified");
+    const dst =
+      options.gap || options.overlap
+        ? {
+            ...(options.gap ? { gap: options.gap } : {}),
+            ...(options.overlap ? { overlap: options.overlap } : {}),
+          }
+        : undefined;
+    const spec: ScheduleSpec = {
+      cron: expression,
+      timezone: options.tz,
+      ...(options.jobId ? { jobId: options.jobId } : {}),
+      ...(dst ? { dst } : {}),
+    };
+    previews.push(await preview(`${expression} in ${options.tz}`, spec, after, count));
+  }
+
+  if (options.json) {
+    const doc =
+      file !== undefined
+        ? { after: after.toISOString(), jobs: previews.map(toJson) }
+        : { after: after.toISOString(), ...toJson(previews[0] as Preview) };
+    process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
+    return;
+  }
+  const c = coloursFor(process.stdout);
+  const blocks = previews.map((p) => render(p, after, c).join('\n'));
+  process.stdout.write(`${blocks.join('\n\n')}\n`);
+}

@@ -1,0 +1,80 @@
+import type { Command } from 'commander';
+import {
+  addConnectionOptions,
+  type ConnectionOptions,
+  createCliClients,
+  tableName,
+} from '../aws/connection.ts';
+import { CliError, describeError } from '../errors.ts';
+import { wrap } from '../format/table.ts';
+import { parseInstant } from '../options.ts';
+
+interface RunOptions extends ConnectionOptions {
+  at?: Date;
+  json?: boolean;
+}
+
+const EXAMPLE = `
+Example:
+  $ zonecron run berlin-nightly-report --table zonecron-ledger
+  delivers one run now, through the dispatcher, under the manual key of this
+  minute (periodBucket('manual:<jobId>', at)): a second run of the same minute
+  is refused, and a manual run never collides with a scheduled one.`;
+
+/** `zonecron run`: a hand-triggered run through the dispatcher's claim and delivery path. */
+export function registerRun(program: Command): void {
+  const command = program
+    .command('run')
+    .description('run a job now, by hand, exactly once per minute given')
+    .argument('<jobId>', 'job id from the jobs file')
+    .option(
+      '--at <instant>',
+      'the run instant, ISO (default: now; cut to the minute)',
+      parseInstant,
+    )
+    .option('--json', 'print the outcome as one JSON document');
+  addConnectionOptions(command, { table: true, dlq: true, config: true })
+    .addHelpText('after', EXAMPLE)
+    .action(runJob);
+}
+
+async function runJob(jobId: string, options: RunOptions): Promise<void> {
+  const table = tableName(options);
+  const { loadJobsFile } = await import('../../infra/config/load-jobs.ts');
+  const config = loadJobsFile(options.config ?? 'jobs.yaml');
+  const job = config.jobs.find((j) => j.id === jobId);
+  if (!job) {
+    throw new CliError(
+      `unknown job '${jobId}' in ${config.file} (known: ${config.jobs.map((j) => j.id).join(', ')})`,
+    );
+  }
+  const { createOperatorDispatcher } = await import('../aws/operator-dispatcher.ts');
+  const { describeOutcome } = await import('../format/outcome.ts');
+  const clients = createCliClients(options);
+  const dlq = options.dlqUrl ?? process.env.ZONECRON_DLQ_URL;
+  try {
+    const { dispatcher } = createOperatorDispatcher({
+      clients,
+      jobs: config.jobs,
+      tableName: table,
+      ...(dlq ? { dlqUrl: dlq } : {}),
+    });
+    let outcome: Awaited<ReturnType<typeof dispatcher.runManually>>;
+    try {
+      outcome = await dispatcher.runManually({ jobId, ...(options.at ? { at: options.at } : {}) });
+    } catch (error) {
+      if (error instanceof CliError) throw error;
+      throw new CliError(`manual run of '${jobId}' failed: ${describeError(error, clients)}`, {
+        cause: error,
+      });
+    }
+    if (options.json) {
+      process.stdout.write(`${JSON.stringify(outcome, null, 2)}\n`);
+    } else {
+      process.stdout.write(`${wrap(describeOutcome(outcome), '')}\n`);
+    }
+    if (outcome.outcome !== 'dispatched') process.exitCode = 1;
+  } finally {
+    clients.destroy();
+  }
+}

@@ -1,0 +1,227 @@
+import { type ScheduleSpec, zoneTransitions } from '../../functions/schedule/index.ts';
+import type { JobDefinition } from '../../functions/shared/job.ts';
+import { jobSpec } from '../jobs.ts';
+import type { SimulationCheck } from '../simulation/check.ts';
+import type { SimulatedRun, SimulationResult } from '../simulation/run-simulation.ts';
+import { coloursFor } from './colour.ts';
+import { occurrenceNote, transitionReports } from './dst-notes.ts';
+import { plainTable, wrap } from './table.ts';
+import { formatLocal, formatUtc } from './zone-time.ts';
+
+/** What {@link renderSimulation} shows. */
+export interface SimulationReportInput {
+  readonly file: string;
+  readonly jobs: readonly JobDefinition[];
+  readonly result: SimulationResult;
+  readonly check: SimulationCheck;
+  /** How the windows were chosen, in words. */
+  readonly windowsChosen: string;
+  readonly duplicateTicks: number;
+  readonly elapsedMs: number;
+  /** List every run instead of the ones near DST changes. */
+  readonly all: boolean;
+}
+
+/** Runs of one job in one window shown in full up to this many. */
+const FULL_LIST_MAX = 12;
+/** Around a transition, runs this close are always shown. */
+const NEAR_TRANSITION_MS = 90 * 60_000;
+
+const n = (value: number) => value.toLocaleString('en-US');
+const plural = (count: number, word: string) => `${n(count)} ${word}${count === 1 ? '' : 's'}`;
+
+function minuteIso(date: Date): string {
+  return `${date.toISOString().slice(0, 16)}Z`;
+}
+
+/** Indexes of the runs worth showing: near a transition, DST-tagged, first and last. */
+function shownIndexes(runs: readonly SimulatedRun[], transitions: readonly Date[]): Set<number> {
+  const shown = new Set<number>([0, runs.length - 1]);
+  runs.forEach((run, i) => {
+    const near = transitions.some(
+      (t) => Math.abs(run.at.getTime() - t.getTime()) <= NEAR_TRANSITION_MS,
+    );
+    if (near || run.dst !== 'none') shown.add(i);
+  });
+  return shown;
+}
+
+function jobBlock(
+  job: JobDefinition,
+  input: SimulationReportInput,
+  c: ReturnType<typeof coloursFor>,
+): string[] {
+  const { result } = input;
+  const spec: ScheduleSpec = jobSpec(job);
+  const runs = result.runs.filter((r) => r.jobId === job.id);
+  const duplicates = result.duplicatesByJob.get(job.id) ?? 0;
+  const out: string[] = [];
+  out.push(wrap(`${c.bold(job.id)} · ${job.schedule} · ${job.timezone} → ${job.target.type}`, ''));
+  out.push(
+    c.dim(
+      wrap(
+        `UTC covering ${result.coverings.get(job.id) ?? '?'} · ${plural(runs.length, 'run')}` +
+          ` · ${plural(duplicates, 'duplicate')} refused`,
+        '  ',
+      ),
+    ),
+  );
+  const quiet: number[] = [];
+  const quietRuns = { count: 0 };
+  const blocks: string[][] = [];
+  result.windows.forEach((window, w) => {
+    const inWindow = runs.filter((r) => r.window === w);
+    const transitions = zoneTransitions(job.timezone, window.from, window.to).map((t) => t.at);
+    if (transitions.length === 0 && !input.all) {
+      quiet.push(w + 1);
+      quietRuns.count += inWindow.length;
+      return;
+    }
+    const block: string[] = [];
+    const label = result.windows.length > 1 ? `window ${w + 1}` : 'window';
+    block.push(`  ${label}: ${plural(inWindow.length, 'run')}`);
+    if (inWindow.length > 0) {
+      const shown =
+        input.all || inWindow.length <= FULL_LIST_MAX
+          ? new Set(inWindow.map((_, i) => i))
+          : shownIndexes(inWindow, transitions);
+      const table = plainTable(
+        ['local', 'UTC', 'key', 'dup'],
+        inWindow.map((run) => [
+          formatLocal(run.at, job.timezone),
+          formatUtc(run.at),
+          run.key.slice(0, 8),
+          String(result.duplicatesByKey.get(run.key) ?? 0),
+        ]),
+      ).split('\n');
+      block.push(c.dim(`    ${table[0] ?? ''}`));
+      let hidden = 0;
+      inWindow.forEach((run, i) => {
+        if (!shown.has(i)) {
+          hidden++;
+          return;
+        }
+        if (hidden > 0) {
+          block.push(c.dim(`    ⋮ ${plural(hidden, 'more run')} without DST effect`));
+          hidden = 0;
+        }
+        block.push(`    ${table[i + 1] ?? ''}`);
+        const note = occurrenceNote(spec, run);
+        if (note) block.push(c.yellow(wrap(note, '      ↳ ')));
+      });
+    }
+    for (const report of transitionReports(spec, window.from, window.to)) {
+      for (const line of report.lines) {
+        if (line.skipped) block.push(c.yellow(wrap(line.text, '    ✗ ')));
+      }
+    }
+    blocks.push(block);
+  });
+  if (quiet.length > 0) {
+    const which =
+      quiet.length === result.windows.length
+        ? result.windows.length === 1
+          ? 'the window'
+          : `all ${quiet.length} windows`
+        : `window${quiet.length === 1 ? '' : 's'} ${quiet.join(', ')}`;
+    out.push(
+      wrap(`${which}: ${plural(quietRuns.count, 'run')}, no DST change in ${job.timezone}`, '  '),
+    );
+  }
+  for (const block of blocks) out.push(...block);
+  return out;
+}
+
+/**
+ * The human-readable report of a simulation: the windows, a timeline per job, a summary.
+ *
+ * Every line fits 80 columns; colour only when stdout is a terminal.
+ */
+export function renderSimulation(input: SimulationReportInput): string {
+  const c = coloursFor(process.stdout);
+  const { result, check } = input;
+  const enabled = input.jobs.filter((j) => j.enabled);
+  const out: string[] = [];
+  out.push(
+    wrap(
+      `${c.bold(`Simulating ${input.file}`)}: ${plural(enabled.length, 'enabled job')}, the real` +
+        ` dispatcher and ledger (in-process DynamoDB), every job tick delivered` +
+        ` ${input.duplicateTicks}×`,
+      '',
+    ),
+  );
+  out.push(
+    wrap(
+      `${result.windows.length === 1 ? 'Window' : `${result.windows.length} windows`}: ${input.windowsChosen}`,
+      '',
+    ),
+  );
+  result.windows.forEach((w, i) => {
+    out.push(`  ${i + 1}. ${minuteIso(w.from)} → ${minuteIso(w.to)}`);
+    for (const reason of w.reasons) out.push(c.dim(wrap(reason, '       ')));
+  });
+  for (const job of input.jobs) {
+    out.push('');
+    if (!job.enabled) {
+      out.push(`${c.bold(job.id)}: disabled, not simulated`);
+      continue;
+    }
+    out.push(...jobBlock(job, input, c));
+  }
+
+  out.push('');
+  out.push(c.bold('Summary'));
+  const minutes = result.windows.reduce(
+    (sum, w) => sum + (w.to.getTime() - w.from.getTime()) / 60_000,
+    0,
+  );
+  const days = Math.round((minutes / 1440) * 10) / 10;
+  out.push(
+    wrap(
+      `simulated ${days} day${days === 1 ? '' : 's'}: ${plural(result.counts.sweeps, 'sweep')}` +
+        ` (one a minute) and ${plural(result.counts.ticks, 'covering tick')}, each delivered` +
+        ` ${input.duplicateTicks}× (${plural(result.counts.events, 'event')})`,
+      '  ',
+    ),
+  );
+  const ok = c.green('✓');
+  const bad = c.red('✗');
+  if (check.ok) {
+    out.push(
+      wrap(
+        `${ok} ${plural(result.runs.length, 'run')} delivered: every run the engine expects,` +
+          ' exactly once',
+        '  ',
+      ),
+    );
+  } else {
+    out.push(
+      wrap(
+        `${bad} ${plural(result.runs.length, 'run')} delivered, ${n(check.expected)} expected:` +
+          ` ${n(check.missing.length)} missing, ${n(check.doubled.length)} delivered twice,` +
+          ` ${n(check.unexpected.length)} unexpected`,
+        '  ',
+      ),
+    );
+    for (const m of check.missing.slice(0, 10)) {
+      out.push(`    missing ${m.jobId} at ${m.at.toISOString()} (${m.nominal})`);
+    }
+    for (const d of check.doubled.slice(0, 10)) {
+      out.push(`    ${d.times}× ${d.run.jobId} at ${d.run.at.toISOString()}`);
+    }
+    for (const u of check.unexpected.slice(0, 10)) {
+      out.push(`    unexpected ${u.jobId} at ${u.at.toISOString()}`);
+    }
+  }
+  out.push(
+    wrap(
+      `${ok} ${`${n(result.duplicatesSuppressed)} duplicate deliver${result.duplicatesSuppressed === 1 ? 'y' : 'ies'}`} refused by the ledger`,
+      '  ',
+    ),
+  );
+  if (result.deadLettered.length > 0) {
+    out.push(`  ${bad} ${plural(result.deadLettered.length, 'run')} dead-lettered`);
+  }
+  out.push(c.dim(`  took ${(input.elapsedMs / 1000).toFixed(1)} s`));
+  return `${out.join('\n')}\n`;
+}

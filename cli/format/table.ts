@@ -1,0 +1,64 @@
+import Table from 'cli-table3';
+
+/** The widest line the CLI prints on its own: a classic terminal. */
+export const TERMINAL_COLUMNS = 80;
+
+const NO_BORDERS = {
+  top: '',
+  'top-mid': '',
+  'top-left': '',
+  'top-right': '',
+  bottom: '',
+  'bottom-mid': '',
+  'bottom-left': '',
+  'bottom-right': '',
+  left: '',
+  'left-mid': '',
+  mid: '',
+  'mid-mid': '',
+  right: '',
+  'right-mid': '',
+  middle: '  ',
+};
+
+/**
+ * A borderless table whose columns are separated by two spaces, so it can be read on a
+ * terminal and copied into a ticket alike.
+ */
+export function plainTable(
+  head: string[],
+  rows: string[][],
+  options: { colWidths?: number[] } = {},
+): string {
+  const table = new Table({
+    head,
+    ...(options.colWidths ? { colWidths: options.colWidths, wordWrap: true } : {}),
+    chars: NO_BORDERS,
+    style: { 'padding-left': 0, 'padding-right': 0, head: [], border: [], compact: true },
+  });
+  for (const row of rows) table.push(row);
+  return table
+    .toString()
+    .split('\n')
+    .map((line) => line.trimEnd())
+    .join('\n');
+}
+
+/**
+ * Wraps a sentence at word boundaries so that no line, indent included, exceeds `width`.
+ */
+export function wrap(text: string, indent: string, width = TERMINAL_COLUMNS): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/)) {
+    const candidate = line === '' ? word : `${line} ${word}`;
+    if (indent.length + candidate.length > width && line !== '') {
+      lines.push(line);
+      line = word;
+    } else {
+      line = candidate;
+    }
+  }
+  if (line !== '') lines.push(line);
+  return lines.map((l, i) => (i === 0 ? indent : indent.replace(/\S/g, ' ')) + l).join('\n');
+}

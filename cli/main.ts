@@ -1,0 +1,95 @@
+/**
+ * The `zonecron` command: a commander program with one file per command in `commands/`.
+ *
+ * Commands load their heavy parts (the SDK, dynalite, the dispatcher) only when they run, so
+ * `zonecron next` and `--help` start fast. Every error ends here and becomes one line,
+ * `zonecron: error: …`, with exit code 2 for a bad command line and 1 for everything else.
+ */
+import { createRequire } from 'node:module';
+import { Command, CommanderError } from 'commander';
+import { registerDlq } from './commands/dlq.ts';
+import { registerHistory } from './commands/history.ts';
+import { registerNext } from './commands/next.ts';
+import { registerRun } from './commands/run.ts';
+import { registerSimulate } from './commands/simulate.ts';
+import { registerValidate } from './commands/validate.ts';
+import { CliError, describeError, USAGE_EXIT_CODE } from './errors.ts';
+
+const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
+
+function oneLine(text: string): string {
+  return text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '')
+    .join(' ');
+}
+
+function buildProgram(): Command {
+  const program = new Command();
+  program
+    .name('zonecron')
+    .description('serverless cron on AWS that gets daylight saving time right')
+    .version(version)
+    .showSuggestionAfterError(true)
+    .configureOutput({
+      outputError: (text, write) => write(`zonecron: ${oneLine(text)}\n`),
+    })
+    .exitOverride();
+  registerNext(program);
+  registerValidate(program);
+  registerSimulate(program);
+  registerHistory(program);
+  registerDlq(program);
+  registerRun(program);
+  program.addHelpText(
+    'after',
+    `
+Examples:
+  $ zonecron next "30 2 * * *" --tz Europe/Berlin -n 5
+  $ zonecron validate jobs.yaml
+  $ zonecron simulate        # jobs.yaml across the next DST changes, locally`,
+  );
+  return program;
+}
+
+async function report(error: unknown): Promise<number> {
+  const { isConfigError, formatConfigIssue } = await import('../infra/config/config-error.ts');
+  if (isConfigError(error)) {
+    const issues = error.issues;
+    const only = issues[0];
+    if (issues.length === 1 && only && only.line === 0) {
+      // The file as a whole (missing, unreadable): one line says it all.
+      process.stderr.write(`zonecron: error: ${formatConfigIssue(only)}\n`);
+      return 1;
+    }
+    for (const issue of issues) process.stderr.write(`${formatConfigIssue(issue)}\n`);
+    const files = [...new Set(issues.map((i) => i.file))].join(', ');
+    process.stderr.write(
+      `zonecron: error: ${issues.length} problem${issues.length === 1 ? '' : 's'} in ${files}\n`,
+    );
+    return 1;
+  }
+  const endpoint = (error as { endpoint?: string } | undefined)?.endpoint;
+  process.stderr.write(`zonecron: error: ${describeError(error, { endpoint })}\n`);
+  if (process.env.ZONECRON_DEBUG && error instanceof Error && error.stack) {
+    process.stderr.write(`${error.stack}\n`);
+  }
+  return error instanceof CliError ? error.exitCode : 1;
+}
+
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
+
+try {
+  await buildProgram().parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CommanderError) {
+    if (error.exitCode === 0) process.exitCode = 0;
+    else process.exitCode = error.code === 'commander.help' ? 1 : USAGE_EXIT_CODE;
+  } else {
+    process.exitCode = await report(error);
+  }
+}

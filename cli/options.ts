@@ -1,0 +1,52 @@
+import { InvalidArgumentError } from 'commander';
+import { DateTime } from 'luxon';
+import { DurationError, parseDurationSeconds } from '../infra/config/duration.ts';
+
+/**
+ * Parses an instant given on the command line.
+ *
+ * ISO 8601 with an offset (`2023-03-26T01:30:00Z`, `2023-03-26T03:30+02:00`) is taken as
+ * written; without one (`2023-03-26T01:30`, `2023-03-26`) it is read as UTC, never in the host's
+ * zone, so the same command line means the same instant on every machine.
+ */
+export function parseInstant(value: string): Date {
+  const parsed = DateTime.fromISO(value.trim(), { zone: 'UTC', setZone: true });
+  if (!parsed.isValid) {
+    throw new InvalidArgumentError(
+      `'${value}' is not an ISO 8601 date-time (e.g. 2023-03-26T01:30:00Z)`,
+    );
+  }
+  return parsed.toJSDate();
+}
+
+/** Parses a whole number >= `min` (commander argument parser). */
+export function integerAtLeast(min: number): (value: string) => number {
+  return (value: string) => {
+    if (!/^\d+$/.test(value.trim())) {
+      throw new InvalidArgumentError(`'${value}' is not a whole number (allowed >= ${min})`);
+    }
+    const n = Number(value);
+    if (!Number.isSafeInteger(n) || n < min) {
+      throw new InvalidArgumentError(`'${value}' is out of range (allowed >= ${min})`);
+    }
+    return n;
+  };
+}
+
+/**
+ * Parses `--since`: a duration back from now in the notation of `jobs.yaml` (`90s`, `30m`,
+ * `24h`, `7d`, ISO `PT24H`) or an instant (`2023-03-26T00:00Z`).
+ */
+export function parseSince(value: string, now: Date): Date {
+  const text = value.trim();
+  try {
+    return new Date(now.getTime() - parseDurationSeconds(text) * 1000);
+  } catch (error) {
+    if (!(error instanceof DurationError)) throw error;
+  }
+  const instant = DateTime.fromISO(text, { zone: 'UTC', setZone: true });
+  if (instant.isValid) return instant.toJSDate();
+  throw new InvalidArgumentError(
+    `'${value}' is neither a duration (e.g. 24h, 7d, PT30M) nor an ISO 8601 date-time`,
+  );
+}

@@ -1,0 +1,28 @@
+/**
+ * How the dispatcher is bundled: the stack's `NodejsFunction` and `npm run bench:dispatch`
+ * use these same options, so the benchmark measures what ships.
+ *
+ * Chosen by measurement (`npm run bench:dispatch`, figures in docs/readme/dispatcher.md,
+ * "Bundling"): the AWS SDK v3 is **bundled**. Leaving `@aws-sdk/*` external to use the copy
+ * the Lambda Node.js runtime ships gives a smaller file, but loading the SDK's many CommonJS
+ * files at cold start took longer than loading one minified bundle that contains only the
+ * clients the dispatcher uses.
+ *
+ * A bundled SDK is CommonJS inside an ESM file, hence the `createRequire` banner.
+ */
+export const DISPATCHER_BUNDLING = {
+  /** Modules esbuild leaves as imports: none. */
+  externalModules: [] as readonly string[],
+  format: 'esm',
+  minify: true,
+  target: 'node20',
+  banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+  /** The esbuild `define` key the stack fills with the jobs' JSON. */
+  jobsDefine: '__ZONECRON_JOBS__',
+} as const;
+
+/** The alternative the benchmark measures against: `@aws-sdk/*` from the Lambda runtime. */
+export const DISPATCHER_BUNDLING_SDK_EXTERNAL = {
+  ...DISPATCHER_BUNDLING,
+  externalModules: ['@aws-sdk/*'] as readonly string[],
+} as const;

@@ -1,0 +1,49 @@
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { JobTarget } from '../shared/job.ts';
+import type { RunEnvelope } from './envelope.ts';
+
+/** A run that will not be retried automatically (architecture §6), as the DLQ message body. */
+export interface DeadLetterMessage {
+  readonly version: 1;
+  readonly reason: 'delivery-failed' | 'execution-failed';
+  readonly key: string;
+  readonly jobId: string;
+  readonly envelope: RunEnvelope;
+  readonly target: JobTarget;
+  readonly lastError: string;
+  readonly attempts: number;
+  /** UTC ISO instant. */
+  readonly failedAt: string;
+}
+
+/** Where dead-lettered runs go. */
+export interface DeadLetters {
+  send(message: DeadLetterMessage): Promise<void>;
+}
+
+/**
+ * The SQS dead-letter queue: one message per dead-lettered run, body = JSON.
+ *
+ * Message attributes carry the job id and key so `zonecron dlq list` can show them without
+ * parsing bodies; consumers dedupe on `key`.
+ *
+ * @example
+ * const dlq = createSqsDeadLetters(new SQSClient({}), process.env.DLQ_URL);
+ */
+export function createSqsDeadLetters(sqs: Pick<SQSClient, 'send'>, queueUrl: string): DeadLetters {
+  return {
+    async send(message) {
+      await sqs.send(
+        new SendMessageCommand({
+          QueueUrl: queueUrl,
+          MessageBody: JSON.stringify(message),
+          MessageAttributes: {
+            zonecronJobId: { DataType: 'String', StringValue: message.jobId },
+            zonecronKey: { DataType: 'String', StringValue: message.key },
+            zonecronReason: { DataType: 'String', StringValue: message.reason },
+          },
+        }),
+      );
+    },
+  };
+}

@@ -1,0 +1,244 @@
+import { z } from 'zod';
+import type { RunEnvelope } from '../dispatcher/envelope.ts';
+
+/**
+ * The run envelope v1 (architecture §6) as it comes back from a target.
+ *
+ * Loose: v1 only ever gains fields, and whatever the target received passes through to the
+ * dead-letter message untouched.
+ */
+const runEnvelopeSchema = z.looseObject({
+  version: z.literal(1),
+  jobId: z.string().min(1),
+  key: z.string().regex(/^[0-9a-f]{64}$/),
+  scheduledAt: z.iso.datetime({ offset: true }),
+  nominal: z.string(),
+  timezone: z.string(),
+  dst: z.string(),
+  attempt: z.number().int().positive(),
+  logicalDate: z.string(),
+  payload: z.unknown(),
+});
+
+function toEnvelope(parsed: z.infer<typeof runEnvelopeSchema>): RunEnvelope {
+  return { ...parsed, payload: parsed.payload ?? null };
+}
+
+const destinationRecordSchema = z.object({
+  version: z.string(),
+  timestamp: z.iso.datetime({ offset: true }),
+  requestContext: z.object({
+    requestId: z.string().min(1),
+    functionArn: z.string().min(1),
+    condition: z.string().min(1),
+    approximateInvokeCount: z.number().int().nonnegative(),
+  }),
+  requestPayload: z.unknown(),
+  responseContext: z
+    .object({
+      statusCode: z.number().optional(),
+      executedVersion: z.string().optional(),
+      functionError: z.string().optional(),
+    })
+    .optional(),
+  responsePayload: z.unknown().optional(),
+});
+
+const epochMsOrIso = z.union([z.number().int(), z.iso.datetime({ offset: true })]);
+
+const sfnStatusChangeSchema = z.object({
+  source: z.literal('aws.states'),
+  'detail-type': z.literal('Step Functions Execution Status Change'),
+  time: z.string().optional(),
+  detail: z.object({
+    executionArn: z.string().min(1),
+    stateMachineArn: z.string().min(1),
+    name: z.string(),
+    status: z.string().min(1),
+    startDate: epochMsOrIso,
+    stopDate: epochMsOrIso.nullish(),
+    input: z.string().nullish(),
+    error: z.string().nullish(),
+    cause: z.string().nullish(),
+  }),
+});
+
+const sfnTerminalStatuses = ['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'ABORTED'] as const;
+
+/** Longest `lastError` stored in the ledger and the DLQ message; the rest is cut off. */
+export const MAX_LAST_ERROR_CHARS = 1000;
+
+/**
+ * How a run's target reported it finished, whichever way it arrived.
+ *
+ * `durationFrom` says what the duration is measured from: for Step Functions the execution's
+ * own `startDate`, for an asynchronous Lambda invocation the run's `dispatchedAt` in the
+ * ledger (Lambda's destination record carries only the time it was written, so the duration
+ * includes Lambda's internal queueing and its retries: the time from hand-off to outcome).
+ */
+export interface Completion {
+  readonly source: 'lambda-destination' | 'stepfunctions';
+  readonly envelope: RunEnvelope;
+  readonly status: 'succeeded' | 'failed';
+  /** When the target finished: the destination record's `timestamp`, or SFN `stopDate`. */
+  readonly finishedAt: Date;
+  /** SFN `startDate`; undefined for Lambda, where `dispatchedAt` is used instead. */
+  readonly startedAt: Date | undefined;
+  /** One line saying why it failed; undefined on success. */
+  readonly lastError: string | undefined;
+  /** Identifies this completion: Lambda's request id, or the execution ARN. */
+  readonly completionId: string;
+  /** Where it ran: the function ARN (with qualifier) or the state machine ARN. */
+  readonly target: { readonly type: 'lambda' | 'stepfunctions'; readonly arn: string };
+  /** Lambda's `approximateInvokeCount`; 1 for Step Functions. */
+  readonly attempts: number;
+}
+
+/** Why an event could not be turned into a {@link Completion}. */
+export type ParseResult =
+  | { readonly kind: 'completion'; readonly completion: Completion }
+  | { readonly kind: 'not-terminal'; readonly status: string; readonly executionArn: string }
+  | { readonly kind: 'unrecognised'; readonly reason: string };
+
+function truncate(text: string): string {
+  return text.length > MAX_LAST_ERROR_CHARS ? `${text.slice(0, MAX_LAST_ERROR_CHARS - 1)}…` : text;
+}
+
+function toDate(value: number | string): Date {
+  return typeof value === 'number' ? new Date(value) : new Date(value);
+}
+
+function lambdaError(
+  condition: string,
+  attempts: number,
+  functionError: string | undefined,
+  responsePayload: unknown,
+): string {
+  const parts = [`lambda ${condition} after ${attempts} attempt(s)`];
+  if (functionError) parts[0] += ` (${functionError} error)`;
+  if (responsePayload && typeof responsePayload === 'object') {
+    const { errorType, errorMessage } = responsePayload as Record<string, unknown>;
+    if (typeof errorType === 'string' || typeof errorMessage === 'string') {
+      parts.push([errorType, errorMessage].filter((x) => typeof x === 'string').join(': '));
+    }
+  } else if (typeof responsePayload === 'string' && responsePayload.length > 0) {
+    parts.push(responsePayload);
+  }
+  return truncate(parts.join(': '));
+}
+
+function summariseIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 3)
+    .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
+    .join('; ');
+}
+
+/**
+ * Turns a Lambda destination record or a Step Functions status-change event into a
+ * {@link Completion}.
+ *
+ * Never throws: anything it cannot use comes back as `unrecognised` with a reason, so the
+ * recorder can log and count it instead of failing (and being retried) on an event that will
+ * never parse.
+ *
+ * @example
+ * parseCompletionEvent({ version: '1.0', timestamp: '2026-03-29T01:00:07.000Z',
+ *   requestContext: { requestId: 'r1', functionArn: 'arn:…:function:job:$LATEST',
+ *     condition: 'Success', approximateInvokeCount: 1 },
+ *   requestPayload: envelope, responseContext: { statusCode: 200 }, responsePayload: null });
+ * //=> { kind: 'completion', completion: { status: 'succeeded', source: 'lambda-destination', … } }
+ */
+export function parseCompletionEvent(event: unknown): ParseResult {
+  if (event && typeof event === 'object' && 'requestContext' in event) {
+    const record = destinationRecordSchema.safeParse(event);
+    if (!record.success) {
+      return {
+        kind: 'unrecognised',
+        reason: `destination record: ${summariseIssues(record.error)}`,
+      };
+    }
+    const envelope = runEnvelopeSchema.safeParse(record.data.requestPayload);
+    if (!envelope.success) {
+      return {
+        kind: 'unrecognised',
+        reason: `destination record payload is not a run envelope: ${summariseIssues(envelope.error)}`,
+      };
+    }
+    const { requestContext, responseContext, responsePayload } = record.data;
+    const succeeded = requestContext.condition === 'Success' && !responseContext?.functionError;
+    return {
+      kind: 'completion',
+      completion: {
+        source: 'lambda-destination',
+        envelope: toEnvelope(envelope.data),
+        status: succeeded ? 'succeeded' : 'failed',
+        finishedAt: new Date(record.data.timestamp),
+        startedAt: undefined,
+        lastError: succeeded
+          ? undefined
+          : lambdaError(
+              requestContext.condition,
+              requestContext.approximateInvokeCount,
+              responseContext?.functionError,
+              responsePayload,
+            ),
+        completionId: requestContext.requestId,
+        target: { type: 'lambda', arn: requestContext.functionArn },
+        attempts: requestContext.approximateInvokeCount,
+      },
+    };
+  }
+  if (event && typeof event === 'object' && 'detail-type' in event) {
+    const change = sfnStatusChangeSchema.safeParse(event);
+    if (!change.success) {
+      return {
+        kind: 'unrecognised',
+        reason: `eventbridge event: ${summariseIssues(change.error)}`,
+      };
+    }
+    const { detail } = change.data;
+    const status = detail.status as (typeof sfnTerminalStatuses)[number];
+    if (!sfnTerminalStatuses.includes(status)) {
+      return { kind: 'not-terminal', status: detail.status, executionArn: detail.executionArn };
+    }
+    if (detail.stopDate === null || detail.stopDate === undefined) {
+      return { kind: 'unrecognised', reason: `execution ${detail.status} without stopDate` };
+    }
+    let input: unknown;
+    try {
+      input = JSON.parse(detail.input ?? '');
+    } catch {
+      return { kind: 'unrecognised', reason: 'execution input is missing or not JSON' };
+    }
+    const envelope = runEnvelopeSchema.safeParse(input);
+    if (!envelope.success) {
+      return {
+        kind: 'unrecognised',
+        reason: `execution input is not a run envelope: ${summariseIssues(envelope.error)}`,
+      };
+    }
+    const succeeded = status === 'SUCCEEDED';
+    return {
+      kind: 'completion',
+      completion: {
+        source: 'stepfunctions',
+        envelope: toEnvelope(envelope.data),
+        status: succeeded ? 'succeeded' : 'failed',
+        finishedAt: toDate(detail.stopDate),
+        startedAt: toDate(detail.startDate),
+        lastError: succeeded
+          ? undefined
+          : truncate(
+              [`execution ${status}`, detail.error, detail.cause]
+                .filter((x): x is string => typeof x === 'string' && x.length > 0)
+                .join(': '),
+            ),
+        completionId: detail.executionArn,
+        target: { type: 'stepfunctions', arn: detail.stateMachineArn },
+        attempts: 1,
+      },
+    };
+  }
+  return { kind: 'unrecognised', reason: 'neither a lambda destination record nor a sfn event' };
+}

@@ -1,0 +1,44 @@
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createSqsDeadLetters } from '../dispatcher/dead-letters.ts';
+import { createAwsClients } from '../shared/aws-clients.ts';
+import { createLogger } from '../shared/logger.ts';
+import { createMetrics } from '../shared/metrics.ts';
+import { createDynamoCompletionLedger } from './ledger.ts';
+import { createRecorder, type RecordOutcome } from './record.ts';
+
+function requiredEnv(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`environment variable '${name}' is not set`);
+  return value;
+}
+
+const clients = createAwsClients();
+const metrics = createMetrics();
+
+const recorder = createRecorder({
+  clock: () => new Date(),
+  ledger: createDynamoCompletionLedger({
+    client: DynamoDBDocumentClient.from(clients.dynamodb),
+    tableName: requiredEnv('LEDGER_TABLE_NAME'),
+  }),
+  deadLetters: createSqsDeadLetters(clients.sqs, requiredEnv('DLQ_URL')),
+  logger: createLogger('zonecron-recorder'),
+  metrics,
+});
+
+/**
+ * The recorder Lambda: Lambda destination records (success and failure) of `lambda` targets
+ * and Step Functions `Execution Status Change` events, turned into the run's terminal ledger
+ * state by {@link createRecorder}.
+ *
+ * Environment: `LEDGER_TABLE_NAME`, `DLQ_URL`. Invoked asynchronously (destinations,
+ * EventBridge), so a thrown error is retried by Lambda; only races that a retry resolves
+ * throw (see `CompletionBeforeDispatchError`, `DeadLetterPendingError`).
+ */
+export async function handler(event: unknown): Promise<RecordOutcome> {
+  try {
+    return await recorder.handle(event);
+  } finally {
+    metrics.flush();
+  }
+}

@@ -1,0 +1,35 @@
+/**
+ * The schedule engine: zonecron's only answer to "when does this job run".
+ *
+ * Pure (luxon/Intl only: no AWS SDK, no file system, no clock, no environment); the reference
+ * instant is always an argument. Everything else in zonecron imports the engine from here.
+ * The contract is `shared/semantics.md`.
+ */
+export {
+  type CronField,
+  CronSyntaxError,
+  InvalidArgumentError,
+  InvalidTimeZoneError,
+  isScheduleError,
+  ScheduleError,
+} from './errors.ts';
+export {
+  iterateOccurrences,
+  nextOccurrences,
+  occurrencesBetween,
+  resolvePolicies,
+  scheduleKind,
+} from './occurrences.ts';
+export type { DayOfMonthSet, DayOfWeekSet, ParsedCron } from './parse-cron.ts';
+export { parseCron } from './parse-cron.ts';
+export { periodBucket } from './period-bucket.ts';
+export { validateTimeZone, zoneTransitions } from './time-zone.ts';
+export type {
+  DstPolicies,
+  GapPolicy,
+  Occurrence,
+  OverlapPolicy,
+  ScheduleKind,
+  ScheduleSpec,
+  ZoneTransition,
+} from './types.ts';

@@ -1,0 +1,371 @@
+import { formatLocalMinute } from './civil-calendar.ts';
+import { InvalidArgumentError } from './errors.ts';
+import { LocalSlotMatcher, NO_SLOT } from './local-slots.ts';
+import { type ParsedCron, parseCron } from './parse-cron.ts';
+import {
+  COVER_MARGIN_MINUTES,
+  MAX_MINUTE,
+  minuteOf,
+  validateTimeZone,
+  type ZoneTable,
+  zoneTable,
+} from './time-zone.ts';
+import type {
+  DstPolicies,
+  GapPolicy,
+  Occurrence,
+  OverlapPolicy,
+  ScheduleKind,
+  ScheduleSpec,
+} from './types.ts';
+
+const MINUTE_MS = 60_000;
+const GAP_POLICIES: readonly GapPolicy[] = ['shift', 'transition', 'skip'];
+const OVERLAP_POLICIES: readonly OverlapPolicy[] = ['first', 'last', 'both'];
+
+interface CompiledCron {
+  readonly parsed: ParsedCron;
+  readonly matcher: LocalSlotMatcher;
+  readonly kind: ScheduleKind;
+}
+
+const compiledCache = new Map<string, CompiledCron>();
+
+/** Parses once per (expression, job id); the result is immutable, so it is shared. */
+function compile(cron: string, jobId: string | undefined): CompiledCron {
+  const key = `${jobId ?? ''}\u0000${cron}`;
+  let compiled = compiledCache.get(key);
+  if (compiled === undefined) {
+    const parsed = parseCron(cron, jobId);
+    const matcher = new LocalSlotMatcher(parsed);
+    compiled = { parsed, matcher, kind: matcher.allHours ? 'cadence' : 'wall-clock' };
+    if (compiledCache.size >= 1000) compiledCache.clear();
+    compiledCache.set(key, compiled);
+  }
+  return compiled;
+}
+
+function checkSpec(spec: ScheduleSpec): void {
+  if (typeof spec !== 'object' || spec === null) {
+    throw new InvalidArgumentError(
+      'invalid schedule spec (allowed an object with cron and timezone)',
+      'spec',
+      spec,
+    );
+  }
+  if (spec.jobId !== undefined && typeof spec.jobId !== 'string') {
+    throw new InvalidArgumentError(
+      `invalid job id of type ${typeof spec.jobId} (allowed a string)`,
+      'spec.jobId',
+      spec.jobId,
+    );
+  }
+}
+
+/**
+ * Whether a schedule is a cadence or a wall-clock schedule, which picks its DST defaults.
+ *
+ * A cadence (the hour field matches all 24 hours) follows elapsed time; anything else names
+ * local times of day. See `resolvePolicies`.
+ *
+ * @example
+ * scheduleKind({ cron: '*\/15 * * * *', timezone: 'Europe/Berlin' })
+ * //=> 'cadence'
+ * scheduleKind({ cron: '30 2 * * *', timezone: 'Europe/Berlin' })
+ * //=> 'wall-clock'
+ */
+export function scheduleKind(spec: ScheduleSpec): ScheduleKind {
+  checkSpec(spec);
+  return compile(spec.cron, spec.jobId).kind;
+}
+
+/**
+ * The DST policies a schedule runs with: its kind's defaults, overridden by `spec.dst`.
+ *
+ * Cadence: gap `skip`, overlap `both` (nothing is lost in the gap, the cadence holds through
+ * the repeated hour). Wall-clock: gap `shift`, overlap `first` (exactly one run per matching
+ * local slot).
+ *
+ * @example
+ * resolvePolicies({ cron: '30 2 * * *', timezone: 'Europe/Berlin' })
+ * //=> { gap: 'shift', overlap: 'first' }
+ * resolvePolicies({ cron: '0 * * * *', timezone: 'Europe/Berlin', dst: { overlap: 'first' } })
+ * //=> { gap: 'skip', overlap: 'first' }
+ */
+export function resolvePolicies(spec: ScheduleSpec): DstPolicies {
+  const kind = scheduleKind(spec);
+  const dst: unknown = spec.dst;
+  if (dst !== undefined && (typeof dst !== 'object' || dst === null)) {
+    throw new InvalidArgumentError(
+      'invalid dst (allowed an object with gap and/or overlap)',
+      'spec.dst',
+      dst,
+    );
+  }
+  const gap = spec.dst?.gap ?? (kind === 'cadence' ? 'skip' : 'shift');
+  const overlap = spec.dst?.overlap ?? (kind === 'cadence' ? 'both' : 'first');
+  if (!GAP_POLICIES.includes(gap)) {
+    throw new InvalidArgumentError(
+      `invalid gap policy '${String(gap)}' (allowed ${GAP_POLICIES.join(', ')})`,
+      'spec.dst.gap',
+      gap,
+    );
+  }
+  if (!OVERLAP_POLICIES.includes(overlap)) {
+    throw new InvalidArgumentError(
+      `invalid overlap policy '${String(overlap)}' (allowed ${OVERLAP_POLICIES.join(', ')})`,
+      'spec.dst.overlap',
+      overlap,
+    );
+  }
+  return { gap, overlap };
+}
+
+function occurrence(
+  instantMinute: number,
+  localMinute: number,
+  dst: Occurrence['dst'],
+): Occurrence {
+  return { at: new Date(instantMinute * MINUTE_MS), nominal: formatLocalMinute(localMinute), dst };
+}
+
+/**
+ * Walks a schedule's runs forward in UTC, one segment of constant offset at a time.
+ *
+ * Inside a segment, a local slot L runs at L - offset, so runs come out sorted. The DST
+ * policies only act in windows next to a transition at T (offset b before, a after):
+ *
+ * ```
+ *  gap (a > b):      UTC  ───────────┤T ······ T+(a-b)├──────────
+ *                    slots of the missing local hour [T+b, T+a) land here (shift), or at T
+ *                    (transition); merged with the real slots, a real slot wins a tie
+ *  overlap (a < b):  UTC  ──┤T-(b-a) ··· T├T ··· T+(b-a)├──
+ *                           first copies   second copies   of local [T+a, T+b): tag overlap;
+ *                           `first` drops the second copies, `last` the first ones
+ * ```
+ *
+ * `limitMinute` stops the walk early for `occurrencesBetween`.
+ */
+class OccurrenceCursor {
+  private nextMinute: number;
+  private segment: number;
+  private starts: number[];
+
+  constructor(
+    private readonly matcher: LocalSlotMatcher,
+    private readonly table: ZoneTable,
+    private readonly policies: DstPolicies,
+    firstMinute: number,
+    private readonly limitMinute: number,
+  ) {
+    this.nextMinute = firstMinute;
+    table.ensure(firstMinute, firstMinute);
+    this.starts = table.starts;
+    this.segment = table.segmentAt(firstMinute);
+  }
+
+  next(): Occurrence | undefined {
+    const found = this.advance();
+    if (found === undefined || found.at.getTime() > this.limitMinute * MINUTE_MS) return undefined;
+    return found;
+  }
+
+  /** The next run, possibly past `limitMinute` (only the plain region search stops there). */
+  private advance(): Occurrence | undefined {
+    const { matcher, table, policies } = this;
+    for (;;) {
+      const u = this.nextMinute;
+      if (u > this.limitMinute || u > MAX_MINUTE) return undefined;
+      if (
+        u >= table.coverEnd - COVER_MARGIN_MINUTES ||
+        u < table.coverStart + COVER_MARGIN_MINUTES
+      ) {
+        table.ensure(u, u + 1);
+        // Only at the ends of Date's range can the table not grow any further.
+        if (u >= table.coverEnd - COVER_MARGIN_MINUTES) return undefined;
+      }
+      if (table.starts !== this.starts) {
+        this.starts = table.starts;
+        this.segment = table.segmentAt(u);
+      }
+      const starts = this.starts;
+      const offsets = table.offsets;
+      let s = this.segment;
+      while (s + 1 < starts.length && (starts[s + 1] as number) <= u) s++;
+      this.segment = s;
+      const start = starts[s] as number;
+      const offset = offsets[s] as number;
+      const hasNext = s + 1 < starts.length;
+      const end = hasNext ? (starts[s + 1] as number) : table.coverEnd - COVER_MARGIN_MINUTES;
+
+      if (s > 0) {
+        const before = offsets[s - 1] as number;
+        if (offset > before && policies.gap !== 'skip') {
+          const windowEnd = Math.min(start + (offset - before), end);
+          if (policies.gap === 'transition' && u === start) {
+            this.nextMinute = start + 1;
+            const real = matcher.next(start + offset, start + offset + 1);
+            if (real !== NO_SLOT) return occurrence(start, real, 'none');
+            const missing = matcher.next(start + before, start + offset);
+            if (missing !== NO_SLOT) return occurrence(start, missing, 'gap');
+            continue;
+          }
+          if (policies.gap === 'shift' && u < windowEnd) {
+            const missing = matcher.next(u + before, windowEnd + before);
+            const real = matcher.next(u + offset, windowEnd + offset);
+            if (missing === NO_SLOT && real === NO_SLOT) {
+              this.nextMinute = windowEnd;
+              continue;
+            }
+            if (real - offset <= missing - before) {
+              this.nextMinute = real - offset + 1;
+              return occurrence(real - offset, real, 'none');
+            }
+            this.nextMinute = missing - before + 1;
+            return occurrence(missing - before, missing, 'gap');
+          }
+        } else if (offset < before && u < start + (before - offset)) {
+          const windowEnd = Math.min(start + (before - offset), end);
+          if (policies.overlap === 'first') {
+            this.nextMinute = windowEnd;
+            continue;
+          }
+          const slot = matcher.next(u + offset, windowEnd + offset);
+          if (slot !== NO_SLOT) {
+            this.nextMinute = slot - offset + 1;
+            return occurrence(slot - offset, slot, 'overlap');
+          }
+          this.nextMinute = windowEnd;
+          continue;
+        }
+      }
+
+      let regionEnd = end;
+      if (hasNext) {
+        const after = offsets[s + 1] as number;
+        if (after < offset) {
+          const windowStart = Math.max(start, end - (offset - after));
+          if (u >= windowStart) {
+            if (policies.overlap === 'last') {
+              this.nextMinute = end;
+              continue;
+            }
+            const slot = matcher.next(u + offset, end + offset);
+            if (slot !== NO_SLOT) {
+              this.nextMinute = slot - offset + 1;
+              return occurrence(slot - offset, slot, 'overlap');
+            }
+            this.nextMinute = end;
+            continue;
+          }
+          regionEnd = windowStart;
+        }
+      }
+      regionEnd = Math.min(regionEnd, this.limitMinute + 1);
+      const slot = matcher.next(u + offset, regionEnd + offset);
+      if (slot !== NO_SLOT) {
+        this.nextMinute = slot - offset + 1;
+        return occurrence(slot - offset, slot, 'none');
+      }
+      this.nextMinute = regionEnd;
+    }
+  }
+}
+
+function cursorFor(spec: ScheduleSpec, firstMinute: number, limitMinute: number): OccurrenceCursor {
+  const policies = resolvePolicies(spec);
+  const zone = validateTimeZone(spec.timezone);
+  const { matcher } = compile(spec.cron, spec.jobId);
+  return new OccurrenceCursor(matcher, zoneTable(zone), policies, firstMinute, limitMinute);
+}
+
+/**
+ * The next `count` runs of a schedule strictly after `after`.
+ *
+ * The dispatcher asks which run a tick stands for, the CLI previews, tests pin DST nights:
+ * all of them go through here so they never disagree. Runs are the sorted, distinct UTC
+ * instants of the schedule's local slots under its DST policies (semantics.md §2).
+ *
+ * @example
+ * nextOccurrences({ cron: '30 2 * * *', timezone: 'Europe/Berlin' }, new Date('2023-03-26T00:59:59Z'), 1)
+ * //=> [{ at: 2023-03-26T01:30:00.000Z, nominal: '2023-03-26T02:30', dst: 'gap' }]
+ * nextOccurrences({ cron: '30 2 * * *', timezone: 'Europe/Berlin' }, new Date('2023-10-28T23:00Z'), 2)
+ * //=> [{ at: 2023-10-29T00:30:00.000Z, nominal: '2023-10-29T02:30', dst: 'overlap' },
+ * //    { at: 2023-10-30T01:30:00.000Z, nominal: '2023-10-30T02:30', dst: 'none' }]
+ */
+export function nextOccurrences(spec: ScheduleSpec, after: Date, count: number): Occurrence[] {
+  checkSpec(spec);
+  const afterMinute = minuteOf(after, 'after');
+  if (typeof count !== 'number' || !Number.isInteger(count) || count <= 0) {
+    throw new InvalidArgumentError(
+      `invalid count ${String(count)} (allowed a whole number >= 1)`,
+      'count',
+      count,
+    );
+  }
+  const cursor = cursorFor(spec, afterMinute + 1, Number.POSITIVE_INFINITY);
+  const result: Occurrence[] = [];
+  while (result.length < count) {
+    const next = cursor.next();
+    if (next === undefined) break;
+    result.push(next);
+  }
+  return result;
+}
+
+/**
+ * Every run of a schedule with `from < at <= to`.
+ *
+ * Catch-up, simulation and alarms ask "what should have run in this window"; the half-open
+ * window lets consecutive windows tile without counting a run twice. Memory grows with the
+ * result only: runs stream from the iterator into the array.
+ *
+ * @example
+ * occurrencesBetween({ cron: '0 * * * *', timezone: 'Europe/Berlin' },
+ *   new Date('2023-10-29T00:00Z'), new Date('2023-10-29T02:00Z'))
+ * //=> [{ at: 2023-10-29T01:00:00.000Z, nominal: '2023-10-29T02:00', dst: 'overlap' },
+ * //    { at: 2023-10-29T02:00:00.000Z, nominal: '2023-10-29T03:00', dst: 'none' }]
+ */
+export function occurrencesBetween(spec: ScheduleSpec, from: Date, to: Date): Occurrence[] {
+  checkSpec(spec);
+  const fromMinute = minuteOf(from, 'from');
+  minuteOf(to, 'to');
+  if (from.getTime() > to.getTime()) {
+    throw new InvalidArgumentError(
+      `'from' (${from.toISOString()}) is after 'to' (${to.toISOString()}) (allowed from <= to)`,
+      'from',
+      from,
+    );
+  }
+  const limitMinute = Math.floor(to.getTime() / MINUTE_MS);
+  const cursor = cursorFor(spec, fromMinute + 1, limitMinute);
+  const result: Occurrence[] = [];
+  for (let next = cursor.next(); next !== undefined; next = cursor.next()) result.push(next);
+  return result;
+}
+
+/**
+ * A lazy, unbounded iterator over a schedule's runs strictly after `after`.
+ *
+ * For callers that stream (simulations over years, "find the first run with property X")
+ * without materialising an array. The spec is validated immediately, not at the first `next()`.
+ * Runs are strictly increasing; the iterator ends only at the end of `Date`'s range.
+ *
+ * @example
+ * const runs = iterateOccurrences({ cron: '0 9 * * 1-5', timezone: 'America/New_York' }, new Date('2026-03-06T00:00Z'));
+ * runs.next().value.at
+ * //=> 2026-03-06T14:00:00.000Z
+ * runs.next().value.at
+ * //=> 2026-03-09T13:00:00.000Z
+ */
+export function iterateOccurrences(
+  spec: ScheduleSpec,
+  after: Date,
+): Generator<Occurrence, void, undefined> {
+  checkSpec(spec);
+  const afterMinute = minuteOf(after, 'after');
+  const cursor = cursorFor(spec, afterMinute + 1, Number.POSITIVE_INFINITY);
+  return (function* walk(): Generator<Occurrence, void, undefined> {
+    for (let next = cursor.next(); next !== undefined; next = cursor.next()) yield next;
+  })();
+}

@@ -1,0 +1,71 @@
+/**
+ * The error every problem in `jobs.yaml` becomes: a list of issues, each pointing at a file,
+ * line and column.
+ *
+ * The loader collects every problem before it throws, so one `cdk synth` shows all of them.
+ */
+
+/** One problem in a jobs file. */
+export interface ConfigIssue {
+  readonly file: string;
+  /** 1-based; 0 when the problem concerns the whole file (e.g. it cannot be read). */
+  readonly line: number;
+  /** 1-based; 0 together with `line`. */
+  readonly column: number;
+  /** The id of the job the problem belongs to, when it belongs to one that has an id. */
+  readonly jobId?: string;
+  /**
+   * Dotted path of the offending field, relative to the job when `jobId` is set
+   * (`target.type`), otherwise from the top of the file (`jobs[2].id`, `retention.days`).
+   * Empty for problems of the file as a whole (unreadable, YAML syntax).
+   */
+  readonly field: string;
+  /** Lowercase, shows the offending value and what is allowed. */
+  readonly message: string;
+}
+
+const BRAND = Symbol.for('zonecron.ConfigError');
+
+/**
+ * Renders one issue the way compilers do, so editors and CI logs can link to it.
+ *
+ * @example
+ * formatConfigIssue({ file: 'jobs.yaml', line: 12, column: 11, jobId: 'nightly',
+ *   field: 'target.type', message: 'must be one of lambda, sqs, sns, eventbridge, stepfunctions' })
+ * //=> "jobs.yaml:12:11: job 'nightly': field 'target.type': must be one of lambda, sqs, sns, eventbridge, stepfunctions"
+ */
+export function formatConfigIssue(issue: ConfigIssue): string {
+  const where = issue.line > 0 ? `${issue.file}:${issue.line}:${issue.column}` : issue.file;
+  const job = issue.jobId === undefined ? '' : ` job '${issue.jobId}':`;
+  const field = issue.field === '' ? '' : ` field '${issue.field}':`;
+  return `${where}:${job}${field} ${issue.message}`;
+}
+
+/**
+ * `jobs.yaml` is missing, unreadable, not YAML, or describes an invalid job.
+ *
+ * `issues` holds every problem found, in file order; the message lists them one per line as
+ * `file:line:column: job 'id': field 'x': what is wrong and what is allowed`.
+ */
+export class ConfigError extends Error {
+  readonly issues: readonly ConfigIssue[];
+
+  constructor(issues: readonly ConfigIssue[], options?: { cause?: unknown }) {
+    super(issues.map(formatConfigIssue).join('\n'), options);
+    this.name = new.target.name;
+    this.issues = issues;
+    Object.defineProperty(this, BRAND, { value: true });
+  }
+}
+
+/**
+ * Recognises a `ConfigError`, also one thrown by another loaded copy of this module (the CLI
+ * and the CDK app may each load their own).
+ *
+ * @example
+ * isConfigError(new ConfigError([])) //=> true
+ * isConfigError(new Error('x'))      //=> false
+ */
+export function isConfigError(value: unknown): value is ConfigError {
+  return value instanceof Error && (value as unknown as Record<symbol, unknown>)[BRAND] === true;
+}

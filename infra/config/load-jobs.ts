@@ -1,0 +1,494 @@
+/**
+ * Loads `jobs.yaml` into validated `JobDefinition`s: every field checked by zod, every schedule
+ * and zone checked by the engine, every problem reported with its file, line and column.
+ *
+ * It never returns a half-valid config: one problem anywhere and it throws a `ConfigError`
+ * that lists all of them. The stack, the dispatcher bundle and the CLI all load the file through
+ * here, so they can never disagree about what a job means.
+ */
+import { readFileSync } from 'node:fs';
+import { type Document, LineCounter, parseDocument } from 'yaml';
+import type { z } from 'zod';
+import {
+  isScheduleError,
+  nextOccurrences,
+  parseCron,
+  type ScheduleSpec,
+  validateTimeZone,
+} from '../../functions/schedule/index.ts';
+import type { JobDefinition } from '../../functions/shared/job.ts';
+import { ConfigError, type ConfigIssue, isConfigError } from './config-error.ts';
+import {
+  defaultsSchema,
+  fileSchema,
+  GAP_POLICIES,
+  jobSchema,
+  OVERLAP_POLICIES,
+  UNKNOWN_KEYS_PREFIX,
+} from './schema.ts';
+import { positionOf, type YamlPath } from './source-positions.ts';
+
+export { ConfigError, type ConfigIssue, isConfigError };
+
+/** What `jobs.yaml` describes, validated, with every default applied. */
+export interface JobsConfig {
+  /** The file it came from, as given. */
+  readonly file: string;
+  readonly jobs: JobDefinition[];
+  /** Subscribers of the on-call SNS topic (`alarms.email`); may be empty. */
+  readonly alarmEmails: string[];
+  /** Days the ledger keeps a run (`retention.days`). */
+  readonly retentionDays: number;
+}
+
+/** The file the CDK app and the CLI read unless told otherwise (`-c jobs=…`, `--jobs`). */
+export const DEFAULT_JOBS_FILE = 'jobs.yaml';
+
+/** Ledger retention when `retention.days` is absent. */
+export const DEFAULT_RETENTION_DAYS = 35;
+
+/**
+ * The built-in defaults (architecture §2), in the file's own notation. The file's `defaults:`
+ * block is merged over these, and each job over that.
+ */
+export const BUILTIN_JOB_DEFAULTS = {
+  payload: null,
+  catchup: { policy: 'all', window: '24h', maxRuns: 100 },
+  retry: { maxAttempts: 3 },
+  concurrency: 'allow',
+  maxRuntime: '1h',
+  enabled: true,
+  alarm: { grace: '5m' },
+} as const;
+
+/** Fields whose mappings merge key by key (`defaults.catchup.window` + `job.catchup.policy`). */
+const MERGED_FIELDS = new Set(['dst', 'target', 'catchup', 'retry', 'alarm']);
+
+/**
+ * An instant the engine is asked for a first occurrence after, to prove a schedule can run.
+ * Fixed, so that loading a file never depends on the clock.
+ */
+const PROBE_INSTANT = new Date('2000-01-01T00:00:00.000Z');
+
+const SECONDS_PER_DAY = 86_400;
+
+/**
+ * Reads and validates a jobs file.
+ *
+ * Throws `ConfigError` when the file is missing or unreadable, too.
+ *
+ * @example
+ * const config = loadJobsFile('jobs.yaml');
+ * config.jobs[0]?.catchup //=> { policy: 'all', windowSeconds: 86400, maxRuns: 100 }
+ */
+export function loadJobsFile(path: string): JobsConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'no such file' : `cannot read it (${code ?? String(error)})`;
+    throw new ConfigError(
+      [{ file: path, line: 0, column: 0, field: '', message: `jobs file: ${reason}` }],
+      { cause: error },
+    );
+  }
+  return parseJobsConfig(text, path);
+}
+
+/**
+ * Validates the text of a jobs file; `fileName` is only used in messages and `JobsConfig.file`.
+ *
+ * @example
+ * parseJobsConfig(`
+ * jobs:
+ *   - id: nightly
+ *     description: Nightly report
+ *     schedule: '30 2 * * *'
+ *     timezone: Europe/Berlin
+ *     target: { type: lambda, arn: 'arn:aws:lambda:eu-west-1:123456789012:function:report' }
+ * `, 'jobs.yaml').jobs[0]?.maxRuntimeSeconds //=> 3600
+ */
+export function parseJobsConfig(text: string, fileName: string): JobsConfig {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, merge: true });
+  const collector = new IssueCollector(fileName, doc, lineCounter);
+
+  if (doc.errors.length > 0) {
+    for (const error of doc.errors) {
+      const { line, col } = lineCounter.linePos(error.pos[0]);
+      collector.add({ line, column: col, field: '', message: yamlMessage(error.message) });
+    }
+    throw collector.error();
+  }
+
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    // e.g. an alias bomb ("excessive alias count") or an alias to nothing
+    const message = error instanceof Error ? error.message : String(error);
+    collector.add({ line: 1, column: 1, field: '', message: yamlMessage(message) });
+    throw collector.error(error);
+  }
+  const file = fileSchema.safeParse(data ?? undefined, { reportInput: true });
+  if (!file.success) collector.addZod(file.error.issues, []);
+
+  const root = isPlainObject(data) ? data : {};
+  const rawDefaults = root.defaults;
+  if (rawDefaults !== undefined) {
+    const parsed = defaultsSchema.safeParse(rawDefaults, { reportInput: true });
+    if (!parsed.success) collector.addZod(parsed.error.issues, ['defaults']);
+  }
+
+  const retentionDays = file.success
+    ? (file.data.retention?.days ?? DEFAULT_RETENTION_DAYS)
+    : DEFAULT_RETENTION_DAYS;
+  const alarmEmails = file.success ? (file.data.alarms?.email ?? []) : [];
+  const rawJobs = Array.isArray(root.jobs) ? root.jobs : [];
+
+  const jobs: JobDefinition[] = [];
+  const firstIndexById = new Map<string, number>();
+  rawJobs.forEach((rawJob: unknown, index: number) => {
+    const prefix = ['jobs', index] as const;
+    const jobId = isPlainObject(rawJob) && typeof rawJob.id === 'string' ? rawJob.id : undefined;
+    const merged = isPlainObject(rawJob)
+      ? mergeJob(
+          mergeJob(BUILTIN_JOB_DEFAULTS, isPlainObject(rawDefaults) ? rawDefaults : {}),
+          rawJob,
+        )
+      : rawJob;
+
+    if (jobId !== undefined) {
+      const first = firstIndexById.get(jobId);
+      if (first === undefined) {
+        firstIndexById.set(jobId, index);
+      } else {
+        const firstAt = collector.position(['jobs', first, 'id']);
+        collector.addAt([...prefix, 'id'], {
+          jobId,
+          message: `duplicate job id '${jobId}' (first defined at line ${firstAt.line}); ids must be unique`,
+        });
+      }
+    }
+
+    // The engine judges schedule and zone even when other fields are wrong: all problems at once.
+    const engineProblems = isPlainObject(merged) ? engineIssues(merged, jobId) : [];
+    for (const problem of engineProblems) {
+      collector.addJobField(prefix, problem.field, jobId, problem.message, rawJob, rawDefaults);
+    }
+
+    const parsed = jobSchema.safeParse(merged, { reportInput: true });
+    if (!parsed.success) {
+      collector.addZod(parsed.error.issues, prefix, jobId, rawJob, rawDefaults);
+      return;
+    }
+    const job = toJobDefinition(parsed.data);
+    if (job.catchup.windowSeconds >= retentionDays * SECONDS_PER_DAY) {
+      collector.addJobField(
+        prefix,
+        ['catchup', 'window'],
+        job.id,
+        `must be shorter than the ledger retention (${retentionDays} days), or runs older than the retention could run twice`,
+        rawJob,
+        rawDefaults,
+      );
+    }
+    jobs.push(job);
+  });
+
+  if (collector.hasIssues()) throw collector.error();
+  return { file: fileName, jobs, alarmEmails, retentionDays };
+}
+
+/**
+ * Checks what only the engine knows: the schedule's syntax, the zone, and that the schedule
+ * ever runs. Fields that are not strings are left to the schema.
+ */
+function engineIssues(
+  job: Record<string, unknown>,
+  jobId: string | undefined,
+): { field: YamlPath; message: string }[] {
+  const problems: { field: YamlPath; message: string }[] = [];
+  const attempt = (field: YamlPath, check: () => void): boolean => {
+    try {
+      check();
+      return true;
+    } catch (error) {
+      if (!isScheduleError(error)) throw error;
+      problems.push({ field, message: error.message });
+      return false;
+    }
+  };
+  const { schedule, timezone, dst } = job;
+  const cronOk =
+    typeof schedule === 'string' && attempt(['schedule'], () => parseCron(schedule, jobId));
+  const zoneOk =
+    typeof timezone === 'string' && attempt(['timezone'], () => validateTimeZone(timezone));
+  const dstOk = dst === undefined || (isPlainObject(dst) && validDst(dst));
+  if (cronOk && zoneOk && dstOk) {
+    const spec = {
+      cron: schedule,
+      timezone,
+      ...(jobId !== undefined ? { jobId } : {}),
+      ...(dst !== undefined ? { dst: dst as ScheduleSpec['dst'] } : {}),
+    };
+    let runs = 1;
+    attempt(['schedule'], () => {
+      runs = nextOccurrences(spec, PROBE_INSTANT, 1).length;
+    });
+    if (runs === 0) {
+      problems.push({ field: ['schedule'], message: `'${schedule}' never runs in ${timezone}` });
+    }
+  }
+  return problems;
+}
+
+function validDst(dst: Record<string, unknown>): boolean {
+  return Object.entries(dst).every(([key, value]) =>
+    key === 'gap'
+      ? (GAP_POLICIES as readonly unknown[]).includes(value)
+      : key === 'overlap' && (OVERLAP_POLICIES as readonly unknown[]).includes(value),
+  );
+}
+
+function toJobDefinition(raw: z.output<typeof jobSchema>): JobDefinition {
+  const { catchup, retry } = BUILTIN_JOB_DEFAULTS;
+  const dst =
+    raw.dst && (raw.dst.gap !== undefined || raw.dst.overlap !== undefined)
+      ? {
+          ...(raw.dst.gap !== undefined ? { gap: raw.dst.gap } : {}),
+          ...(raw.dst.overlap !== undefined ? { overlap: raw.dst.overlap } : {}),
+        }
+      : undefined;
+  return {
+    id: raw.id,
+    description: raw.description,
+    schedule: raw.schedule,
+    timezone: raw.timezone,
+    ...(dst ? { dst } : {}),
+    target: { type: raw.target.type, arn: raw.target.arn },
+    payload: raw.payload ?? null,
+    catchup: {
+      policy: raw.catchup?.policy ?? catchup.policy,
+      windowSeconds: filled(raw.catchup?.window),
+      maxRuns: raw.catchup?.maxRuns ?? catchup.maxRuns,
+    },
+    retry: { maxAttempts: raw.retry?.maxAttempts ?? retry.maxAttempts },
+    concurrency: raw.concurrency ?? 'allow',
+    maxRuntimeSeconds: filled(raw.maxRuntime),
+    enabled: raw.enabled ?? true,
+    alarm: { graceSeconds: filled(raw.alarm?.grace) },
+  };
+}
+
+/** `BUILTIN_JOB_DEFAULTS` fills every duration before validation; absence is a loader bug. */
+function filled<T>(value: T | undefined): T {
+  if (value === undefined) throw new Error('internal: a built-in default was not applied');
+  return value;
+}
+
+/**
+ * Merges `over` onto `base`: mappings of `MERGED_FIELDS` key by key, anything else (including
+ * `payload`, which is opaque JSON) replaced whole.
+ */
+function mergeJob(
+  base: Readonly<Record<string, unknown>>,
+  over: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    const under = merged[key];
+    merged[key] =
+      MERGED_FIELDS.has(key) && isPlainObject(under) && isPlainObject(value)
+        ? { ...under, ...value }
+        : value;
+  }
+  return merged;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function yamlMessage(message: string): string {
+  const firstLine = message.split('\n')[0] ?? message;
+  const trimmed = firstLine.replace(/ at line \d+, column \d+:?$/, '').replace(/\.$/, '');
+  return `invalid YAML: ${trimmed.charAt(0).toLowerCase()}${trimmed.slice(1)}`;
+}
+
+/** "did you mean 'timezone'?" for a key one or two edits away from an allowed one. */
+function suggestion(key: string, allowed: string[]): string {
+  let best: { name: string; distance: number } | undefined;
+  for (const name of allowed) {
+    const distance = editDistance(key.toLowerCase(), name.toLowerCase());
+    if (distance <= 2 && (best === undefined || distance < best.distance))
+      best = { name, distance };
+  }
+  return best ? `; did you mean '${best.name}'?` : '';
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i += 1) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j += 1) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}
+
+function formatPath(path: YamlPath): string {
+  let text = '';
+  for (const segment of path) {
+    text += typeof segment === 'number' ? `[${segment}]` : text === '' ? segment : `.${segment}`;
+  }
+  return text;
+}
+
+/** Collects issues with their positions; throws them all at once. */
+class IssueCollector {
+  private readonly issues: ConfigIssue[] = [];
+  /** `field|message` of problems reported inside `defaults:`, so jobs don't repeat them. */
+  private readonly defaultsProblems = new Set<string>();
+
+  constructor(
+    private readonly file: string,
+    private readonly doc: Document,
+    private readonly lineCounter: LineCounter,
+  ) {}
+
+  hasIssues(): boolean {
+    return this.issues.length > 0;
+  }
+
+  position(path: YamlPath, pointAtKey = false) {
+    return positionOf(this.doc, this.lineCounter, path, pointAtKey);
+  }
+
+  add(issue: Omit<ConfigIssue, 'file'>): void {
+    this.issues.push({ file: this.file, ...issue });
+  }
+
+  /** An issue about `path` (from the top of the file); `field` is derived from it. */
+  addAt(
+    path: YamlPath,
+    issue: { jobId?: string | undefined; message: string; field?: string },
+    pointAtKey = false,
+  ): void {
+    const { line, column } = this.position(path, pointAtKey);
+    const field = issue.field ?? fieldName(path, issue.jobId);
+    this.add({
+      line,
+      column,
+      ...(issue.jobId !== undefined ? { jobId: issue.jobId } : {}),
+      field,
+      message: issue.message,
+    });
+  }
+
+  /**
+   * An issue about a field of job `prefix`, located where its value came from: the job itself,
+   * else the `defaults:` block, else the nearest part of the job that exists.
+   */
+  addJobField(
+    prefix: YamlPath,
+    field: YamlPath,
+    jobId: string | undefined,
+    message: string,
+    rawJob: unknown,
+    rawDefaults: unknown,
+    pointAtKey = false,
+  ): void {
+    const inJob = [...prefix, ...field];
+    const fromDefaults = !hasValue(rawJob, field) && hasValue(rawDefaults, field);
+    // A problem of the defaults block itself was reported there, once.
+    if (fromDefaults && this.defaultsProblems.has(`${formatPath(field)}|${message}`)) return;
+    const located = fromDefaults ? ['defaults', ...field] : inJob;
+    const { line, column } = this.position(located, pointAtKey);
+    const suffix = fromDefaults ? ' (inherited from defaults)' : '';
+    this.add({
+      line,
+      column,
+      ...(jobId !== undefined ? { jobId } : {}),
+      field: jobId !== undefined ? formatPath(field) : formatPath(inJob),
+      message: `${message}${suffix}`,
+    });
+  }
+
+  /** zod issues found under `prefix`; for a job, pass its id and raw data to locate them. */
+  addZod(
+    issues: readonly z.core.$ZodIssue[],
+    prefix: YamlPath,
+    jobId?: string,
+    rawJob?: unknown,
+    rawDefaults?: unknown,
+  ): void {
+    const isJob = prefix[0] === 'jobs' && prefix.length === 2;
+    for (const issue of issues) {
+      const path = issue.path.filter((s): s is string | number => typeof s !== 'symbol');
+      const entries =
+        issue.code === 'unrecognized_keys'
+          ? issue.keys.map((key) => ({
+              path: [...path, key],
+              message: unknownKeyMessage(key, issue.message),
+              atKey: true,
+            }))
+          : [{ path, message: issue.message, atKey: false }];
+      for (const entry of entries) {
+        if (isJob) {
+          this.addJobField(
+            prefix,
+            entry.path,
+            jobId,
+            entry.message,
+            rawJob,
+            rawDefaults,
+            entry.atKey,
+          );
+        } else {
+          if (prefix[0] === 'defaults') {
+            this.defaultsProblems.add(`${formatPath(entry.path)}|${entry.message}`);
+          }
+          this.addAt([...prefix, ...entry.path], { message: entry.message }, entry.atKey);
+        }
+      }
+    }
+  }
+
+  error(cause?: unknown): ConfigError {
+    const sorted = [...this.issues].sort((a, b) => a.line - b.line || a.column - b.column);
+    return new ConfigError(sorted, cause === undefined ? undefined : { cause });
+  }
+}
+
+function unknownKeyMessage(key: string, zodMessage: string): string {
+  if (!zodMessage.startsWith(UNKNOWN_KEYS_PREFIX)) return `unknown field '${key}'`;
+  const allowed = zodMessage.slice(UNKNOWN_KEYS_PREFIX.length).split(', ');
+  return `unknown field '${key}'${suggestion(key, allowed)} (allowed: ${allowed.join(', ')})`;
+}
+
+function fieldName(path: YamlPath, jobId: string | undefined): string {
+  if (jobId !== undefined && path[0] === 'jobs' && typeof path[1] === 'number') {
+    return formatPath(path.slice(2));
+  }
+  return formatPath(path);
+}
+
+function hasValue(root: unknown, path: YamlPath): boolean {
+  let current: unknown = root;
+  for (const segment of path) {
+    if (Array.isArray(current) && typeof segment === 'number') {
+      if (segment >= current.length) return false;
+      current = current[segment];
+    } else if (isPlainObject(current) && Object.hasOwn(current, String(segment))) {
+      current = current[String(segment)];
+    } else {
+      return false;
+    }
+  }
+  return true;
+}

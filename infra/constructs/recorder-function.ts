@@ -1,0 +1,105 @@
+import { Duration, Stack } from 'aws-cdk-lib';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as destinations from 'aws-cdk-lib/aws-lambda-destinations';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { METRICS_NAMESPACE } from '../../functions/shared/metrics.ts';
+import type { DeadLetterQueue } from './dead-letter-queue.ts';
+import type { LedgerTable } from './ledger-table.ts';
+import { ZonecronFunction } from './zonecron-function.ts';
+
+/** `POWERTOOLS_SERVICE_NAME` of the recorder (its log lines' `service`). */
+export const RECORDER_SERVICE_NAME = 'zonecron-recorder';
+
+/** Properties of {@link RecorderFunction}. */
+export interface RecorderFunctionProps {
+  /** The run ledger the recorder writes terminal states to. */
+  readonly ledger: LedgerTable;
+  /** Where failed asynchronous Lambda runs go, with their run envelope. */
+  readonly deadLetterQueue: DeadLetterQueue;
+  /**
+   * The function's name. Fixed (not generated) because the execution roles of `lambda`
+   * targets must be allowed to invoke it before the first deploy that wires their
+   * destinations: Lambda checks that permission when the destination is configured.
+   *
+   * @default `${stackName}-recorder`
+   */
+  readonly functionName?: string;
+  /**
+   * How long the recorder's logs are kept.
+   *
+   * @default logs.RetentionDays.ONE_MONTH
+   */
+  readonly logRetention?: logs.RetentionDays;
+}
+
+/**
+ * The recorder Lambda (`functions/recorder/handler.ts`): turns Lambda destination records of
+ * `lambda` targets and Step Functions status-change events into the run's terminal ledger
+ * state (`succeeded`/`failed`), and forwards failed Lambda runs to the dead-letter queue.
+ *
+ * One record is a single conditional update, so 256 MB and 30 s are plenty. A recorder
+ * invocation that fails Lambda's two asynchronous retries lands in the dead-letter queue.
+ */
+export class RecorderFunction extends Construct {
+  /** The function, its role and its log group. */
+  readonly lambda: ZonecronFunction;
+  /**
+   * A managed policy allowing `lambda:InvokeFunction` on the recorder. Attach it to the
+   * execution role of every `lambda` target (output `RecorderInvokePolicyArn`).
+   */
+  readonly invokePolicy: iam.ManagedPolicy;
+
+  constructor(scope: Construct, id: string, props: RecorderFunctionProps) {
+    super(scope, id);
+    this.lambda = new ZonecronFunction(this, 'Lambda', {
+      entry: 'functions/recorder/handler.ts',
+      functionName: props.functionName ?? `${Stack.of(this).stackName}-recorder`,
+      description: 'zonecron recorder: records how lambda and stepfunctions runs ended',
+      timeout: Duration.seconds(30),
+      memorySizeMb: 256,
+      ...(props.logRetention === undefined ? {} : { logRetention: props.logRetention }),
+      environment: {
+        LEDGER_TABLE_NAME: props.ledger.tableName,
+        DLQ_URL: props.deadLetterQueue.queueUrl,
+        POWERTOOLS_SERVICE_NAME: RECORDER_SERVICE_NAME,
+        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+      },
+    });
+    props.ledger.grantReadWriteData(this.lambda.role);
+    props.deadLetterQueue.grantSendMessages(this.lambda.role);
+    this.lambda.function.configureAsyncInvoke({
+      retryAttempts: 2,
+      maxEventAge: Duration.hours(6),
+      onFailure: new destinations.SqsDestination(props.deadLetterQueue.queue),
+    });
+
+    this.invokePolicy = new iam.ManagedPolicy(this, 'InvokePolicy', {
+      description:
+        'Attach to the execution role of every zonecron lambda target: Lambda destinations invoke the recorder with that role',
+      statements: [
+        new iam.PolicyStatement({
+          sid: 'InvokeZonecronRecorder',
+          actions: ['lambda:InvokeFunction'],
+          resources: [this.functionArn],
+        }),
+      ],
+    });
+  }
+
+  /** The function's name. */
+  get functionName(): string {
+    return this.lambda.function.functionName;
+  }
+
+  /** The function's unqualified ARN: the destination of every `lambda` target. */
+  get functionArn(): string {
+    return this.lambda.function.functionArn;
+  }
+
+  /** Recorder invocations that ended in an error, summed per minute. */
+  metricErrors(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.lambda.metricErrors(props);
+  }
+}

@@ -1,0 +1,146 @@
+import { describe, expect, it } from 'vitest';
+import { hasAnsi, overlongLines, runCli } from './run-cli.ts';
+
+interface NextJson {
+  runs: { at: string; nominal: string; dst: string; note: string | null; local: string }[];
+  skipped: string[];
+  policies: { gap: string; overlap: string };
+}
+
+async function nextJson(args: string[]): Promise<NextJson> {
+  const result = await runCli(['next', ...args, '--json']);
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+  return JSON.parse(result.stdout) as NextJson;
+}
+
+describe('zonecron next', () => {
+  it.each([
+    {
+      name: 'runs a 02:30 job at 03:30 CEST when 02:30 does not exist (gap shift)',
+      args: ['30 2 * * *', '--tz', 'Europe/Berlin', '--after', '2023-03-26T00:00Z', '-n', '1'],
+      at: '2023-03-26T01:30:00.000Z',
+      local: 'Sun 2023-03-26 03:30 +02:00 CEST',
+      dst: 'gap',
+      note: '02:30 does not exist on 2023-03-26 in Europe/Berlin — runs at 03:30 CEST',
+    },
+    {
+      name: 'runs at the moment clocks jump with gap transition',
+      args: ['30 2 * * *', '--tz', 'Europe/Berlin', '--after', '2023-03-26T00:00Z', '-n', '1'],
+      extra: ['--gap', 'transition'],
+      at: '2023-03-26T01:00:00.000Z',
+      local: 'Sun 2023-03-26 03:00 +02:00 CEST',
+      dst: 'gap',
+      note: '02:30 does not exist on 2023-03-26 in Europe/Berlin — runs at 03:00 CEST, the moment clocks jump',
+    },
+    {
+      name: 'runs once, at the first 02:30, when 02:30 happens twice (overlap first)',
+      args: ['30 2 * * *', '--tz', 'Europe/Berlin', '--after', '2023-10-29T00:00Z', '-n', '1'],
+      at: '2023-10-29T00:30:00.000Z',
+      local: 'Sun 2023-10-29 02:30 +02:00 CEST',
+      dst: 'overlap',
+      note: '02:30 happens twice on 2023-10-29 in Europe/Berlin — runs at the first (CEST)',
+    },
+    {
+      name: 'runs at the second 02:30 with overlap last',
+      args: ['30 2 * * *', '--tz', 'Europe/Berlin', '--after', '2023-10-29T00:00Z', '-n', '1'],
+      extra: ['--overlap', 'last'],
+      at: '2023-10-29T01:30:00.000Z',
+      local: 'Sun 2023-10-29 02:30 +01:00 CET',
+      dst: 'overlap',
+      note: '02:30 happens twice on 2023-10-29 in Europe/Berlin — runs at the second (CET)',
+    },
+  ])('$name', async ({ args, extra, at, local, dst, note }) => {
+    const doc = await nextJson([...args, ...(extra ?? [])]);
+    expect(doc.runs).toEqual([{ at, local, nominal: `${at.slice(0, 10)}T02:30`, dst, note }]);
+  });
+
+  it('says which slots a cadence skips in the gap and runs both instants of the overlap', async () => {
+    const spring = await nextJson([
+      '*/30 * * * *',
+      '--tz',
+      'Europe/London',
+      '--after',
+      '2023-03-26T00:00Z',
+      '-n',
+      '3',
+    ]);
+    expect(spring.policies).toEqual({ gap: 'skip', overlap: 'both' });
+    expect(spring.runs.map((r) => r.at)).toEqual([
+      '2023-03-26T00:30:00.000Z',
+      '2023-03-26T01:00:00.000Z',
+      '2023-03-26T01:30:00.000Z',
+    ]);
+    expect(spring.skipped).toEqual([
+      '01:00, 01:30 do not exist on 2023-03-26 in Europe/London — skipped (gap policy skip)',
+    ]);
+    const autumn = await nextJson([
+      '30 1 * * *',
+      '--tz',
+      'Europe/London',
+      '--after',
+      '2023-10-29T00:00Z',
+      '-n',
+      '2',
+      '--overlap',
+      'both',
+    ]);
+    expect(autumn.runs.map((r) => [r.at, r.note])).toEqual([
+      [
+        '2023-10-29T00:30:00.000Z',
+        '01:30 happens twice on 2023-10-29 in Europe/London — runs at both; this is the first (BST)',
+      ],
+      [
+        '2023-10-29T01:30:00.000Z',
+        '01:30 happens twice on 2023-10-29 in Europe/London — runs at both; this is the second (GMT)',
+      ],
+    ]);
+  });
+
+  it('prints a table with the DST note under the run, in 80 columns, without colour on a pipe', async () => {
+    const result = await runCli([
+      'next',
+      '30 2 * * *',
+      '--tz',
+      'Europe/Berlin',
+      '--after',
+      '2023-03-25T00:00Z',
+      '-n',
+      '3',
+      '--gap',
+      'transition',
+    ]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    expect(hasAnsi(result.stdout)).toBe(false);
+    expect(overlongLines(result.stdout)).toEqual([]);
+    const lines = result.stdout.split('\n');
+    const row = lines.findIndex((l) => l.includes('2023-03-26T01:00:00Z'));
+    expect(lines[row]).toContain('Sun 2023-03-26 03:00 +02:00 CEST');
+    expect(lines[row]).toContain('2023-03-26T02:30');
+    expect(`${lines[row + 1]} ${lines[row + 2]?.trim()}`).toBe(
+      '  ↳ 02:30 does not exist on 2023-03-26 in Europe/Berlin — runs at 03:00 CEST, the moment clocks jump',
+    );
+    expect(lines.filter((l) => l.includes('↳'))).toHaveLength(1);
+  });
+
+  it('previews every job of a jobs file', async () => {
+    const result = await runCli([
+      'next',
+      '--config',
+      'test/cli/fixtures/berlin.yaml',
+      '--after',
+      '2023-10-28T23:00Z',
+      '-n',
+      '2',
+      '--json',
+    ]);
+    expect(result.code).toBe(0);
+    const doc = JSON.parse(result.stdout) as { jobs: (NextJson & { jobId: string })[] };
+    expect(doc.jobs.map((j) => [j.jobId, j.runs.map((r) => r.at)])).toEqual([
+      ['berlin-nightly', ['2023-10-29T00:30:00.000Z', '2023-10-30T01:30:00.000Z']],
+      ['london-half-hourly', ['2023-10-28T23:30:00.000Z', '2023-10-29T00:00:00.000Z']],
+      ['switched-off', ['2023-10-29T00:00:00.000Z', '2023-10-29T01:00:00.000Z']],
+    ]);
+  });
+});

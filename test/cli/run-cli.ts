@@ -1,0 +1,59 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root (where `jobs.yaml` and `bin/` live). */
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+const BIN = fileURLToPath(new URL('../../bin/zonecron.mjs', import.meta.url));
+
+/** What a finished `zonecron` process left behind. */
+export interface CliResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * Runs `zonecron` as a user would: `node bin/zonecron.mjs …` in a child process, stdout and
+ * stderr captured (so neither is a terminal).
+ *
+ * `FORCE_COLOR` is set on purpose: colour must still stay off when output is not a TTY.
+ */
+export function runCli(
+  args: readonly string[],
+  options: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      {
+        cwd: options.cwd ?? REPO_ROOT,
+        env: {
+          PATH: process.env.PATH ?? '',
+          TZ: process.env.TZ ?? 'UTC',
+          FORCE_COLOR: '1',
+          ...options.env,
+        },
+        maxBuffer: 64 * 1024 * 1024,
+      },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** Lines wider than a classic terminal. */
+export function overlongLines(text: string, width = 80): string[] {
+  return text.split('\n').filter((line) => [...line].length > width);
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: looking for ANSI escapes on purpose
+const ANSI = /\u001b\[/;
+
+/** True when the text has ANSI colour escapes. */
+export function hasAnsi(text: string): boolean {
+  return ANSI.test(text);
+}

@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { periodBucket } from '../../functions/schedule/index.ts';
+import { hasAnsi, overlongLines, runCli } from './run-cli.ts';
+
+const FIXTURE = 'test/cli/fixtures/berlin.yaml';
+
+interface SimulationJson {
+  runs: { jobId: string; at: string; nominal: string; dst: string; key: string }[];
+  duplicatesSuppressed: number;
+}
+
+async function simulateJson(args: string[]): Promise<SimulationJson> {
+  const result = await runCli(['simulate', '--config', FIXTURE, ...args, '--json']);
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+  // Exactly one JSON document, nothing else on stdout.
+  return JSON.parse(result.stdout) as SimulationJson;
+}
+
+describe('zonecron simulate', () => {
+  it('runs the Berlin job once at 03:30 CEST on the spring-forward night and refuses every duplicate tick', async () => {
+    const doc = await simulateJson([
+      '--from',
+      '2023-03-25T12:00Z',
+      '--to',
+      '2023-03-26T12:00Z',
+      '--duplicate-ticks',
+      '3',
+    ]);
+    const berlin = doc.runs.filter((r) => r.jobId === 'berlin-nightly');
+    expect(berlin).toEqual([
+      {
+        jobId: 'berlin-nightly',
+        at: '2023-03-26T01:30:00.000Z',
+        nominal: '2023-03-26T02:30',
+        dst: 'gap',
+        key: periodBucket('berlin-nightly', new Date('2023-03-26T01:30:00.000Z')),
+      },
+    ]);
+    const london = doc.runs
+      .filter((r) => r.jobId === 'london-half-hourly')
+      .map((r) => [r.at, r.nominal]);
+    // A cadence follows elapsed time: every half hour of the 24 h window runs, and the local
+    // slots 01:00 and 01:30, which do not exist, are simply not among them.
+    expect(london).toHaveLength(48);
+    expect(london.slice(23, 27)).toEqual([
+      ['2023-03-26T00:00:00.000Z', '2023-03-26T00:00'],
+      ['2023-03-26T00:30:00.000Z', '2023-03-26T00:30'],
+      ['2023-03-26T01:00:00.000Z', '2023-03-26T02:00'],
+      ['2023-03-26T01:30:00.000Z', '2023-03-26T02:30'],
+    ]);
+    expect(new Set(doc.runs.map((r) => r.key)).size).toBe(doc.runs.length);
+    expect(doc.runs.some((r) => r.jobId === 'switched-off')).toBe(false);
+    // Each tick that stands for a run arrived 3 times: 2 refused per run.
+    expect(doc.duplicatesSuppressed).toBe(2 * doc.runs.length);
+  });
+
+  it('runs the Berlin job once, at the first 02:30, on the fall-back night', async () => {
+    const doc = await simulateJson(['--from', '2023-10-28T12:00Z', '--to', '2023-10-29T12:00Z']);
+    expect(doc.runs.filter((r) => r.jobId === 'berlin-nightly')).toEqual([
+      {
+        jobId: 'berlin-nightly',
+        at: '2023-10-29T00:30:00.000Z',
+        nominal: '2023-10-29T02:30',
+        dst: 'overlap',
+        key: periodBucket('berlin-nightly', new Date('2023-10-29T00:30:00.000Z')),
+      },
+    ]);
+    const repeated = doc.runs
+      .filter((r) => r.jobId === 'london-half-hourly' && r.dst === 'overlap')
+      .map((r) => [r.at, r.nominal]);
+    expect(repeated).toEqual([
+      ['2023-10-29T00:00:00.000Z', '2023-10-29T01:00'],
+      ['2023-10-29T00:30:00.000Z', '2023-10-29T01:30'],
+      ['2023-10-29T01:00:00.000Z', '2023-10-29T01:00'],
+      ['2023-10-29T01:30:00.000Z', '2023-10-29T01:30'],
+    ]);
+    expect(doc.duplicatesSuppressed).toBe(doc.runs.length);
+  });
+
+  it('by default covers the next spring-forward and fall-back nights and tells the story in words', async () => {
+    const result = await runCli(['simulate', '--config', FIXTURE, '--after', '2023-01-01T00:00Z']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(hasAnsi(result.stdout)).toBe(false);
+    expect(overlongLines(result.stdout)).toEqual([]);
+    // Notes wrapped onto a second line are indented by 6 or more spaces: join them.
+    const text = result.stdout.replace(/\n {6,}(?=[a-z(])/g, ' ');
+    expect(text).toContain('  1. 2023-03-25T01:00Z → 2023-03-27T01:00Z');
+    expect(text).toContain('  2. 2023-10-28T01:00Z → 2023-10-30T01:00Z');
+    expect(text).toContain(
+      '02:30 does not exist on 2023-03-26 in Europe/Berlin — runs at 03:30 CEST',
+    );
+    expect(text).toContain(
+      '02:30 happens twice on 2023-10-29 in Europe/Berlin — runs at the first (CEST)',
+    );
+    expect(text).toMatch(/Sun 2023-03-26 03:30 \+02:00 CEST +2023-03-26T01:30:00Z +[0-9a-f]{8} +1/);
+    expect(text).toContain('switched-off: disabled, not simulated');
+    expect(text).toMatch(/✓ [\d,]+ runs delivered: every run the engine expects, exactly once/);
+    expect(text).toMatch(/✓ [\d,]+ duplicate deliveries refused by the ledger/);
+  });
+});

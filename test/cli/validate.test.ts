@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { loadJobsFile } from '../../infra/config/load-jobs.ts';
+import { coveringSchedule } from '../../infra/covering/covering-cron.ts';
+import { hasAnsi, overlongLines, runCli } from './run-cli.ts';
+
+const FIXTURE = 'test/cli/fixtures/berlin.yaml';
+const AFTER = '2023-01-01T00:00:00Z';
+
+describe('zonecron validate', () => {
+  it('lists each job with the covering expression the stack deploys, and warns about DST nights', async () => {
+    const result = await runCli(['validate', FIXTURE, '--after', AFTER, '--json']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const doc = JSON.parse(result.stdout) as {
+      valid: boolean;
+      jobs: { id: string; enabled: boolean; covering: unknown }[];
+      warnings: { jobId: string; transitionAt: string; kind: string; text: string }[];
+    };
+    const config = loadJobsFile(FIXTURE);
+    expect(doc.valid).toBe(true);
+    expect(doc.jobs.map((j) => [j.id, j.enabled, j.covering])).toEqual(
+      config.jobs.map((job) => [
+        job.id,
+        job.enabled,
+        job.enabled ? coveringSchedule(job, new Date(AFTER)) : null,
+      ]),
+    );
+    expect(doc.warnings).toEqual([
+      {
+        jobId: 'berlin-nightly',
+        transitionAt: '2023-03-26T01:00:00.000Z',
+        kind: 'gap',
+        text: '02:30 does not exist on 2023-03-26 in Europe/Berlin — runs at 03:30 CEST',
+      },
+      {
+        jobId: 'berlin-nightly',
+        transitionAt: '2023-10-29T01:00:00.000Z',
+        kind: 'overlap',
+        text: '02:30 happens twice on 2023-10-29 in Europe/Berlin — runs once, at the first (CEST)',
+      },
+      {
+        jobId: 'london-half-hourly',
+        transitionAt: '2023-03-26T01:00:00.000Z',
+        kind: 'gap',
+        text: '01:00, 01:30 do not exist on 2023-03-26 in Europe/London — skipped (gap policy skip)',
+      },
+      {
+        jobId: 'london-half-hourly',
+        transitionAt: '2023-10-29T01:00:00.000Z',
+        kind: 'overlap',
+        text: '01:00, 01:30 happen twice on 2023-10-29 in Europe/London — runs at both (BST and GMT)',
+      },
+    ]);
+  });
+
+  it('prints the summary table and warnings within 80 columns', async () => {
+    const result = await runCli(['validate', FIXTURE, '--after', AFTER]);
+    expect(result.code).toBe(0);
+    expect(hasAnsi(result.stdout)).toBe(false);
+    expect(overlongLines(result.stdout)).toEqual([]);
+    expect(result.stdout).toContain('3 jobs valid (2 enabled)');
+    expect(result.stdout).toMatch(/\nswitched-off +0 \* \* \* \* +disabled +-\nsns +UTC\n/);
+    expect(result.stdout.replace(/\n\s+/g, ' ')).toContain(
+      'WARNING berlin-nightly: 02:30 does not exist on 2023-03-26 in Europe/Berlin — runs at 03:30 CEST',
+    );
+  });
+
+  it('fails like synth, with file:line:column messages', async () => {
+    const result = await runCli(['validate', 'test/cli/fixtures/invalid.yaml']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      "test/cli/fixtures/invalid.yaml:4:15: job 'broken': field 'schedule': invalid value '61' for field 'minute' at position 0 (allowed 0-59)\n" +
+        'zonecron: error: 1 problem in test/cli/fixtures/invalid.yaml\n',
+    );
+  });
+});

@@ -1,0 +1,230 @@
+import { type DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { periodBucket } from '../../../functions/schedule/index.ts';
+import { createLedgerTable, localDynamoClient } from '../../support/ledger.ts';
+import { makeJob, RecordingTargets, TestClock } from '../../unit/dispatcher/fixtures.ts';
+import { harness, tick } from './harness.ts';
+
+let client: DynamoDBClient;
+let tableName: string;
+
+beforeAll(async () => {
+  client = localDynamoClient(inject('dynamoEndpoint'));
+  tableName = await createLedgerTable(client, 'lifecycle');
+});
+
+afterAll(() => client.destroy());
+
+/** What the recorder does when a run finishes (issue 6 item 1), written by hand here. */
+async function complete(key: string, completedAt: string) {
+  await client.send(
+    new UpdateItemCommand({
+      TableName: tableName,
+      Key: { pk: { S: key } },
+      UpdateExpression: 'SET #status = :succeeded, completedAt = :completedAt',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':succeeded': { S: 'succeeded' },
+        ':completedAt': { S: completedAt },
+      },
+    }),
+  );
+}
+
+const sweep = (scheduledTime: string) => ({ sweep: true, scheduledTime });
+
+describe('overlap protection (concurrency: forbid)', () => {
+  it('skips a run while the previous one is still running, and runs again once it finished', async () => {
+    const job = makeJob({
+      id: 'nightly-batch',
+      schedule: '*/30 * * * *',
+      timezone: 'UTC',
+      concurrency: 'forbid',
+      maxRuntimeSeconds: 7200,
+      target: { type: 'lambda', arn: 'arn:aws:lambda:us-east-1:000000000000:function:batch' },
+    });
+    const clock = new TestClock('2023-06-01T10:00:01Z');
+    const targets = new RecordingTargets();
+    const h = harness({ client, tableName, clock, jobs: [job], targets });
+
+    await h.dispatcher.handle(tick(job.id, '2023-06-01T10:00:00Z'));
+    clock.set('2023-06-01T10:30:01Z'); // the 10:00 run is still going: it finishes late
+    const skipped = await h.dispatcher.handle(tick(job.id, '2023-06-01T10:30:00Z'));
+    clock.set('2023-06-01T11:00:01Z');
+    const stillSkipped = await h.dispatcher.handle(tick(job.id, '2023-06-01T11:00:00Z'));
+    await complete(periodBucket(job.id, new Date('2023-06-01T10:00:00Z')), '2023-06-01T11:10:00Z');
+    clock.set('2023-06-01T11:30:01Z');
+    await h.dispatcher.handle(tick(job.id, '2023-06-01T11:30:00Z'));
+
+    expect(skipped).toMatchObject({ outcomes: [{ outcome: 'skipped-overlap' }] });
+    expect(stillSkipped).toMatchObject({ outcomes: [{ outcome: 'skipped-overlap' }] });
+    expect(targets.instants()).toEqual(['2023-06-01T10:00:00.000Z', '2023-06-01T11:30:00.000Z']);
+    const items = await h.ledger.getRuns(
+      ['10:00', '10:30', '11:00', '11:30'].map((t) =>
+        periodBucket(job.id, new Date(`2023-06-01T${t}:00Z`)),
+      ),
+    );
+    expect([...items.values()].map((r) => [r.at, r.status]).sort()).toEqual([
+      ['2023-06-01T10:00:00.000Z', 'succeeded'],
+      ['2023-06-01T10:30:00.000Z', 'skipped-overlap'],
+      ['2023-06-01T11:00:00.000Z', 'skipped-overlap'],
+      ['2023-06-01T11:30:00.000Z', 'dispatched'],
+    ]);
+    expect(h.metrics.count(job.id, 'SkippedOverlap')).toBe(2);
+    expect(h.logger.withMessage('skipped')).toHaveLength(2);
+  });
+
+  it('does not wait for a previous run older than maxRuntime (it is stuck, not running)', async () => {
+    const job = makeJob({
+      id: 'forbid-short',
+      schedule: '0 * * * *',
+      timezone: 'UTC',
+      concurrency: 'forbid',
+      maxRuntimeSeconds: 1800,
+    });
+    const clock = new TestClock('2023-06-01T10:00:01Z');
+    const targets = new RecordingTargets();
+    const h = harness({ client, tableName, clock, jobs: [job], targets });
+    await h.dispatcher.handle(tick(job.id, '2023-06-01T10:00:00Z'));
+    clock.set('2023-06-01T11:00:01Z');
+    await h.dispatcher.handle(tick(job.id, '2023-06-01T11:00:00Z'));
+    expect(targets.instants()).toEqual(['2023-06-01T10:00:00.000Z', '2023-06-01T11:00:00.000Z']);
+    expect(h.metrics.count(job.id, 'SkippedOverlap')).toBe(0);
+  });
+});
+
+describe('the sweep: missed, late and stuck runs', () => {
+  it('catches up a run whose tick never came, once, and reports it missed once', async () => {
+    const job = makeJob({ id: 'five-minutely', schedule: '*/5 * * * *', timezone: 'UTC' });
+    const clock = new TestClock('2023-06-01T10:00:01Z');
+    const targets = new RecordingTargets();
+    const a = harness({ client, tableName, clock, jobs: [job], targets });
+    const b = harness({ client, tableName, clock, jobs: [job], targets });
+    await a.dispatcher.handle(tick(job.id, '2023-06-01T10:00:00Z'));
+    clock.set('2023-06-01T10:05:01Z');
+    await a.dispatcher.handle(tick(job.id, '2023-06-01T10:05:00Z'));
+    // the 10:10 tick is lost; sweeps run every minute, the same sweep is delivered twice
+    for (const minute of ['10:15', '10:16', '10:17']) {
+      clock.set(`2023-06-01T${minute}:02Z`);
+      await Promise.all([
+        a.dispatcher.handle(sweep(`2023-06-01T${minute}:00Z`)),
+        b.dispatcher.handle(sweep(`2023-06-01T${minute}:00Z`)),
+      ]);
+    }
+    clock.set('2023-06-01T10:17:30Z'); // the lost tick finally arrives
+    await a.dispatcher.handle(tick(job.id, '2023-06-01T10:10:00Z'));
+
+    expect(targets.instants()).toEqual([
+      '2023-06-01T10:00:00.000Z',
+      '2023-06-01T10:05:00.000Z',
+      '2023-06-01T10:10:00.000Z',
+    ]);
+    const missed = a.metrics.count(job.id, 'MissedRuns') + b.metrics.count(job.id, 'MissedRuns');
+    expect(missed).toBe(1);
+    const late = a.metrics.count(job.id, 'LateRuns') + b.metrics.count(job.id, 'LateRuns');
+    expect(late).toBe(1); // caught up 6 minutes after its instant, grace 5 minutes
+    const item = await a.ledger.getRun(periodBucket(job.id, new Date('2023-06-01T10:10:00Z')));
+    expect(item).toMatchObject({ status: 'dispatched', attempts: 1 });
+  });
+
+  it.each([
+    ['none', 'missed', 0],
+    ['latest', 'missed', 0], // the 10:15 run is due already: the 10:10 one is obsolete
+  ] as const)(
+    'records a missed run as missed under policy %s',
+    async (policy, status, delivered) => {
+      const job = makeJob({
+        id: `missed-${policy}`,
+        schedule: '*/5 * * * *',
+        timezone: 'UTC',
+        catchup: { policy },
+      });
+      const clock = new TestClock('2023-06-01T10:05:01Z');
+      const targets = new RecordingTargets();
+      const h = harness({ client, tableName, clock, jobs: [job], targets });
+      await h.dispatcher.handle(tick(job.id, '2023-06-01T10:05:00Z'));
+      clock.set('2023-06-01T10:16:02Z');
+      await h.dispatcher.handle(sweep('2023-06-01T10:16:00Z'));
+      await h.dispatcher.handle(sweep('2023-06-01T10:16:00Z'));
+      clock.set('2023-06-01T10:17:02Z');
+      await h.dispatcher.handle(sweep('2023-06-01T10:17:00Z'));
+
+      expect(targets.received).toHaveLength(1 + delivered);
+      expect(h.metrics.count(job.id, 'MissedRuns')).toBe(1);
+      const item = await h.ledger.getRun(periodBucket(job.id, new Date('2023-06-01T10:10:00Z')));
+      expect(item).toMatchObject({ status, attempts: 0 });
+      expect(h.logger.withMessage('missed')).toHaveLength(1);
+    },
+  );
+
+  it('raises nothing for runs that happened on time, nor for runs before the first tick', async () => {
+    const job = makeJob({ id: 'on-time', schedule: '* * * * *', timezone: 'Europe/Berlin' });
+    const clock = new TestClock('2023-06-01T10:00:00Z');
+    const targets = new RecordingTargets();
+    const h = harness({ client, tableName, clock, jobs: [job], targets });
+    for (let minute = 0; minute < 12; minute++) {
+      const at = new Date(Date.parse('2023-06-01T10:00:00Z') + minute * 60_000).toISOString();
+      clock.set(at);
+      clock.advance(3_000);
+      await h.dispatcher.handle(tick(job.id, at));
+      await h.dispatcher.handle(sweep(at));
+    }
+    expect(targets.received).toHaveLength(12);
+    expect(h.metrics.count(job.id, 'MissedRuns')).toBe(0);
+    expect(h.metrics.count(job.id, 'LateRuns')).toBe(0);
+    expect(h.metrics.count(job.id, 'StuckRuns')).toBe(0);
+  });
+
+  it('counts a run dispatched after its grace as late, once', async () => {
+    const job = makeJob({ id: 'late-tick', schedule: '0 * * * *', timezone: 'UTC' });
+    const clock = new TestClock('2023-06-01T10:06:00Z');
+    const h = harness({ client, tableName, clock, jobs: [job], targets: new RecordingTargets() });
+    await h.dispatcher.handle(tick(job.id, '2023-06-01T10:00:00Z'));
+    await h.dispatcher.handle(tick(job.id, '2023-06-01T10:00:00Z'));
+    expect(h.metrics.count(job.id, 'LateRuns')).toBe(1);
+    expect(h.logger.withMessage('dispatched')[0]?.fields).toMatchObject({
+      late: true,
+      lagMs: 360_000,
+    });
+  });
+
+  it('reports a lambda run still dispatched after maxRuntime as stuck, once', async () => {
+    const job = makeJob({
+      id: 'stuck-lambda',
+      schedule: '0 * * * *',
+      timezone: 'UTC',
+      maxRuntimeSeconds: 600,
+      target: { type: 'lambda', arn: 'arn:aws:lambda:us-east-1:000000000000:function:slow' },
+    });
+    const done = makeJob({
+      id: 'done-lambda',
+      schedule: '0 * * * *',
+      timezone: 'UTC',
+      maxRuntimeSeconds: 600,
+      target: { type: 'lambda', arn: 'arn:aws:lambda:us-east-1:000000000000:function:fast' },
+    });
+    const clock = new TestClock('2023-06-01T10:00:02Z');
+    const h = harness({
+      client,
+      tableName,
+      clock,
+      jobs: [job, done],
+      targets: new RecordingTargets(),
+    });
+    await h.dispatcher.handle(tick(job.id, '2023-06-01T10:00:00Z'));
+    await h.dispatcher.handle(tick(done.id, '2023-06-01T10:00:00Z'));
+    await complete(periodBucket(done.id, new Date('2023-06-01T10:00:00Z')), '2023-06-01T10:04:00Z');
+    for (const minute of ['10:09', '10:10', '10:11']) {
+      clock.set(`2023-06-01T${minute}:30Z`);
+      await h.dispatcher.handle(sweep(`2023-06-01T${minute}:00Z`));
+    }
+    expect(h.metrics.count(job.id, 'StuckRuns')).toBe(1);
+    expect(h.metrics.count(done.id, 'StuckRuns')).toBe(0);
+    expect(h.logger.withMessage('stuck')).toHaveLength(1);
+    const item = await h.ledger.getRun(periodBucket(job.id, new Date('2023-06-01T10:00:00Z')));
+    expect(item).toMatchObject({
+      status: 'dispatched',
+      stuckReportedAt: '2023-06-01T10:10:30.000Z',
+    });
+  });
+});

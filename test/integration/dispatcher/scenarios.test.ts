@@ -1,0 +1,366 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import {
+  createSqsDeadLetters,
+  type DeadLetterMessage,
+} from '../../../functions/dispatcher/dead-letters.ts';
+import { DeliveryFailedError } from '../../../functions/dispatcher/dispatch.ts';
+import type { RunEnvelope } from '../../../functions/dispatcher/envelope.ts';
+import { createDynamoLedger } from '../../../functions/dispatcher/ledger.ts';
+import {
+  createTargetDelivery,
+  queueUrlViaGetQueueUrl,
+  type TargetClients,
+} from '../../../functions/dispatcher/targets/index.ts';
+import { occurrencesBetween, periodBucket } from '../../../functions/schedule/index.ts';
+import type { JobDefinition } from '../../../functions/shared/job.ts';
+import { coveringSchedule } from '../../../infra/covering/covering-cron.ts';
+import { freePort } from '../../support/dynamodb-local.ts';
+import { type LocalSqs, startLocalSqs } from '../../support/fauxqs.ts';
+import { createLedgerTable, localDynamoClient } from '../../support/ledger.ts';
+import { makeJob, RecordingTargets, TestClock } from '../../unit/dispatcher/fixtures.ts';
+import { harness, tick } from './harness.ts';
+
+let client: DynamoDBClient;
+let tableName: string;
+let local: LocalSqs;
+
+beforeAll(async () => {
+  client = localDynamoClient(inject('dynamoEndpoint'));
+  tableName = await createLedgerTable(client, 'scenarios');
+  local = await startLocalSqs();
+});
+
+afterAll(async () => {
+  client.destroy();
+  await local.stop();
+});
+
+/** Real target delivery whose SQS client talks to fauxqs (other clients unused here). */
+function sqsTargets() {
+  return createTargetDelivery({ sqs: local.sqs } as unknown as TargetClients, {
+    resolveQueueUrl: queueUrlViaGetQueueUrl(local.sqs),
+  });
+}
+
+describe('dispatcher scenarios against DynamoDB Local and fauxqs', () => {
+  it('delivers exactly once when 20 dispatchers handle the same tick concurrently', async () => {
+    const { queueArn } = local.createQueue('concurrent-target');
+    const job = makeJob({
+      id: 'concurrent',
+      schedule: '0 9 * * *',
+      timezone: 'Europe/Berlin',
+      target: { type: 'sqs', arn: queueArn },
+    });
+    const clock = new TestClock('2023-06-01T07:00:02.000Z');
+    const targets = sqsTargets();
+    const containers = Array.from({ length: 20 }, () =>
+      harness({ client, tableName, clock, jobs: [job], targets }),
+    );
+    const results = await Promise.all(
+      containers.map((c) => c.dispatcher.handle(tick('concurrent', '2023-06-01T07:00:00Z'))),
+    );
+
+    const received = local.messages<RunEnvelope>('concurrent-target');
+    expect(received).toHaveLength(1);
+    expect(received[0]).toMatchObject({
+      version: 1,
+      jobId: 'concurrent',
+      scheduledAt: '2023-06-01T07:00:00.000Z',
+      nominal: '2023-06-01T09:00',
+      timezone: 'Europe/Berlin',
+      logicalDate: '2023-06-01',
+      attempt: 1,
+    });
+    const outcomes = results.flatMap((r) => ('outcomes' in r ? r.outcomes : []));
+    expect(outcomes.filter((o) => o.outcome === 'dispatched')).toHaveLength(1);
+    expect(outcomes.filter((o) => o.outcome === 'duplicate')).toHaveLength(19);
+    const suppressed = containers.reduce(
+      (sum, c) => sum + c.metrics.count('concurrent', 'DuplicatesSuppressed'),
+      0,
+    );
+    expect(suppressed).toBe(19);
+    const key = periodBucket('concurrent', new Date('2023-06-01T07:00:00Z'));
+    const item = await containers[0]?.ledger.getRun(key);
+    expect(item).toMatchObject({ status: 'dispatched', attempts: 1, jobId: 'concurrent' });
+    expect(item?.deliveryId).toBeTruthy();
+  });
+
+  it('delivers exactly once after the lease of a dispatcher that died between claim and delivery', async () => {
+    const { queueArn } = local.createQueue('crash-target');
+    const job = makeJob({
+      id: 'crash',
+      schedule: '*/10 * * * *',
+      timezone: 'UTC',
+      target: { type: 'sqs', arn: queueArn },
+    });
+    const clock = new TestClock('2023-06-01T10:00:01.000Z');
+    const at = new Date('2023-06-01T10:00:00Z');
+    const key = periodBucket('crash', at);
+    // The dead dispatcher's claim, exactly as it wrote it before dying: lease 5 minutes.
+    const ledger = createDynamoLedger({ client, tableName });
+    const dead = await ledger.claim({
+      key,
+      jobId: 'crash',
+      at,
+      nominal: '2023-06-01T10:00',
+      dst: 'none',
+      manual: false,
+      maxAttempts: 3,
+      nowEpochMs: clock.now().getTime(),
+      leaseUntilEpochMs: clock.now().getTime() + 300_000,
+      ttlEpochSec: 0,
+    });
+    expect(dead.claimed).toBe(true);
+
+    const h = harness({ client, tableName, clock, jobs: [job], targets: sqsTargets() });
+    clock.advance(60_000); // Scheduler's retry, one minute later: lease still held
+    const early = await h.dispatcher.handle(tick('crash', '2023-06-01T10:00:00Z', 2));
+    expect(early).toMatchObject({ outcomes: [{ outcome: 'duplicate' }] });
+    expect(local.messages('crash-target')).toHaveLength(0);
+
+    clock.set('2023-06-01T10:05:02.000Z'); // past the lease
+    const late = await h.dispatcher.handle(tick('crash', '2023-06-01T10:00:00Z', 3));
+    expect(late).toMatchObject({ outcomes: [{ outcome: 'dispatched', attempt: 2 }] });
+    const again = await h.dispatcher.handle(tick('crash', '2023-06-01T10:00:00Z', 3));
+    expect(again).toMatchObject({ outcomes: [{ outcome: 'duplicate' }] });
+
+    const received = local.messages<RunEnvelope>('crash-target');
+    expect(received).toHaveLength(1);
+    expect(received[0]).toMatchObject({ key, attempt: 2 });
+    expect(await ledger.getRun(key)).toMatchObject({ status: 'dispatched', attempts: 2 });
+  });
+
+  it('dead-letters a run once after maxAttempts failed deliveries and never retries it again', async () => {
+    const { queueUrl: dlqUrl } = local.createQueue('dispatcher-dlq');
+    const job = makeJob({
+      id: 'failing',
+      schedule: '0 * * * *',
+      timezone: 'America/New_York',
+      target: { type: 'lambda', arn: 'arn:aws:lambda:us-east-1:000000000000:function:broken' },
+      payload: { report: 'daily' },
+      retry: { maxAttempts: 3 },
+    });
+    const clock = new TestClock('2023-06-01T12:00:03.000Z');
+    const targets = new RecordingTargets();
+    targets.failWith = new Error('ResourceNotFoundException: Function not found');
+    const h = harness({
+      client,
+      tableName,
+      clock,
+      jobs: [job],
+      targets,
+      deadLetters: createSqsDeadLetters(local.sqs, dlqUrl),
+    });
+    const event = tick('failing', '2023-06-01T12:00:00Z');
+
+    await expect(h.dispatcher.handle(event)).rejects.toBeInstanceOf(DeliveryFailedError);
+    clock.advance(60_000);
+    await expect(h.dispatcher.handle(event)).rejects.toBeInstanceOf(DeliveryFailedError);
+    clock.advance(60_000);
+    const third = await h.dispatcher.handle(event);
+    expect(third).toMatchObject({ outcomes: [{ outcome: 'dead-lettered', attempt: 3 }] });
+    clock.advance(60_000);
+    const fourth = await h.dispatcher.handle(event);
+    expect(fourth).toMatchObject({ outcomes: [{ outcome: 'duplicate' }] });
+
+    expect(targets.attempts).toBe(3);
+    expect(targets.received).toHaveLength(0);
+    const key = periodBucket('failing', new Date('2023-06-01T12:00:00Z'));
+    const dlq = local.messages<DeadLetterMessage>('dispatcher-dlq');
+    expect(dlq).toEqual([
+      {
+        version: 1,
+        reason: 'delivery-failed',
+        key,
+        jobId: 'failing',
+        envelope: {
+          version: 1,
+          jobId: 'failing',
+          key,
+          scheduledAt: '2023-06-01T12:00:00.000Z',
+          nominal: '2023-06-01T08:00',
+          timezone: 'America/New_York',
+          dst: 'none',
+          attempt: 3,
+          logicalDate: '2023-06-01',
+          payload: { report: 'daily' },
+        },
+        target: job.target,
+        lastError: 'Error: ResourceNotFoundException: Function not found',
+        attempts: 3,
+        failedAt: '2023-06-01T12:02:03.000Z',
+      },
+    ]);
+    expect(await h.ledger.getRun(key)).toMatchObject({
+      status: 'failed',
+      failure: 'delivery',
+      attempts: 3,
+      lastError: 'Error: ResourceNotFoundException: Function not found',
+    });
+    expect(h.metrics.count('failing', 'DeliveryFailures')).toBe(3);
+    expect(h.metrics.count('failing', 'DeadLettered')).toBe(1);
+    expect(h.logger.withMessage('dead-lettered')).toHaveLength(1);
+  });
+
+  it('throws and delivers nothing when DynamoDB is unreachable', async () => {
+    const port = await freePort();
+    const unreachable = localDynamoClient(`http://127.0.0.1:${port}`, 2);
+    const targets = new RecordingTargets();
+    const h = harness({
+      client: unreachable,
+      tableName,
+      clock: new TestClock('2023-06-01T12:00:01Z'),
+      jobs: [makeJob({ id: 'offline', schedule: '0 * * * *', timezone: 'UTC' })],
+      targets,
+    });
+    await expect(h.dispatcher.handle(tick('offline', '2023-06-01T12:00:00Z'))).rejects.toThrow(
+      /ECONNREFUSED|connect/,
+    );
+    expect(targets.attempts).toBe(0);
+    unreachable.destroy();
+  });
+
+  describe('after three days without ticks, the next tick catches up per policy', () => {
+    const start = '2023-06-01T00:00:00Z';
+    const resume = '2023-06-04T00:00:00Z';
+    const hourly = (from: string, to: string) =>
+      occurrencesBetween({ cron: '0 * * * *', timezone: 'UTC' }, new Date(from), new Date(to)).map(
+        (o) => o.at.toISOString(),
+      );
+
+    it.each([
+      // policy, maxRuns, delivered, dropped
+      ['all', 100, hourly('2023-06-03T00:00:00Z', resume), 0],
+      ['all', 5, hourly('2023-06-03T19:00:00Z', resume), 19],
+      ['latest', 100, [new Date(resume).toISOString()], 23],
+      ['none', 100, [new Date(resume).toISOString()], 23],
+    ] as const)('policy %s with maxRuns %i', async (policy, maxRuns, delivered, dropped) => {
+      const id = `outage-${policy}-${maxRuns}`;
+      const job = makeJob({
+        id,
+        schedule: '0 * * * *',
+        timezone: 'UTC',
+        catchup: { policy, maxRuns, windowSeconds: 86_400 },
+      });
+      const clock = new TestClock('2023-06-01T00:00:02Z');
+      const targets = new RecordingTargets();
+      const h = harness({ client, tableName, clock, jobs: [job], targets });
+      await h.dispatcher.handle(tick(id, start));
+      clock.set('2023-06-04T00:00:02Z');
+      const result = await h.dispatcher.handle(tick(id, resume));
+
+      expect(targets.instants()).toEqual([new Date(start).toISOString(), ...delivered]);
+      expect(result).toMatchObject({ dropped: { length: dropped } });
+      expect(h.metrics.count(id, 'CatchupDropped')).toBe(dropped);
+      expect(h.metrics.count(id, 'CaughtUp')).toBe(delivered.length - 1);
+      const keys = hourly(start, resume).map((at) => periodBucket(id, new Date(at)));
+      const items = await h.ledger.getRuns(keys);
+      expect([...items.values()].map((r) => r.at).sort()).toEqual(delivered.slice());
+      expect([...items.values()].every((r) => r.status === 'dispatched')).toBe(true);
+      expect((await h.ledger.getWatermark(id))?.at.toISOString()).toBe(
+        new Date(resume).toISOString(),
+      );
+    });
+  });
+
+  describe('Berlin 2023 DST weekends, every covering tick delivered three times', () => {
+    // The covering expression enumerates two years of runs (seconds for */15): once per schedule.
+    const coveringBySchedule = new Map<string, { cron: string }>();
+    const coveringCron = (job: JobDefinition) => {
+      let covering = coveringBySchedule.get(job.schedule);
+      if (!covering) {
+        covering = coveringSchedule(job, new Date('2023-01-01T00:00:00Z'));
+        coveringBySchedule.set(job.schedule, covering);
+      }
+      return covering;
+    };
+
+    // The daily job over the whole weekend; the */15 job over the four hours around the change
+    // (DynamoDB Local answers in milliseconds, and every tick is handled three times).
+    it.each([
+      [
+        'spring forward',
+        '2023-03-25T00:00:00Z',
+        '2023-03-27T00:00:00Z',
+        '2023-03-25T23:00:00Z',
+        '2023-03-26T03:00:00Z',
+        '2023-03-26T01:30:00.000Z',
+      ],
+      [
+        'fall back',
+        '2023-10-28T00:00:00Z',
+        '2023-10-30T00:00:00Z',
+        '2023-10-28T23:00:00Z',
+        '2023-10-29T03:00:00Z',
+        '2023-10-29T00:30:00.000Z',
+      ],
+    ])(
+      '%s: the 02:30 job runs once at its instant, the */15 job every 15 real minutes',
+      async (name, weekendFrom, weekendTo, from, to, dailyAt) => {
+        const suffix = name.replace(' ', '-');
+        const daily = makeJob({
+          id: `daily-${suffix}`,
+          schedule: '30 2 * * *',
+          timezone: 'Europe/Berlin',
+        });
+        const cadence = makeJob({
+          id: `every15-${suffix}`,
+          schedule: '*/15 * * * *',
+          timezone: 'Europe/Berlin',
+        });
+        const clock = new TestClock(from);
+        const targets = new RecordingTargets();
+        const containers = Array.from({ length: 3 }, () =>
+          harness({ client, tableName, clock, jobs: [daily, cadence], targets }),
+        );
+        for (const [job, tickFrom, tickTo] of [
+          [daily, weekendFrom, weekendTo],
+          [cadence, from, to],
+        ] as const) {
+          const covering = coveringCron(job);
+          const ticks = occurrencesBetween(
+            { cron: covering.cron, timezone: 'UTC' },
+            new Date(Date.parse(tickFrom) - 60_000),
+            new Date(tickTo),
+          );
+          for (const t of ticks) {
+            clock.set(new Date(t.at.getTime() + 2_000).toISOString());
+            await Promise.all(
+              containers.map((c, i) =>
+                c.dispatcher.handle(tick(job.id, t.at.toISOString(), i + 1)),
+              ),
+            );
+          }
+        }
+
+        // Saturday's 02:30 (a normal day, CET/CEST), then Sunday's DST instant.
+        const saturday = dailyAt.startsWith('2023-03')
+          ? '2023-03-25T01:30:00.000Z'
+          : '2023-10-28T00:30:00.000Z';
+        expect(targets.instants(daily.id)).toEqual([saturday, dailyAt]);
+        const every15 = [];
+        for (let ms = Date.parse(from); ms <= Date.parse(to); ms += 15 * 60_000) {
+          every15.push(new Date(ms).toISOString());
+        }
+        expect(targets.instants(cadence.id)).toEqual(every15);
+        const dailyItem = await containers[0]?.ledger.getRun(
+          periodBucket(daily.id, new Date(dailyAt)),
+        );
+        expect(dailyItem).toMatchObject({
+          status: 'dispatched',
+          attempts: 1,
+          nominal: dailyAt.startsWith('2023-03') ? '2023-03-26T02:30' : '2023-10-29T02:30',
+        });
+        const cadenceItems = await containers[0]?.ledger.getRuns(
+          every15.map((at) => periodBucket(cadence.id, new Date(at))),
+        );
+        expect(
+          [...(cadenceItems?.values() ?? [])].filter((r) => r.status === 'dispatched'),
+        ).toHaveLength(every15.length);
+        const late = containers.reduce((n, c) => n + c.metrics.total('LateRuns'), 0);
+        expect(late).toBe(0);
+      },
+    );
+  });
+});
