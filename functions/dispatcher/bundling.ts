@@ -2,7 +2,7 @@
  * How the dispatcher is bundled: the stack's `NodejsFunction` and `npm run bench:dispatch`
  * use these same options, so the benchmark measures what ships.
  *
- * Chosen by measurement (`npm run bench:dispatch`, figures in docs/readme/dispatcher.md,
+ * Chosen by measurement (`npm run bench:dispatch`, figures in README.md, "The dispatcher",
  * "Bundling"): the AWS SDK v3 is **bundled**. Leaving `@aws-sdk/*` external to use the copy
  * the Lambda Node.js runtime ships gives a smaller file, but loading the SDK's many CommonJS
  * files at cold start took longer than loading one minified bundle that contains only the

@@ -8,7 +8,7 @@ import {
 import type { JobDefinition } from '../shared/job.ts';
 import { type CoreContext, deliverRun, type PlannedRun, type RunOutcome } from './deliver-run.ts';
 import { DeliveryFailedError } from './errors.ts';
-import type { RunRecord, Watermark } from './ledger.ts';
+import type { Watermark } from './ledger.ts';
 
 /** What one sweep found and did. */
 export interface SweepResult {
@@ -163,7 +163,12 @@ export async function runSweep(
     }
   }
   const keys = [...due, ...stuckCandidates].map((e) => e.key);
-  const records = keys.length > 0 ? await ledger.getRuns(keys) : new Map<string, RunRecord>();
+  if (keys.length === 0) {
+    // Most sweeps: nothing became due or stuck in any window, so there is nothing to read.
+    const nothing = { keysRead: 0, watermarksRead: 0, missed: [], stuck: [], outcomes: [] };
+    return { kind: 'sweep', scheduledAt: scheduledAt.toISOString(), jobsChecked, ...nothing };
+  }
+  const records = await ledger.getRuns(keys);
   const now = ctx.clock();
   const nowMs = now.getTime();
 
