@@ -1,5 +1,6 @@
 import { PublishCommand, type PublishCommandInput, type SNSClient } from '@aws-sdk/client-sns';
 import type { RunEnvelope } from '../envelope.ts';
+import { envelopeAttributes, fifoFields } from './message-fields.ts';
 
 /** The part of the SNS client delivery uses. */
 export type SnsLike = Pick<SNSClient, 'send'>;
@@ -14,15 +15,9 @@ export function createSnsDelivery(sns: SnsLike) {
     const input: PublishCommandInput = {
       TopicArn: arn,
       Message: JSON.stringify(envelope),
-      MessageAttributes: {
-        zonecronJobId: { DataType: 'String', StringValue: envelope.jobId },
-        zonecronKey: { DataType: 'String', StringValue: envelope.key },
-      },
+      MessageAttributes: envelopeAttributes(envelope),
+      ...fifoFields(arn, envelope),
     };
-    if (arn.endsWith('.fifo')) {
-      input.MessageGroupId = envelope.jobId;
-      input.MessageDeduplicationId = envelope.key;
-    }
     const out = await sns.send(new PublishCommand(input));
     return { deliveryId: out.MessageId ?? '' };
   };

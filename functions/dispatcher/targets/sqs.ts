@@ -6,6 +6,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { RunEnvelope } from '../envelope.ts';
 import { TargetDeliveryError } from './errors.ts';
+import { envelopeAttributes, fifoFields } from './message-fields.ts';
 
 /** The part of the SQS client delivery uses. */
 export type SqsLike = Pick<SQSClient, 'send'>;
@@ -13,9 +14,14 @@ export type SqsLike = Pick<SQSClient, 'send'>;
 /** Turns a queue ARN into the URL SendMessage wants. */
 export type QueueUrlResolver = (arn: string) => Promise<string> | string;
 
-function parseQueueArn(arn: string): { region: string; account: string; name: string } {
+function parseQueueArn(arn: string): {
+  partition: string;
+  region: string;
+  account: string;
+  name: string;
+} {
   const parts = arn.split(':');
-  const [prefix, , service, region, account, name] = parts;
+  const [prefix, partition = 'aws', service, region, account, name] = parts;
   if (prefix !== 'arn' || service !== 'sqs' || !region || !account || !name || parts.length !== 6) {
     throw new TargetDeliveryError(
       'sqs',
@@ -24,19 +30,25 @@ function parseQueueArn(arn: string): { region: string; account: string; name: st
       'expected arn:aws:sqs:<region>:<account>:<name>',
     );
   }
-  return { region, account, name };
+  return { partition, region, account, name };
 }
 
 /**
  * The queue URL of a queue ARN, without a call.
  *
+ * The DNS suffix follows the ARN's partition: `amazonaws.com.cn` in China, `amazonaws.com`
+ * elsewhere (the commercial and GovCloud partitions).
+ *
  * @example
  * queueUrlFromArn('arn:aws:sqs:eu-west-1:123456789012:jobs.fifo')
  * //=> 'https://sqs.eu-west-1.amazonaws.com/123456789012/jobs.fifo'
+ * queueUrlFromArn('arn:aws-cn:sqs:cn-north-1:123456789012:jobs')
+ * //=> 'https://sqs.cn-north-1.amazonaws.com.cn/123456789012/jobs'
  */
 export function queueUrlFromArn(arn: string): string {
-  const { region, account, name } = parseQueueArn(arn);
-  return `https://sqs.${region}.amazonaws.com/${account}/${name}`;
+  const { partition, region, account, name } = parseQueueArn(arn);
+  const suffix = partition === 'aws-cn' ? 'amazonaws.com.cn' : 'amazonaws.com';
+  return `https://sqs.${region}.${suffix}/${account}/${name}`;
 }
 
 /**
@@ -76,15 +88,9 @@ export function createSqsDelivery(
     const input: SendMessageCommandInput = {
       QueueUrl: queueUrl,
       MessageBody: JSON.stringify(envelope),
-      MessageAttributes: {
-        zonecronJobId: { DataType: 'String', StringValue: envelope.jobId },
-        zonecronKey: { DataType: 'String', StringValue: envelope.key },
-      },
+      MessageAttributes: envelopeAttributes(envelope),
+      ...fifoFields(arn, envelope),
     };
-    if (arn.endsWith('.fifo')) {
-      input.MessageGroupId = envelope.jobId;
-      input.MessageDeduplicationId = envelope.key;
-    }
     const out = await sqs.send(new SendMessageCommand(input));
     return { deliveryId: out.MessageId ?? '' };
   };

@@ -148,6 +148,12 @@ describe('queueUrlFromArn', () => {
     );
   });
 
+  it('uses the China partition DNS suffix for aws-cn queues', () => {
+    expect(queueUrlFromArn('arn:aws-cn:sqs:cn-north-1:123456789012:jobs')).toBe(
+      'https://sqs.cn-north-1.amazonaws.com.cn/123456789012/jobs',
+    );
+  });
+
   it('rejects something that is not a queue ARN', () => {
     expect(() => queueUrlFromArn('arn:aws:sns:eu-west-1:123456789012:topic')).toThrow(
       TargetDeliveryError,
