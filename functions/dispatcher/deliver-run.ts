@@ -182,7 +182,11 @@ export async function deliverRun(ctx: CoreContext, run: PlannedRun): Promise<Run
       existing.status === 'claimed' &&
       (existing.leaseUntilEpochMs ?? 0) < nowEpochMs &&
       existing.attempts >= job.retry.maxAttempts;
-    if (abandoned) return abandonRun(ctx, run, existing);
+    if (abandoned) {
+      const outcome = await abandonRun(ctx, run, existing);
+      // Another dispatcher took the abandoned run over first: a duplicate like any other.
+      if (outcome) return outcome;
+    }
     metrics.job(job.id, 'DuplicatesSuppressed');
     logger.info(
       'duplicate',
@@ -305,11 +309,25 @@ async function failRun(
   return { ...base, outcome: 'dead-lettered', attempt, lastError };
 }
 
+/**
+ * Dead-letters a run whose dispatcher died on its last attempt; undefined when another
+ * dispatcher took it over first.
+ *
+ * The takeover is one conditional write (still `claimed`, same `attempts`, lease expired) that
+ * sets a fresh lease without counting an attempt; then the run goes through `failRun` like a
+ * failed last delivery: one DLQ message while the lease is held, then `failed`.
+ *
+ * ```
+ *  claim@t0 (attempt = max) ── dispatcher dies ── t0 + lease ── tick / sweep at t1:
+ *    claim refused → takeOverAbandoned (lease = t1 + lease) → DLQ message → failed(delivery)
+ *                    └─ lost the race → duplicate (the winner sends the one DLQ message)
+ * ```
+ */
 async function abandonRun(
   ctx: CoreContext,
   run: PlannedRun,
   existing: RunRecord,
-): Promise<RunOutcome> {
+): Promise<RunOutcome | undefined> {
   const { ledger, clock } = ctx;
   const nowEpochMs = clock().getTime();
   const leaseUntilEpochMs = nowEpochMs + ctx.options.leaseSeconds * 1000;
@@ -321,16 +339,7 @@ async function abandonRun(
     nowEpochMs,
     leaseUntilEpochMs,
   );
-  if (!won) {
-    ctx.metrics.job(run.job.id, 'DuplicatesSuppressed');
-    return {
-      key: run.key,
-      jobId: run.job.id,
-      at: run.at.toISOString(),
-      outcome: 'duplicate',
-      existing,
-    };
-  }
+  if (!won) return undefined;
   const envelope = buildEnvelope(run.job, run, existing.attempts);
   return failRun(ctx, run, envelope, existing.attempts, lastError, nowEpochMs);
 }

@@ -104,6 +104,8 @@ export interface MissedRequest {
  *                              failed(delivery) + one DLQ message
  *
  *  lease:  claim@t0 ──── leaseUntilEpochMs = t0 + lease ──── now > lease: anyone may reclaim
+ *  last:   claim@t0 (attempts = max) ── dispatcher dies ── now > lease: the claim is refused;
+ *          takeOverAbandoned (one winner, fresh lease) → one DLQ message → failed(delivery)
  *  ttl:    every write sets ttlEpochSec = at + retention; DynamoDB deletes the item later
  * ```
  */

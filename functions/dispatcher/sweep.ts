@@ -121,7 +121,8 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) 
  *   recorded as `missed`. Either is one conditional write, so `MissedRuns` is counted once even
  *   when sweeps overlap or run twice.
  * - **stranded**: `delivery-failed`, or `claimed` with an expired lease — re-driven through the
- *   claim path (no signal: `DeliveryFailures` already told).
+ *   claim path (no signal: `DeliveryFailures` already told). An expired claim on the last
+ *   attempt is dead-lettered there, once (see `deliverRun`).
  * - **stuck**: still `dispatched` at `dispatchedAt + maxRuntime`; `stuckReportedAt` is set once,
  *   so `StuckRuns` is counted once.
  * - **late** is not the sweep's: it is counted when a run is dispatched with a lag over grace.

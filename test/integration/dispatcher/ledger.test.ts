@@ -151,6 +151,21 @@ describe.each(stores)('the ledger on %s', (_name, open) => {
     expect(await ledger.takeOverAbandoned('run-1', 1, T + 1, T + 2)).toBe(false);
     expect(await ledger.takeOverAbandoned('run-1', 1, T + 400_000, T + 700_000)).toBe(true);
     expect(await ledger.takeOverAbandoned('run-1', 1, T + 400_000, T + 700_000)).toBe(false);
+    // The taker holds a fresh lease on the same attempt: claims stay refused, and it alone
+    // releases the run as failed.
+    expect(await ledger.claim(claim({ maxAttempts: 1, nowEpochMs: T + 500_000 }))).toMatchObject({
+      claimed: false,
+      existing: { status: 'claimed', attempts: 1, leaseUntilEpochMs: T + 700_000 },
+    });
+    const failure = { lastError: 'stopped', terminal: true, failedAt: new Date(T + 400_000) };
+    expect(await ledger.releaseFailed('run-1', 1, failure)).toBe(true);
+    expect(await ledger.takeOverAbandoned('run-1', 1, T + 800_000, T + 900_000)).toBe(false);
+    expect(await ledger.getRun('run-1')).toMatchObject({
+      status: 'failed',
+      failure: 'delivery',
+      attempts: 1,
+      lastError: 'stopped',
+    });
   });
 
   it('records missed, skipped-overlap and stuck once each', async () => {

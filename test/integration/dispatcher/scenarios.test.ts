@@ -14,6 +14,7 @@ import {
 } from '../../../functions/dispatcher/targets/index.ts';
 import { occurrencesBetween, periodBucket } from '../../../functions/schedule/index.ts';
 import type { JobDefinition } from '../../../functions/shared/job.ts';
+import type { JobMetricName } from '../../../functions/shared/metrics.ts';
 import { coveringSchedule } from '../../../infra/covering/covering-cron.ts';
 import { freePort } from '../../support/dynamodb-local.ts';
 import { type LocalSqs, startLocalSqs } from '../../support/fauxqs.ts';
@@ -201,6 +202,179 @@ describe('dispatcher scenarios against DynamoDB Local and fauxqs', () => {
     expect(h.metrics.count('failing', 'DeliveryFailures')).toBe(3);
     expect(h.metrics.count('failing', 'DeadLettered')).toBe(1);
     expect(h.logger.withMessage('dead-lettered')).toHaveLength(1);
+  });
+
+  describe('a dispatcher that died on the last attempt, between claim and delivery', () => {
+    const at = new Date('2023-06-01T10:00:00Z');
+
+    /** Two failed attempts, then the third claim of a dispatcher that never came back. */
+    async function abandonedRun(jobId: string) {
+      const { queueArn } = local.createQueue(`${jobId}-target`);
+      const { queueUrl: dlqUrl } = local.createQueue(`${jobId}-dlq`);
+      const job = makeJob({
+        id: jobId,
+        schedule: '*/10 * * * *',
+        timezone: 'Europe/Berlin',
+        target: { type: 'sqs', arn: queueArn },
+        payload: { report: 'ten-minutely' },
+        retry: { maxAttempts: 3 },
+      });
+      const key = periodBucket(jobId, at);
+      const ledger = createDynamoLedger({ client, tableName });
+      const request = (nowIso: string) => ({
+        key,
+        jobId,
+        at,
+        nominal: '2023-06-01T12:00',
+        dst: 'none',
+        manual: false,
+        maxAttempts: 3,
+        nowEpochMs: Date.parse(nowIso),
+        leaseUntilEpochMs: Date.parse(nowIso) + 300_000,
+        ttlEpochSec: 0,
+      });
+      for (const [attempt, nowIso] of [
+        [1, '2023-06-01T09:58:00.000Z'],
+        [2, '2023-06-01T09:59:00.000Z'],
+      ] as const) {
+        expect(await ledger.claim(request(nowIso))).toMatchObject({ claimed: true });
+        const failure = { lastError: 'e', terminal: false, failedAt: new Date(nowIso) };
+        expect(await ledger.releaseFailed(key, attempt, failure)).toBe(true);
+      }
+      const dead = await ledger.claim(request('2023-06-01T10:00:01.000Z'));
+      expect(dead).toMatchObject({
+        claimed: true,
+        record: {
+          status: 'claimed',
+          attempts: 3,
+          leaseUntilEpochMs: Date.parse('2023-06-01T10:05:01.000Z'),
+        },
+      });
+      const clock = new TestClock('2023-06-01T10:00:01.000Z');
+      const setup = {
+        client,
+        tableName,
+        clock,
+        jobs: [job],
+        targets: sqsTargets(),
+        deadLetters: createSqsDeadLetters(local.sqs, dlqUrl),
+      };
+      return { job, key, ledger, clock, setup };
+    }
+
+    /** The one DLQ message such a run must produce, taken over at `failedAt`. */
+    function expectedDeadLetter(job: JobDefinition, key: string, failedAt: string) {
+      return {
+        version: 1,
+        reason: 'delivery-failed',
+        key,
+        jobId: job.id,
+        envelope: {
+          version: 1,
+          jobId: job.id,
+          key,
+          scheduledAt: '2023-06-01T10:00:00.000Z',
+          nominal: '2023-06-01T12:00',
+          timezone: 'Europe/Berlin',
+          dst: 'none',
+          attempt: 3,
+          logicalDate: '2023-06-01',
+          payload: { report: 'ten-minutely' },
+        },
+        target: job.target,
+        lastError:
+          'dispatcher stopped during delivery attempt 3 (lease expired at 2023-06-01T10:05:01.000Z)',
+        attempts: 3,
+        failedAt,
+      };
+    }
+
+    it('is dead-lettered once by the next tick after its lease expired, not before', async () => {
+      const { job, key, ledger, clock, setup } = await abandonedRun('abandoned-tick');
+      const h = harness(setup);
+      clock.set('2023-06-01T10:05:00.000Z'); // Scheduler's retry while the lease still holds
+      const early = await h.dispatcher.handle(tick(job.id, '2023-06-01T10:00:00Z', 2));
+      expect(early).toMatchObject({ outcomes: [{ outcome: 'duplicate' }] });
+      expect(local.messages(`${job.id}-dlq`)).toHaveLength(0);
+      expect(await ledger.getRun(key)).toMatchObject({ status: 'claimed', attempts: 3 });
+
+      clock.set('2023-06-01T10:05:02.000Z');
+      const late = await h.dispatcher.handle(tick(job.id, '2023-06-01T10:00:00Z', 3));
+      expect(late).toMatchObject({ outcomes: [{ outcome: 'dead-lettered', attempt: 3 }] });
+      clock.advance(60_000);
+      const again = await h.dispatcher.handle(tick(job.id, '2023-06-01T10:00:00Z', 3));
+      expect(again).toMatchObject({
+        outcomes: [{ outcome: 'duplicate', existing: { status: 'failed' } }],
+      });
+
+      expect(local.messages<DeadLetterMessage>(`${job.id}-dlq`)).toEqual([
+        expectedDeadLetter(job, key, '2023-06-01T10:05:02.000Z'),
+      ]);
+      expect(local.messages(`${job.id}-target`)).toHaveLength(0);
+      expect(await ledger.getRun(key)).toMatchObject({
+        status: 'failed',
+        failure: 'delivery',
+        attempts: 3,
+        lastError: expectedDeadLetter(job, key, '').lastError,
+        completedAt: '2023-06-01T10:05:02.000Z',
+      });
+      expect(h.metrics.count(job.id, 'DeadLettered')).toBe(1);
+      expect(h.metrics.count(job.id, 'DuplicatesSuppressed')).toBe(2);
+      expect(h.logger.withMessage('dead-lettered')).toHaveLength(1);
+    });
+
+    it('is dead-lettered once by the sweep after its lease expired, not before', async () => {
+      const { job, key, ledger, clock, setup } = await abandonedRun('abandoned-sweep');
+      const h = harness(setup);
+      const sweep = (scheduledTime: string) => ({ sweep: true, scheduledTime });
+      // The run is in the due window of the sweeps from 10:05 to 10:06 (grace 5 min, lookback 2).
+      clock.set('2023-06-01T10:05:00.500Z');
+      expect(await h.dispatcher.handle(sweep('2023-06-01T10:05:00Z'))).toMatchObject({
+        outcomes: [],
+      });
+      expect(local.messages(`${job.id}-dlq`)).toHaveLength(0);
+      expect(await ledger.getRun(key)).toMatchObject({ status: 'claimed', attempts: 3 });
+
+      clock.set('2023-06-01T10:06:02.000Z');
+      expect(await h.dispatcher.handle(sweep('2023-06-01T10:06:00Z'))).toMatchObject({
+        outcomes: [{ outcome: 'dead-lettered', attempt: 3 }],
+      });
+      expect(await h.dispatcher.handle(sweep('2023-06-01T10:06:00Z'))).toMatchObject({
+        outcomes: [],
+      });
+
+      expect(local.messages<DeadLetterMessage>(`${job.id}-dlq`)).toEqual([
+        expectedDeadLetter(job, key, '2023-06-01T10:06:02.000Z'),
+      ]);
+      expect(await ledger.getRun(key)).toMatchObject({ status: 'failed', failure: 'delivery' });
+      expect(h.metrics.count(job.id, 'DeadLettered')).toBe(1);
+      expect(h.logger.withMessage('dead-lettered')).toHaveLength(1);
+    });
+
+    it('is dead-lettered once when 10 dispatchers handle its tick concurrently', async () => {
+      const { job, key, ledger, clock, setup } = await abandonedRun('abandoned-race');
+      const containers = Array.from({ length: 10 }, () => harness(setup));
+      clock.set('2023-06-01T10:05:02.000Z');
+      const results = await Promise.all(
+        containers.map((c) => c.dispatcher.handle(tick(job.id, '2023-06-01T10:00:00Z', 2))),
+      );
+
+      const outcomes = results.flatMap((r) => ('outcomes' in r ? r.outcomes : []));
+      expect(outcomes.filter((o) => o.outcome === 'dead-lettered')).toHaveLength(1);
+      expect(outcomes.filter((o) => o.outcome === 'duplicate')).toHaveLength(9);
+      expect(local.messages<DeadLetterMessage>(`${job.id}-dlq`)).toEqual([
+        expectedDeadLetter(job, key, '2023-06-01T10:05:02.000Z'),
+      ]);
+      const sum = (name: JobMetricName) =>
+        containers.reduce((total, c) => total + c.metrics.count(job.id, name), 0);
+      expect(sum('DeadLettered')).toBe(1);
+      expect(sum('DuplicatesSuppressed')).toBe(9);
+      const logged = (message: string) =>
+        containers.reduce((total, c) => total + c.logger.withMessage(message).length, 0);
+      expect(logged('dead-lettered')).toBe(1);
+      expect(logged('duplicate')).toBe(9);
+      expect(await ledger.getRun(key)).toMatchObject({ status: 'failed', attempts: 3 });
+    });
   });
 
   it('throws and delivers nothing when DynamoDB is unreachable', async () => {
