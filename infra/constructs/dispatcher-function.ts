@@ -11,6 +11,9 @@ import type { DeadLetterQueue } from './dead-letter-queue.ts';
 import type { LedgerTable } from './ledger-table.ts';
 import { ZonecronFunction } from './zonecron-function.ts';
 
+/** How much longer than the function's timeout a claim's lease lasts. */
+const LEASE_MARGIN_SECONDS = 30;
+
 /** `POWERTOOLS_SERVICE_NAME` of the dispatcher (its log lines' `service`). */
 export const DISPATCHER_SERVICE_NAME = 'zonecron-dispatcher';
 
@@ -110,6 +113,9 @@ export class DispatcherFunction extends Construct {
         LEDGER_TABLE_NAME: props.ledger.tableName,
         DLQ_URL: props.deadLetterQueue.queueUrl,
         RETENTION_DAYS: String(props.retentionDays),
+        // A claim's lease outlives the invocation that holds it by 30 s, and no longer: a
+        // dispatcher that died mid-delivery is retried by the next tick or the sweep soon after.
+        LEASE_SECONDS: String(this.timeout.toSeconds() + LEASE_MARGIN_SECONDS),
         POWERTOOLS_SERVICE_NAME: DISPATCHER_SERVICE_NAME,
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
       },

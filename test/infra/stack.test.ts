@@ -244,6 +244,7 @@ describe('dispatcher function', () => {
           LEDGER_TABLE_NAME: { Ref: ids.table },
           DLQ_URL: { Ref: ids.queue },
           RETENTION_DAYS: '20',
+          LEASE_SECONDS: '90',
           POWERTOOLS_SERVICE_NAME: 'zonecron-dispatcher',
           POWERTOOLS_METRICS_NAMESPACE: 'zonecron',
         }),
