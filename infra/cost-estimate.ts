@@ -12,9 +12,10 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { occurrencesBetween } from '../functions/schedule/index.ts';
 import type { JobDefinition } from '../functions/shared/job.ts';
+import { scheduleSpecOf } from '../functions/shared/job.ts';
 import { type JobsConfig, loadJobsFile } from './config/load-jobs.ts';
 import { JOB_ALARMS, MACHINERY_ALARM_COUNT } from './constructs/on-call-alarms.ts';
-import { coveringSchedule, jobScheduleSpec } from './covering/covering-cron.ts';
+import { coveringSchedule } from './covering/covering-cron.ts';
 
 /** us-east-1 list prices (USD), as published on the services' pricing pages. */
 export const PRICES = {
@@ -132,7 +133,7 @@ export function jobVolumes(
   const to = new Date(from.getTime() + YEAR_MS);
   const covering = coveringSchedule(job, from);
   const ticks = occurrencesBetween({ cron: covering.cron, timezone: 'UTC' }, from, to).length;
-  const runs = occurrencesBetween(jobScheduleSpec(job), from, to).length;
+  const runs = occurrencesBetween(scheduleSpecOf(job), from, to).length;
   return { ticksPerMonth: perMonthFromYear(ticks), runsPerMonth: perMonthFromYear(runs) };
 }
 

@@ -158,10 +158,10 @@ async function runNext(expression: string | undefined, options: NextOptions): Pr
       throw usageError('give either an expression with --tz, or --config <file>, not both');
     }
     const { loadJobsFile } = await import('../../infra/config/load-jobs.ts');
-    const { jobSpec } = await import('../jobs.ts');
+    const { scheduleSpecOf } = await import('../../functions/shared/job.ts');
     for (const job of loadJobsFile(file).jobs) {
       const title = `${job.id}: ${job.schedule} in ${job.timezone}${job.enabled ? '' : ' (disabled)'}`;
-      previews.push(await preview(title, jobSpec(job), after, count));
+      previews.push(await preview(title, scheduleSpecOf(job), after, count));
     }
   } else {
     if (expression === undefined) {

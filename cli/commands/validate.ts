@@ -53,7 +53,7 @@ async function runValidate(fileArgument: string | undefined, options: ValidateOp
   const { loadJobsFile } = await import('../../infra/config/load-jobs.ts');
   const { coveringSchedule } = await import('../../infra/covering/covering-cron.ts');
   const { transitionReports } = await import('../format/dst-notes.ts');
-  const { jobSpec } = await import('../jobs.ts');
+  const { scheduleSpecOf } = await import('../../functions/shared/job.ts');
 
   const config = loadJobsFile(file);
   const from = options.after ?? new Date();
@@ -63,7 +63,7 @@ async function runValidate(fileArgument: string | undefined, options: ValidateOp
     covering: job.enabled ? coveringSchedule(job, from) : undefined,
     // A disabled job has no schedule deployed: nothing happens on its DST nights.
     warnings: job.enabled
-      ? transitionReports(jobSpec(job), from, until).flatMap((report) =>
+      ? transitionReports(scheduleSpecOf(job), from, until).flatMap((report) =>
           report.lines.map((line) => ({ at: report.at, kind: report.kind, text: line.text })),
         )
       : [],

@@ -1,6 +1,6 @@
 import { type ScheduleSpec, zoneTransitions } from '../../functions/schedule/index.ts';
 import type { JobDefinition } from '../../functions/shared/job.ts';
-import { jobSpec } from '../jobs.ts';
+import { scheduleSpecOf } from '../../functions/shared/job.ts';
 import type { SimulationCheck } from '../simulation/check.ts';
 import type { SimulatedRun, SimulationResult } from '../simulation/run-simulation.ts';
 import { coloursFor } from './colour.ts';
@@ -52,7 +52,7 @@ function jobBlock(
   c: ReturnType<typeof coloursFor>,
 ): string[] {
   const { result } = input;
-  const spec: ScheduleSpec = jobSpec(job);
+  const spec: ScheduleSpec = scheduleSpecOf(job);
   const runs = result.runs.filter((r) => r.jobId === job.id);
   const duplicates = result.duplicatesByJob.get(job.id) ?? 0;
   const out: string[] = [];

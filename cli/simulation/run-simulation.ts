@@ -6,10 +6,10 @@ import { createDynamoLedger } from '../../functions/dispatcher/ledger.ts';
 import { ledgerTableDefinition } from '../../functions/dispatcher/ledger-table.ts';
 import { type Occurrence, occurrencesBetween } from '../../functions/schedule/index.ts';
 import type { JobDefinition } from '../../functions/shared/job.ts';
+import { scheduleSpecOf } from '../../functions/shared/job.ts';
 import { RecordingLogger } from '../../functions/shared/logger.ts';
 import { RecordingMetrics } from '../../functions/shared/metrics.ts';
 import { coveringSchedule } from '../../infra/covering/covering-cron.ts';
-import { jobSpec } from '../jobs.ts';
 import { startEmbeddedDynamo } from './dynalite.ts';
 import { scheduledFires } from './events.ts';
 import { RecordingDeadLetters, RecordingTargets } from './recorders.ts';
@@ -148,7 +148,9 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
         metrics,
       });
       for (const job of enabled) {
-        expected.get(job.id)?.push(...occurrencesBetween(jobSpec(job), window.from, window.to));
+        expected
+          .get(job.id)
+          ?.push(...occurrencesBetween(scheduleSpecOf(job), window.from, window.to));
       }
 
       const windowStartMinutes = doneMinutes;

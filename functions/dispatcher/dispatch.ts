@@ -1,11 +1,6 @@
 import { DateTime } from 'luxon';
-import {
-  type Occurrence,
-  occurrencesBetween,
-  periodBucket,
-  type ScheduleSpec,
-} from '../schedule/index.ts';
-import type { JobDefinition } from '../shared/job.ts';
+import { type Occurrence, occurrencesBetween, periodBucket } from '../schedule/index.ts';
+import { type JobDefinition, scheduleSpecOf } from '../shared/job.ts';
 import { catchupFrom, planCatchup } from './catchup.ts';
 import {
   type CoreContext,
@@ -93,21 +88,6 @@ export interface Dispatcher {
   redrive(input: { jobId: string; at: Date; manual?: boolean }): Promise<RunOutcome>;
 }
 
-/**
- * The engine spec of a job.
- *
- * @example
- * specOf(job) //=> { cron: '30 2 * * *', timezone: 'Europe/Berlin', jobId: 'daily', dst: undefined }
- */
-export function specOf(job: JobDefinition): ScheduleSpec {
-  return {
-    cron: job.schedule,
-    timezone: job.timezone,
-    jobId: job.id,
-    ...(job.dst ? { dst: job.dst } : {}),
-  };
-}
-
 /** The key of a manual run (architecture §5). */
 export function manualRunKey(jobId: string, at: Date): string {
   return periodBucket(`manual:${jobId}`, at);
@@ -154,7 +134,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       logger.warn('disabled-job', { decision: 'ignored', jobId: job.id });
       return { kind: 'ignored', reason: 'disabled-job', jobId: job.id };
     }
-    const spec = specOf(job);
+    const spec = scheduleSpecOf(job);
     const s = event.scheduledAt;
     const sIso = s.toISOString();
     // Read for every policy: `none` and `latest` count what they drop, and the first tick of
@@ -270,9 +250,11 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       nominal = localSlot(job, at);
       dst = 'none';
     } else {
-      const occurrence = occurrencesBetween(specOf(job), new Date(at.getTime() - 60_000), at).find(
-        (o) => o.at.getTime() === at.getTime(),
-      );
+      const occurrence = occurrencesBetween(
+        scheduleSpecOf(job),
+        new Date(at.getTime() - 60_000),
+        at,
+      ).find((o) => o.at.getTime() === at.getTime());
       if (!occurrence) throw new NotARunError(job.id, at);
       nominal = occurrence.nominal;
       dst = occurrence.dst;

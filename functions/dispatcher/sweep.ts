@@ -3,9 +3,8 @@ import {
   type Occurrence,
   occurrencesBetween,
   periodBucket,
-  type ScheduleSpec,
 } from '../schedule/index.ts';
-import type { JobDefinition } from '../shared/job.ts';
+import { type JobDefinition, scheduleSpecOf } from '../shared/job.ts';
 import { type CoreContext, deliverRun, type PlannedRun, type RunOutcome } from './deliver-run.ts';
 import { DeliveryFailedError } from './errors.ts';
 import type { Watermark } from './ledger.ts';
@@ -67,23 +66,14 @@ export function createRunWindows(): RunWindows {
       if (known?.job === job && known.afterMs <= fromMs && fromMs < known.nextMs) {
         if (to.getTime() < known.nextMs) return [];
       } else {
-        const spec = specOf(job);
+        const spec = scheduleSpecOf(job);
         const first = nextOccurrences(spec, from, 1)[0];
         const nextMs = first ? first.at.getTime() : Number.POSITIVE_INFINITY;
         next.set(key, { job, afterMs: fromMs, nextMs });
         if (to.getTime() < nextMs) return [];
       }
-      return occurrencesBetween(specOf(job), from, to);
+      return occurrencesBetween(scheduleSpecOf(job), from, to);
     },
-  };
-}
-
-function specOf(job: JobDefinition): ScheduleSpec {
-  return {
-    cron: job.schedule,
-    timezone: job.timezone,
-    jobId: job.id,
-    ...(job.dst ? { dst: job.dst } : {}),
   };
 }
 
@@ -210,7 +200,8 @@ export async function runSweep(
     } else if (job.catchup.policy === 'latest') {
       const newest = eligible.at(-1);
       const end = sMs - job.alarm.graceSeconds * 1000;
-      const newerDue = occurrencesBetween(specOf(job), new Date(end), scheduledAt).length > 0;
+      const newerDue =
+        occurrencesBetween(scheduleSpecOf(job), new Date(end), scheduledAt).length > 0;
       const newerInLedger = due.some(
         (d) =>
           d.job.id === job.id &&

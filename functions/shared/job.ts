@@ -1,4 +1,4 @@
-import type { GapPolicy, OverlapPolicy } from '../schedule/index.ts';
+import type { GapPolicy, OverlapPolicy, ScheduleSpec } from '../schedule/index.ts';
 
 /** The kinds of target a run can be delivered to. */
 export type TargetType = 'lambda' | 'sqs' | 'sns' | 'eventbridge' | 'stepfunctions';
@@ -52,5 +52,23 @@ export interface JobDefinition {
   readonly alarm: {
     /** How late a run may be before it counts as late or missed. Default 300 s. */
     readonly graceSeconds: number;
+  };
+}
+
+/**
+ * The engine's view of a job: its expression, zone, id (for `H`) and DST overrides.
+ *
+ * The one mapping from a job to the engine, so the stack, the dispatcher and the CLI ask the
+ * engine the same question.
+ *
+ * @example
+ * scheduleSpecOf(job) //=> { cron: '30 2 * * *', timezone: 'Europe/Berlin', jobId: 'daily' }
+ */
+export function scheduleSpecOf(job: JobDefinition): ScheduleSpec {
+  return {
+    cron: job.schedule,
+    timezone: job.timezone,
+    jobId: job.id,
+    ...(job.dst ? { dst: job.dst } : {}),
   };
 }

@@ -20,7 +20,7 @@ import {
   type ScheduleSpec,
   zoneTransitions,
 } from '../../functions/schedule/index.ts';
-import type { JobDefinition } from '../../functions/shared/job.ts';
+import { type JobDefinition, scheduleSpecOf } from '../../functions/shared/job.ts';
 import {
   AWS_DAY_OF_WEEK_STYLE,
   AWS_STYLE,
@@ -71,16 +71,6 @@ const TRANSITION_MARGIN_MS = 2 * 86_400_000;
 const GAP_POLICIES: readonly GapPolicy[] = ['shift', 'transition', 'skip'];
 const OVERLAP_POLICIES: readonly OverlapPolicy[] = ['first', 'last', 'both'];
 
-/** The engine spec of a job, with its own DST overrides. */
-export function jobScheduleSpec(job: JobDefinition): ScheduleSpec {
-  return {
-    cron: job.schedule,
-    timezone: job.timezone,
-    jobId: job.id,
-    ...(job.dst ? { dst: job.dst } : {}),
-  };
-}
-
 /**
  * Computes the UTC covering schedule of a job for the two years after `from`.
  *
@@ -99,7 +89,7 @@ export function jobScheduleSpec(job: JobDefinition): ScheduleSpec {
  */
 export function coveringSchedule(job: JobDefinition, from: Date): CoveringSchedule {
   const to = addUtcYears(from, COVERING_WINDOW_YEARS);
-  const own = jobScheduleSpec(job);
+  const own = scheduleSpecOf(job);
 
   const ownFields = emptyFields();
   const ownRuns = collect(own, from, to.getTime(), Number.POSITIVE_INFINITY, ownFields);

@@ -4,10 +4,9 @@ import {
   type OverlapPolicy,
   occurrencesBetween,
   periodBucket,
-  type ScheduleSpec,
   zoneTransitions,
 } from '../../../functions/schedule/index.ts';
-import type { JobDefinition } from '../../../functions/shared/job.ts';
+import { type JobDefinition, scheduleSpecOf } from '../../../functions/shared/job.ts';
 import { coveringSchedule } from '../../../infra/covering/covering-cron.ts';
 import { createLedgerTable, localDynamoClient } from '../../support/ledger.ts';
 import { makeJob, TestClock } from '../../unit/dispatcher/fixtures.ts';
@@ -121,15 +120,6 @@ function jobId(night: Night, plan: JobPlan, suffix = ''): string {
   return `${zone}-${night.transition.toISOString().slice(0, 10)}-${plan.name}${suffix}`;
 }
 
-function specOf(job: JobDefinition): ScheduleSpec {
-  return {
-    cron: job.schedule,
-    timezone: job.timezone,
-    jobId: job.id,
-    ...(job.dst ? { dst: job.dst } : {}),
-  };
-}
-
 const coveringCache = new Map<string, string>();
 
 /**
@@ -146,7 +136,11 @@ function ticksOf(job: JobDefinition, from: Date, to: Date): Date[] {
     const all = new Set<number>();
     for (const gap of ['shift', 'transition', 'skip'] as const) {
       for (const overlap of ['first', 'last', 'both'] as const) {
-        for (const o of occurrencesBetween({ ...specOf(job), dst: { gap, overlap } }, from, to)) {
+        for (const o of occurrencesBetween(
+          { ...scheduleSpecOf(job), dst: { gap, overlap } },
+          from,
+          to,
+        )) {
           all.add(o.at.getTime());
         }
       }
@@ -239,7 +233,7 @@ async function replay(
   for (const job of jobs) {
     expected.set(
       job.id,
-      occurrencesBetween(specOf(job), before, to).map((o) => o.at.toISOString()),
+      occurrencesBetween(scheduleSpecOf(job), before, to).map((o) => o.at.toISOString()),
     );
   }
   return { life, jobs, expected, from, to };

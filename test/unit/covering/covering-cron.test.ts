@@ -7,13 +7,9 @@ import {
   type OverlapPolicy,
   occurrencesBetween,
 } from '../../../functions/schedule/index.ts';
-import type { JobDefinition } from '../../../functions/shared/job.ts';
+import { type JobDefinition, scheduleSpecOf } from '../../../functions/shared/job.ts';
 import { loadJobsFile } from '../../../infra/config/load-jobs.ts';
-import {
-  type CoveringSchedule,
-  coveringSchedule,
-  jobScheduleSpec,
-} from '../../../infra/covering/covering-cron.ts';
+import { type CoveringSchedule, coveringSchedule } from '../../../infra/covering/covering-cron.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const FROM = new Date('2026-01-01T00:00:00.000Z');
@@ -58,7 +54,7 @@ function runs(
   to: Date,
   dst?: { gap: GapPolicy; overlap: OverlapPolicy },
 ): Date[] {
-  const spec = { ...jobScheduleSpec(definition), ...(dst ? { dst } : {}) };
+  const spec = { ...scheduleSpecOf(definition), ...(dst ? { dst } : {}) };
   return occurrencesBetween(spec, from, to).map((o) => o.at);
 }
 
@@ -254,7 +250,7 @@ describe('coveringSchedule', () => {
   it('follows days beyond the window: a February 29 job is covered although none falls in it', () => {
     const definition = job('leap', '0 12 29 2 *', 'Europe/Berlin');
     const covering = coveringSchedule(definition, FROM);
-    const next = nextOccurrences(jobScheduleSpec(definition), FROM, 3).map((o) => o.at);
+    const next = nextOccurrences(scheduleSpecOf(definition), FROM, 3).map((o) => o.at);
     expect(next.map((at) => at.toISOString())).toEqual([
       '2028-02-29T11:00:00.000Z',
       '2032-02-29T11:00:00.000Z',
@@ -283,7 +279,7 @@ describe('coveringSchedule', () => {
     const end = new Date('2033-06-15T12:34:00.000Z');
     expect(
       missed(
-        occurrencesBetween(jobScheduleSpec(definition), later, end).map((o) => o.at),
+        occurrencesBetween(scheduleSpecOf(definition), later, end).map((o) => o.at),
         utcTicks(covering.cron, later, end),
       ),
     ).toEqual([]);
