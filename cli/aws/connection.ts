@@ -1,10 +1,9 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { LambdaClient } from '@aws-sdk/client-lambda';
-import { SFNClient } from '@aws-sdk/client-sfn';
-import { SNSClient } from '@aws-sdk/client-sns';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Command } from 'commander';
+import {
+  type AwsClients,
+  type AwsService,
+  createAwsClients,
+} from '../../functions/shared/aws-clients.ts';
 import { CliError } from '../errors.ts';
 
 /** How the operating commands reach a deployed stack (or local emulators). */
@@ -50,7 +49,7 @@ function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
 
-type Service = 'dynamodb' | 'sqs' | 'sns' | 'lambda' | 'eventbridge' | 'stepfunctions';
+type Service = AwsService;
 
 const SERVICE_NAMES: Record<string, Service> = {
   dynamodb: 'dynamodb',
@@ -124,18 +123,11 @@ export function dlqUrl(options: ConnectionOptions): string {
 }
 
 /** SDK clients for the CLI: short timeouts and two attempts, so a dead endpoint fails fast. */
-export interface CliClients {
+export interface CliClients extends AwsClients {
   /** The endpoints given on the command line, for error messages. */
   readonly endpoint?: string;
   /** True when SQS goes to an emulator, whose queue URLs are not derived from ARNs. */
   readonly customSqsEndpoint: boolean;
-  readonly dynamodb: DynamoDBClient;
-  readonly sqs: SQSClient;
-  readonly lambda: LambdaClient;
-  readonly sns: SNSClient;
-  readonly eventbridge: EventBridgeClient;
-  readonly sfn: SFNClient;
-  destroy(): void;
 }
 
 /**
@@ -152,51 +144,20 @@ export function createCliClients(options: ConnectionOptions): CliClients {
     maxAttempts: 2,
     requestHandler: { connectionTimeout: 3_000, requestTimeout: 10_000 },
   };
-  const config = (service: Service) => {
-    const endpoint = endpoints.byService.get(service) ?? endpoints.all;
-    return endpoint ? { ...base, endpoint } : base;
-  };
   const given = [
     ...(endpoints.all ? [endpoints.all] : []),
     ...[...endpoints.byService].map(([service, url]) => `${service}=${url}`),
   ];
-  const built: { destroy(): void }[] = [];
-  const cache = new Map<string, unknown>();
-  function lazy<T extends { destroy(): void }>(name: string, build: () => T): T {
-    let client = cache.get(name) as T | undefined;
-    if (!client) {
-      client = build();
-      cache.set(name, client);
-      built.push(client);
-    }
-    return client;
-  }
-  return {
+  const clients = createAwsClients((service) => {
+    const endpoint = endpoints.byService.get(service) ?? endpoints.all;
+    return endpoint ? { ...base, endpoint } : base;
+  });
+  // Object.assign, not a spread: a spread would read (and so build) every lazy client.
+  return Object.assign(clients, {
     ...(given.length > 0 ? { endpoint: given.join(', ') } : {}),
     customSqsEndpoint:
       endpoints.byService.has('sqs') ||
       endpoints.all !== undefined ||
       Boolean(process.env.AWS_ENDPOINT_URL_SQS || process.env.AWS_ENDPOINT_URL),
-    get dynamodb() {
-      return lazy('dynamodb', () => new DynamoDBClient(config('dynamodb')));
-    },
-    get sqs() {
-      return lazy('sqs', () => new SQSClient(config('sqs')));
-    },
-    get lambda() {
-      return lazy('lambda', () => new LambdaClient(config('lambda')));
-    },
-    get sns() {
-      return lazy('sns', () => new SNSClient(config('sns')));
-    },
-    get eventbridge() {
-      return lazy('eventbridge', () => new EventBridgeClient(config('eventbridge')));
-    },
-    get sfn() {
-      return lazy('sfn', () => new SFNClient(config('stepfunctions')));
-    },
-    destroy() {
-      for (const client of built) client.destroy();
-    },
-  };
+  });
 }
