@@ -277,6 +277,21 @@ export function createDynamoLedger(options: DynamoLedgerOptions): Ledger {
       throw error;
     }
   }
+  /** A move out of `claimed`, allowed only to the holder of that claim (the same attempt). */
+  function updateOwnClaim(
+    key: string,
+    attempts: number,
+    expression: string,
+    values: Item,
+  ): Promise<boolean> {
+    return update(
+      key,
+      expression,
+      '#status = :claimed AND attempts = :attempts',
+      { '#status': 'status' },
+      { ...values, ':claimed': s('claimed'), ':attempts': n(attempts) },
+    );
+  }
 
   return {
     async claim(request) {
@@ -330,17 +345,14 @@ export function createDynamoLedger(options: DynamoLedgerOptions): Ledger {
     },
 
     markDispatched(key, attempts, delivery) {
-      return update(
+      return updateOwnClaim(
         key,
+        attempts,
         'SET #status = :dispatched, dispatchedAt = :dispatchedAt, deliveryId = :deliveryId',
-        '#status = :claimed AND attempts = :attempts',
-        { '#status': 'status' },
         {
           ':dispatched': s('dispatched'),
           ':dispatchedAt': s(delivery.dispatchedAt.toISOString()),
           ':deliveryId': s(delivery.deliveryId),
-          ':claimed': s('claimed'),
-          ':attempts': n(attempts),
         },
       );
     },
@@ -349,8 +361,6 @@ export function createDynamoLedger(options: DynamoLedgerOptions): Ledger {
       const values: Item = {
         ':next': s(failure.terminal ? 'failed' : 'delivery-failed'),
         ':lastError': s(failure.lastError),
-        ':claimed': s('claimed'),
-        ':attempts': n(attempts),
       };
       let expression = 'SET #status = :next, lastError = :lastError REMOVE leaseUntilEpochMs';
       if (failure.terminal) {
@@ -360,27 +370,15 @@ export function createDynamoLedger(options: DynamoLedgerOptions): Ledger {
         values[':failure'] = s('delivery');
         values[':failedAt'] = s(failure.failedAt.toISOString());
       }
-      return update(
-        key,
-        expression,
-        '#status = :claimed AND attempts = :attempts',
-        { '#status': 'status' },
-        values,
-      );
+      return updateOwnClaim(key, attempts, expression, values);
     },
 
     markSkippedOverlap(key, attempts, reason) {
-      return update(
+      return updateOwnClaim(
         key,
+        attempts,
         'SET #status = :skipped, lastError = :reason REMOVE leaseUntilEpochMs',
-        '#status = :claimed AND attempts = :attempts',
-        { '#status': 'status' },
-        {
-          ':skipped': s('skipped-overlap'),
-          ':reason': s(reason),
-          ':claimed': s('claimed'),
-          ':attempts': n(attempts),
-        },
+        { ':skipped': s('skipped-overlap'), ':reason': s(reason) },
       );
     },
 
