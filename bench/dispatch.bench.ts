@@ -8,44 +8,34 @@
  *    target, logger that still serialises its lines). Target: < 0.5 ms.
  * 3. A sweep of 10,000 jobs with the store faked: engine time and keys read per sweep.
  * 4. Minified esbuild bundle size and module-load time over a bare `node -e ''`, SDK external
- *    vs bundled — the cold-start proxy that chose `functions/dispatcher/bundling.ts`.
+ *    vs bundled — the cold-start proxy that chose `infra/bundling.ts`.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import {
-  DISPATCHER_BUNDLING,
-  DISPATCHER_BUNDLING_SDK_EXTERNAL,
-} from '../functions/dispatcher/bundling.ts';
 import { createDispatcher, type DispatcherDeps } from '../functions/dispatcher/dispatch.ts';
 import { createDynamoLedger, type Ledger } from '../functions/dispatcher/ledger.ts';
-import { createMemoryLedger } from '../functions/dispatcher/memory-ledger.ts';
 import type { TargetDelivery } from '../functions/dispatcher/targets/index.ts';
 import type { JobDefinition } from '../functions/shared/job.ts';
 import type { AppLogger } from '../functions/shared/logger.ts';
 import type { AppMetrics } from '../functions/shared/metrics.ts';
+import { FUNCTION_BUNDLING, FUNCTION_BUNDLING_SDK_EXTERNAL } from '../infra/bundling.ts';
 import { startDynamoDbLocal } from '../test/support/dynamodb-local.ts';
+import { makeJob } from '../test/support/jobs.ts';
 import { createLedgerTable, localDynamoClient } from '../test/support/ledger.ts';
+import { createMemoryLedger } from '../test/support/memory-ledger.ts';
 
 const HOUR_MS = 3_600_000;
 const T0 = Date.parse('2024-01-01T00:00:00Z');
 
 function job(id: string): JobDefinition {
-  return {
+  return makeJob({
     id,
-    description: '',
     schedule: '0 * * * *',
-    timezone: 'Europe/Berlin',
     target: { type: 'sqs', arn: 'arn:aws:sqs:eu-west-1:123456789012:runs' },
     payload: { bench: true },
-    catchup: { policy: 'all', windowSeconds: 86_400, maxRuns: 100 },
-    retry: { maxAttempts: 3 },
-    concurrency: 'allow',
-    maxRuntimeSeconds: 3600,
-    enabled: true,
-    alarm: { graceSeconds: 300 },
-  };
+  });
 }
 
 /** Serialises every line like the Powertools logger would, then drops it. */
@@ -237,8 +227,8 @@ async function benchBundles() {
   const bare = medianMs(['-e', ''], env, rounds);
   const results = [];
   for (const [name, options] of [
-    ['SDK external', DISPATCHER_BUNDLING_SDK_EXTERNAL],
-    ['SDK bundled', DISPATCHER_BUNDLING],
+    ['SDK external', FUNCTION_BUNDLING_SDK_EXTERNAL],
+    ['SDK bundled', FUNCTION_BUNDLING],
   ] as const) {
     const outfile = join(outDir, `dispatcher-${name.replace(' ', '-').toLowerCase()}.mjs`);
     await build({
@@ -311,6 +301,6 @@ const [external, bundled] = bundles.results;
 if (external && bundled) {
   const pick = external.loadMs <= bundled.loadMs ? external : bundled;
   console.log(
-    `\nmeasured: ${pick.name} loads faster (${fmt(Math.abs(external.loadMs - bundled.loadMs), 0)} ms); shipped: ${DISPATCHER_BUNDLING.externalModules.length === 0 ? 'SDK bundled' : 'SDK external'} (functions/dispatcher/bundling.ts)`,
+    `\nmeasured: ${pick.name} loads faster (${fmt(Math.abs(external.loadMs - bundled.loadMs), 0)} ms); shipped: ${FUNCTION_BUNDLING.externalModules.length === 0 ? 'SDK bundled' : 'SDK external'} (infra/bundling.ts)`,
   );
 }

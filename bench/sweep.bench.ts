@@ -1,5 +1,5 @@
 /**
- * Benchmark: the one-minute sweep with 10,000 jobs (issue 6, item 3).
+ * Benchmark: the one-minute sweep with 10,000 jobs.
  *
  * The real dispatcher core (`createDispatcher`, the sweep in `functions/dispatcher/sweep.ts`)
  * and the real DynamoDB ledger, against DynamoDB Local (the jar in amplify-dynamodb-simulator,
@@ -27,16 +27,17 @@ import {
   type DynamoDBClient,
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
-import type { DeadLetters } from '../functions/dispatcher/dead-letters.ts';
 import { createDispatcher } from '../functions/dispatcher/dispatch.ts';
 import { createDynamoLedger, type Ledger, type RunRecord } from '../functions/dispatcher/ledger.ts';
 import type { SweepResult } from '../functions/dispatcher/sweep.ts';
 import type { TargetDelivery } from '../functions/dispatcher/targets/index.ts';
 import { occurrencesBetween, periodBucket } from '../functions/schedule/index.ts';
+import type { DeadLetters } from '../functions/shared/dead-letters.ts';
 import type { JobDefinition } from '../functions/shared/job.ts';
 import { RecordingLogger } from '../functions/shared/logger.ts';
 import { RecordingMetrics } from '../functions/shared/metrics.ts';
 import { startDynamoDbLocal } from '../test/support/dynamodb-local.ts';
+import { makeJob } from '../test/support/jobs.ts';
 import { createLedgerTable, localDynamoClient } from '../test/support/ledger.ts';
 
 const ZONES = [
@@ -81,23 +82,17 @@ const LOOKBACK_SECONDS = 120;
 const MAX_RUNTIME_SECONDS = 3600;
 
 function job(id: string, cron: string, index: number): JobDefinition {
-  const lambda = index % 2 === 0;
-  return {
+  return makeJob({
     id,
-    description: '',
     schedule: cron,
     timezone: ZONES[index % ZONES.length] as string,
-    target: lambda
-      ? { type: 'lambda', arn: 'arn:aws:lambda:us-east-1:000000000000:function:job' }
-      : { type: 'sqs', arn: 'arn:aws:sqs:us-east-1:000000000000:jobs' },
-    payload: null,
-    catchup: { policy: 'all', windowSeconds: 86_400, maxRuns: 100 },
-    retry: { maxAttempts: 3 },
-    concurrency: 'allow',
+    target:
+      index % 2 === 0
+        ? { type: 'lambda', arn: 'arn:aws:lambda:us-east-1:000000000000:function:job' }
+        : { type: 'sqs', arn: 'arn:aws:sqs:us-east-1:000000000000:jobs' },
     maxRuntimeSeconds: MAX_RUNTIME_SECONDS,
-    enabled: true,
     alarm: { graceSeconds: GRACE_SECONDS },
-  };
+  });
 }
 
 function mixedJobs(count: number): JobDefinition[] {

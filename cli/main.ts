@@ -71,7 +71,9 @@ async function report(error: unknown): Promise<number> {
     return 1;
   }
   const endpoint = (error as { endpoint?: string } | undefined)?.endpoint;
-  process.stderr.write(`zonecron: error: ${describeError(error, { endpoint })}\n`);
+  process.stderr.write(
+    `zonecron: error: ${describeError(error, endpoint === undefined ? {} : { endpoint })}\n`,
+  );
   if (process.env.ZONECRON_DEBUG && error instanceof Error && error.stack) {
     process.stderr.write(`${error.stack}\n`);
   }

@@ -1,11 +1,11 @@
-import type { DeadLetters } from '../../functions/dispatcher/dead-letters.ts';
-import { createSqsDeadLetters } from '../../functions/dispatcher/dead-letters.ts';
 import { createDispatcher, type Dispatcher } from '../../functions/dispatcher/dispatch.ts';
 import { createDynamoLedger } from '../../functions/dispatcher/ledger.ts';
 import {
   createTargetDelivery,
   queueUrlViaGetQueueUrl,
 } from '../../functions/dispatcher/targets/index.ts';
+import type { DeadLetters } from '../../functions/shared/dead-letters.ts';
+import { createSqsDeadLetters } from '../../functions/shared/dead-letters.ts';
 import type { JobDefinition } from '../../functions/shared/job.ts';
 import { RecordingLogger } from '../../functions/shared/logger.ts';
 import { RecordingMetrics } from '../../functions/shared/metrics.ts';

@@ -48,7 +48,7 @@ async function runHistory(jobId: string, options: HistoryOptions): Promise<void>
   const { QueryCommand } = await import('@aws-sdk/client-dynamodb');
   const { decodeRun } = await import('../../functions/dispatcher/ledger.ts');
   const { LEDGER_BY_JOB_INDEX, LEDGER_BY_JOB_PARTITION_KEY, LEDGER_BY_JOB_SORT_KEY } = await import(
-    '../../functions/dispatcher/ledger-table.ts'
+    '../../functions/shared/ledger-table.ts'
   );
   const clients = createCliClients(options);
   const runs: RunRecord[] = [];

@@ -105,7 +105,11 @@ export function transitionReports(spec: ScheduleSpec, from: Date, to: Date): Tra
     const lengthMinutes = Math.abs(t.offsetAfterMinutes - t.offsetBeforeMinutes);
     const wallOffset = kind === 'gap' ? t.offsetBeforeMinutes : t.offsetAfterMinutes;
     const wallStartMs = t.at.getTime() + wallOffset * MINUTE_MS;
-    const wallSpec: ScheduleSpec = { cron: spec.cron, timezone: 'UTC', jobId: spec.jobId };
+    const wallSpec: ScheduleSpec = {
+      cron: spec.cron,
+      timezone: 'UTC',
+      ...(spec.jobId === undefined ? {} : { jobId: spec.jobId }),
+    };
     const slots = occurrencesBetween(
       wallSpec,
       new Date(wallStartMs - MINUTE_MS),

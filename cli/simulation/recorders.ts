@@ -1,6 +1,6 @@
-import type { DeadLetterMessage, DeadLetters } from '../../functions/dispatcher/dead-letters.ts';
-import type { RunEnvelope } from '../../functions/dispatcher/envelope.ts';
 import type { TargetDelivery } from '../../functions/dispatcher/targets/index.ts';
+import type { DeadLetterMessage, DeadLetters } from '../../functions/shared/dead-letters.ts';
+import type { RunEnvelope } from '../../functions/shared/envelope.ts';
 import type { JobTarget } from '../../functions/shared/job.ts';
 
 /** One envelope a recorder accepted, with the simulated time it arrived. */

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { DeadLetterMessage } from '../../functions/dispatcher/dead-letters.ts';
 import { createDispatcher } from '../../functions/dispatcher/dispatch.ts';
 import { createDynamoLedger } from '../../functions/dispatcher/ledger.ts';
-import { ledgerTableDefinition } from '../../functions/dispatcher/ledger-table.ts';
 import { type Occurrence, occurrencesBetween } from '../../functions/schedule/index.ts';
+import type { DeadLetterMessage } from '../../functions/shared/dead-letters.ts';
 import type { JobDefinition } from '../../functions/shared/job.ts';
 import { scheduleSpecOf } from '../../functions/shared/job.ts';
+import { ledgerTableDefinition } from '../../functions/shared/ledger-table.ts';
 import { RecordingLogger } from '../../functions/shared/logger.ts';
 import { RecordingMetrics } from '../../functions/shared/metrics.ts';
 import { coveringSchedule } from '../../infra/covering/covering-cron.ts';

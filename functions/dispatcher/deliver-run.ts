@@ -1,8 +1,9 @@
+import type { DeadLetterMessage, DeadLetters } from '../shared/dead-letters.ts';
+import { DEFAULT_LEASE_SECONDS, DEFAULT_RETENTION_DAYS } from '../shared/defaults.ts';
+import { buildEnvelope, type RunEnvelope } from '../shared/envelope.ts';
 import type { JobDefinition } from '../shared/job.ts';
 import type { AppLogger } from '../shared/logger.ts';
 import type { AppMetrics } from '../shared/metrics.ts';
-import type { DeadLetterMessage, DeadLetters } from './dead-letters.ts';
-import { buildEnvelope, type RunEnvelope } from './envelope.ts';
 import type { Ledger, RunRecord } from './ledger.ts';
 import type { TargetDelivery } from './targets/index.ts';
 
@@ -14,10 +15,10 @@ export interface DispatcherOptions {
   /**
    * How long a claim is held before another dispatcher may take the run over. Keep it above
    * the dispatcher Lambda's timeout, so a live delivery is never taken over.
-   * @default 300
+   * @default DEFAULT_LEASE_SECONDS (300)
    */
   readonly leaseSeconds: number;
-  /** Ledger retention: items expire this long after their last write. @default 35 */
+  /** Ledger retention: items expire this long after their last write. @default DEFAULT_RETENTION_DAYS (35) */
   readonly retentionDays: number;
   /**
    * Width of the window each sweep checks (ending at `scheduledTime − grace`). Wider than the
@@ -31,8 +32,8 @@ export interface DispatcherOptions {
 
 /** Default {@link DispatcherOptions}. */
 export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
-  leaseSeconds: 300,
-  retentionDays: 35,
+  leaseSeconds: DEFAULT_LEASE_SECONDS,
+  retentionDays: DEFAULT_RETENTION_DAYS,
   sweepLookbackSeconds: 120,
   sweepConcurrency: 8,
 };

@@ -13,7 +13,7 @@ import {
   LEDGER_PARTITION_KEY,
   LEDGER_TTL_ATTRIBUTE,
   WATERMARK_KEY_PREFIX,
-} from './ledger-table.ts';
+} from '../shared/ledger-table.ts';
 
 /**
  * The states of a run in the ledger.

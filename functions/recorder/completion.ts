@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RunEnvelope } from '../dispatcher/envelope.ts';
+import type { RunEnvelope } from '../shared/envelope.ts';
 
 /**
  * The run envelope v1 (architecture §6) as it comes back from a target.

@@ -1,16 +1,11 @@
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createSqsDeadLetters } from '../dispatcher/dead-letters.ts';
 import { createAwsClients } from '../shared/aws-clients.ts';
+import { createSqsDeadLetters } from '../shared/dead-letters.ts';
+import { requiredEnv } from '../shared/env.ts';
 import { createLogger } from '../shared/logger.ts';
 import { createMetrics } from '../shared/metrics.ts';
 import { createDynamoCompletionLedger } from './ledger.ts';
 import { createRecorder, type RecordOutcome } from './record.ts';
-
-function requiredEnv(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`environment variable '${name}' is not set`);
-  return value;
-}
 
 const clients = createAwsClients();
 const metrics = createMetrics();

@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { LEDGER_PARTITION_KEY } from '../dispatcher/ledger-table.ts';
+import { LEDGER_PARTITION_KEY } from '../shared/ledger-table.ts';
 import type { CompletionLedger, CompletionWrite, LedgerRun } from './record.ts';
 
 /** Where the ledger lives and how to reach it. */
@@ -14,15 +14,18 @@ function toRun(item: Record<string, unknown> | undefined): LedgerRun | undefined
   const str = (name: string) =>
     typeof item[name] === 'string' ? (item[name] as string) : undefined;
   const lease = item.deadLetterLeaseUntilEpochMs;
-  return {
-    key: String(item[LEDGER_PARTITION_KEY]),
-    jobId: str('jobId') ?? '',
-    status: str('status') ?? '',
+  const optional = {
     dispatchedAt: str('dispatchedAt'),
     failure: str('failure'),
     completionId: str('completionId'),
     deadLetteredAt: str('deadLetteredAt'),
     deadLetterLeaseUntilEpochMs: typeof lease === 'number' ? lease : undefined,
+  };
+  return {
+    key: String(item[LEDGER_PARTITION_KEY]),
+    jobId: str('jobId') ?? '',
+    status: str('status') ?? '',
+    ...Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== undefined)),
   };
 }
 

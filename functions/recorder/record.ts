@@ -1,4 +1,4 @@
-import type { DeadLetters } from '../dispatcher/dead-letters.ts';
+import type { DeadLetters } from '../shared/dead-letters.ts';
 import type { AppLogger } from '../shared/logger.ts';
 import type { AppMetrics } from '../shared/metrics.ts';
 import type { Completion } from './completion.ts';

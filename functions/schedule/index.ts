@@ -3,7 +3,7 @@
  *
  * Pure (luxon/Intl only: no AWS SDK, no file system, no clock, no environment); the reference
  * instant is always an argument. Everything else in zonecron imports the engine from here.
- * The contract is `shared/semantics.md`.
+ * The contract is docs/semantics.md.
  */
 export {
   type CronField,

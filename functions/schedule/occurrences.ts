@@ -284,7 +284,7 @@ function cursorFor(spec: ScheduleSpec, firstMinute: number, limitMinute: number)
  *
  * The dispatcher asks which run a tick stands for, the CLI previews, tests pin DST nights:
  * all of them go through here so they never disagree. Runs are the sorted, distinct UTC
- * instants of the schedule's local slots under its DST policies (semantics.md §2).
+ * instants of the schedule's local slots under its DST policies (docs/semantics.md, "Time zones and daylight saving time").
  *
  * @example
  * nextOccurrences({ cron: '30 2 * * *', timezone: 'Europe/Berlin' }, new Date('2023-03-26T00:59:59Z'), 1)

@@ -141,7 +141,7 @@ interface FieldAccumulator {
 }
 
 /**
- * Parses and validates a five-field cron expression in zonecron's syntax (semantics.md §1).
+ * Parses and validates a five-field cron expression in zonecron's syntax (docs/semantics.md, "Expressions").
  *
  * Everything that can be wrong with an expression is found here, before anything is deployed:
  * wrong field count, out-of-range values, bad steps and ranges, unknown names, misplaced
@@ -347,6 +347,28 @@ function parseField(rules: FieldRules, token: Token, context: ParseContext): Fie
 
 const H_FORMS = 'H, H(a-b), H/n or H(a-b)/n';
 
+/** Throws the field's "invalid value" error for `token`. */
+function invalidValue(
+  rules: FieldRules,
+  context: ParseContext,
+  token: Token,
+  allowed: string = rules.allowed,
+): never {
+  return context.fail(
+    { field: rules.field, position: token.position, token: token.text, allowed },
+    `invalid value '${token.text}' for field '${rules.field}' at position ${token.position} (allowed ${allowed})`,
+  );
+}
+
+/**
+ * Parses one comma-separated item of a field into the accumulator.
+ *
+ * ```
+ *  item = base [ '/' step ]
+ *  base: H…  → parseSpread      *, ?  → the whole range      a-b → parseRange
+ *        a   → one value (a step makes it a-max)              L, LW, nW, dL, d#k → extensions
+ * ```
+ */
 function parseItem(
   rules: FieldRules,
   item: Token,
@@ -354,125 +376,149 @@ function parseItem(
   context: ParseContext,
 ): void {
   const { field, allowed } = rules;
-  const { fail } = context;
-  const invalid = (token: Token, allowedText = allowed): never =>
-    fail(
-      { field, position: token.position, token: token.text, allowed: allowedText },
-      `invalid value '${token.text}' for field '${field}' at position ${token.position} (allowed ${allowedText})`,
-    );
   if (item.text === '') {
-    fail(
+    context.fail(
       { field, position: item.position, token: '', allowed },
       `empty item '' for field '${field}' at position ${item.position} (allowed ${allowed})`,
     );
   }
-
-  const slash = item.text.indexOf('/');
-  if (slash >= 0 && item.text.indexOf('/', slash + 1) >= 0) {
-    fail(
-      { field, position: item.position, token: item.text, allowed: 'one step per item, e.g. */5' },
-      `invalid step in '${item.text}' for field '${field}' at position ${item.position} (allowed one step per item, e.g. */5)`,
-    );
-  }
-  const base: Token = {
-    text: slash >= 0 ? item.text.slice(0, slash) : item.text,
-    position: item.position,
-  };
-  const step =
-    slash >= 0
-      ? parseStep(
-          rules,
-          { text: item.text.slice(slash + 1), position: item.position + slash + 1 },
-          context,
-        )
-      : undefined;
-
+  const { base, step } = splitStep(rules, item, context);
   if (base.text.charAt(0) === 'H' || base.text.charAt(0) === 'h') {
     parseSpread(rules, base, item, step, accumulator, context);
     return;
   }
-  if (
+  const isAny =
     base.text === '*' ||
-    (base.text === '?' && (field === 'day-of-month' || field === 'day-of-week'))
-  ) {
-    if (base.text === '?' && step !== undefined) invalid(item, `? alone, or ${allowed}`);
+    (base.text === '?' && (field === 'day-of-month' || field === 'day-of-week'));
+  if (isAny) {
+    if (base.text === '?' && step !== undefined) {
+      invalidValue(rules, context, item, `? alone, or ${allowed}`);
+    }
     addRange(accumulator, rules.min, rules.max, step ?? 1);
     return;
   }
-  if (base.text === '') invalid(base);
-
-  const dash = base.text.indexOf('-', 1);
-  if (dash > 0) {
-    const lowToken: Token = { text: base.text.slice(0, dash), position: base.position };
-    const highToken: Token = {
-      text: base.text.slice(dash + 1),
-      position: base.position + dash + 1,
-    };
-    const low = parseValue(rules, lowToken, false);
-    const high = parseValue(rules, highToken, true);
-    if (low === undefined) invalid(lowToken);
-    if (high === undefined) invalid(highToken);
-    if ((low as number) > (high as number)) {
-      const rangeAllowed = `a-b with a <= b within ${allowed}`;
-      fail(
-        { field, position: base.position, token: base.text, allowed: rangeAllowed },
-        `invalid range '${base.text}' for field '${field}' at position ${base.position} (allowed ${rangeAllowed})`,
-      );
-    }
-    addRange(accumulator, low as number, high as number, step ?? 1);
+  if (base.text === '') invalidValue(rules, context, base);
+  if (base.text.indexOf('-', 1) > 0) {
+    parseRange(rules, base, step, accumulator, context);
     return;
   }
-
   const value = parseValue(rules, base, false);
   if (value !== undefined) {
     if (step === undefined) accumulator.values[value] = 1;
     else addRange(accumulator, value, rules.max, step);
     return;
   }
+  parseExtension(rules, base, item, step, accumulator, context);
+}
 
-  // Extensions: L, LW, nW in day-of-month; dL, d#k in day-of-week. None takes a step.
+/** Splits `base/step`; more than one `/` is an error. */
+function splitStep(
+  rules: FieldRules,
+  item: Token,
+  context: ParseContext,
+): { base: Token; step: number | undefined } {
+  const slash = item.text.indexOf('/');
+  if (slash >= 0 && item.text.indexOf('/', slash + 1) >= 0) {
+    const stepAllowed = 'one step per item, e.g. */5';
+    context.fail(
+      { field: rules.field, position: item.position, token: item.text, allowed: stepAllowed },
+      `invalid step in '${item.text}' for field '${rules.field}' at position ${item.position} (allowed ${stepAllowed})`,
+    );
+  }
+  if (slash < 0) return { base: item, step: undefined };
+  const stepToken = { text: item.text.slice(slash + 1), position: item.position + slash + 1 };
+  return {
+    base: { text: item.text.slice(0, slash), position: item.position },
+    step: parseStep(rules, stepToken, context),
+  };
+}
+
+/** `a-b` (names allowed; `SUN` ending a range is 7), optionally with a step. */
+function parseRange(
+  rules: FieldRules,
+  base: Token,
+  step: number | undefined,
+  accumulator: FieldAccumulator,
+  context: ParseContext,
+): void {
+  const dash = base.text.indexOf('-', 1);
+  const lowToken: Token = { text: base.text.slice(0, dash), position: base.position };
+  const highToken: Token = { text: base.text.slice(dash + 1), position: base.position + dash + 1 };
+  const low = parseValue(rules, lowToken, false) ?? invalidValue(rules, context, lowToken);
+  const high = parseValue(rules, highToken, true) ?? invalidValue(rules, context, highToken);
+  if (low > high) {
+    const rangeAllowed = `a-b with a <= b within ${rules.allowed}`;
+    context.fail(
+      { field: rules.field, position: base.position, token: base.text, allowed: rangeAllowed },
+      `invalid range '${base.text}' for field '${rules.field}' at position ${base.position} (allowed ${rangeAllowed})`,
+    );
+  }
+  addRange(accumulator, low, high, step ?? 1);
+}
+
+/** The extensions: `L`, `LW`, `nW` in day-of-month; `dL`, `d#k` in day-of-week. No steps. */
+function parseExtension(
+  rules: FieldRules,
+  base: Token,
+  item: Token,
+  step: number | undefined,
+  accumulator: FieldAccumulator,
+  context: ParseContext,
+): void {
+  const { field, allowed } = rules;
   const upper = base.text.toUpperCase();
   const domExtension = /^(?:L|LW|\d{1,9}W)$/.test(upper);
   const dowExtension = /^(?:\d{1,9}|[A-Z]{3})(?:L|#\d{1,9})$/.test(upper);
   if (domExtension && field === 'day-of-month') {
-    if (step !== undefined) invalid(item, `L, LW or nW without a step, or ${allowed}`);
+    if (step !== undefined)
+      invalidValue(rules, context, item, `L, LW or nW without a step, or ${allowed}`);
     if (upper === 'L') accumulator.last = true;
     else if (upper === 'LW') accumulator.lastWeekday = true;
     else {
       const dayToken: Token = { text: base.text.slice(0, -1), position: base.position };
-      const day = parseValue(rules, dayToken, false);
-      if (day === undefined) invalid(dayToken, '1-31 before W');
-      accumulator.nearestWeekday.add(day as number);
+      const day =
+        parseValue(rules, dayToken, false) ??
+        invalidValue(rules, context, dayToken, '1-31 before W');
+      accumulator.nearestWeekday.add(day);
     }
     return;
   }
   if (dowExtension && field === 'day-of-week') {
-    if (step !== undefined) invalid(item, `dL or d#k without a step, or ${allowed}`);
-    const hash = base.text.indexOf('#');
-    const dayToken: Token = {
-      text: hash >= 0 ? base.text.slice(0, hash) : base.text.slice(0, -1),
-      position: base.position,
-    };
-    const weekday = parseValue(rules, dayToken, false);
-    if (weekday === undefined) invalid(dayToken);
-    if (hash < 0) {
-      accumulator.lastWeekdays.add((weekday as number) % 7);
-      return;
-    }
-    const nthToken: Token = { text: base.text.slice(hash + 1), position: base.position + hash + 1 };
-    const nth = Number(nthToken.text);
-    if (!(nth >= 1 && nth <= 5)) invalid(nthToken, '1-5 after #');
-    const normalized = (weekday as number) % 7;
-    accumulator.nth.set(`${normalized}#${nth}`, { weekday: normalized, nth });
+    if (step !== undefined)
+      invalidValue(rules, context, item, `dL or d#k without a step, or ${allowed}`);
+    parseWeekdayExtension(rules, base, accumulator, context);
     return;
   }
-  if (domExtension) {
-    invalid(item, `${allowed}; L, LW and nW belong to day-of-month`);
-  }
+  if (domExtension)
+    invalidValue(rules, context, item, `${allowed}; L, LW and nW belong to day-of-month`);
   if (dowExtension || base.text.includes('#')) {
-    invalid(item, `${allowed}; dL and d#k belong to day-of-week`);
+    invalidValue(rules, context, item, `${allowed}; dL and d#k belong to day-of-week`);
   }
-  invalid(base);
+  invalidValue(rules, context, base);
+}
+
+/** `dL` (the last such weekday of the month) or `d#k` (the k-th, 1-5). */
+function parseWeekdayExtension(
+  rules: FieldRules,
+  base: Token,
+  accumulator: FieldAccumulator,
+  context: ParseContext,
+): void {
+  const hash = base.text.indexOf('#');
+  const dayToken: Token = {
+    text: hash >= 0 ? base.text.slice(0, hash) : base.text.slice(0, -1),
+    position: base.position,
+  };
+  const weekday =
+    (parseValue(rules, dayToken, false) ?? invalidValue(rules, context, dayToken)) % 7;
+  if (hash < 0) {
+    accumulator.lastWeekdays.add(weekday);
+    return;
+  }
+  const nthToken: Token = { text: base.text.slice(hash + 1), position: base.position + hash + 1 };
+  const nth = Number(nthToken.text);
+  if (!(nth >= 1 && nth <= 5)) invalidValue(rules, context, nthToken, '1-5 after #');
+  accumulator.nth.set(`${weekday}#${nth}`, { weekday, nth });
 }
 
 function parseStep(rules: FieldRules, token: Token, context: ParseContext): number {

@@ -24,7 +24,7 @@ export interface JobDefinition {
   /** Unique, `[a-z0-9-_]+`. */
   readonly id: string;
   readonly description: string;
-  /** Five-field cron expression in the engine's syntax (semantics.md §1). */
+  /** Five-field cron expression in the engine's syntax (docs/semantics.md, "Expressions"). */
   readonly schedule: string;
   /** IANA zone name. */
   readonly timezone: string;

@@ -16,6 +16,7 @@ import {
   type ScheduleSpec,
   validateTimeZone,
 } from '../../functions/schedule/index.ts';
+import { DEFAULT_RETENTION_DAYS } from '../../functions/shared/defaults.ts';
 import type { JobDefinition } from '../../functions/shared/job.ts';
 import { ConfigError, type ConfigIssue, isConfigError } from './config-error.ts';
 import {
@@ -43,9 +44,6 @@ export interface JobsConfig {
 
 /** The file the CDK app and the CLI read unless told otherwise (`-c jobs=…`, `--jobs`). */
 export const DEFAULT_JOBS_FILE = 'jobs.yaml';
-
-/** Ledger retention when `retention.days` is absent. */
-export const DEFAULT_RETENTION_DAYS = 35;
 
 /**
  * The built-in defaults (architecture §2), in the file's own notation. The file's `defaults:`
@@ -231,7 +229,7 @@ function engineIssues(
       cron: schedule,
       timezone,
       ...(jobId !== undefined ? { jobId } : {}),
-      ...(dst !== undefined ? { dst: dst as ScheduleSpec['dst'] } : {}),
+      ...(dst !== undefined ? { dst: dst as NonNullable<ScheduleSpec['dst']> } : {}),
     };
     let runs = 1;
     attempt(['schedule'], () => {

@@ -61,7 +61,7 @@ export interface CompletionTrackingProps {
 }
 
 /**
- * Wires how runs end back to the ledger (issue 6, "Completion").
+ * Wires how runs end back to the ledger.
  *
  * - `lambda` targets: an `AWS::Lambda::EventInvokeConfig` on each target function (and the
  *   qualifier the dispatcher invokes) with on-success and on-failure destinations pointing at

@@ -4,9 +4,9 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as destinations from 'aws-cdk-lib/aws-lambda-destinations';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { DISPATCHER_BUNDLING } from '../../functions/dispatcher/bundling.ts';
 import type { JobDefinition, TargetType } from '../../functions/shared/job.ts';
 import { METRICS_NAMESPACE } from '../../functions/shared/metrics.ts';
+import { FUNCTION_BUNDLING } from '../bundling.ts';
 import type { DeadLetterQueue } from './dead-letter-queue.ts';
 import type { LedgerTable } from './ledger-table.ts';
 import { ZonecronFunction } from './zonecron-function.ts';
@@ -119,7 +119,7 @@ export class DispatcherFunction extends Construct {
         POWERTOOLS_SERVICE_NAME: DISPATCHER_SERVICE_NAME,
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
       },
-      define: { [DISPATCHER_BUNDLING.jobsDefine]: jobsJson },
+      define: { [FUNCTION_BUNDLING.jobsDefine]: jobsJson },
     });
     props.ledger.grantReadWriteData(this.lambda.role);
     props.deadLetterQueue.grantSendMessages(this.lambda.role);

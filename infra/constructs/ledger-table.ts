@@ -9,7 +9,7 @@ import {
   LEDGER_BY_JOB_SORT_KEY,
   LEDGER_PARTITION_KEY,
   LEDGER_TTL_ATTRIBUTE,
-} from '../../functions/dispatcher/ledger-table.ts';
+} from '../../functions/shared/ledger-table.ts';
 import { acknowledgeNag } from '../nag.ts';
 
 /** Properties of {@link LedgerTable}. */
@@ -33,7 +33,7 @@ export interface LedgerTableProps {
 
 /**
  * The run ledger: one DynamoDB table, keyed and indexed exactly as
- * `functions/dispatcher/ledger-table.ts` says (architecture §5).
+ * `functions/shared/ledger-table.ts` says (architecture §5).
  *
  * On-demand, because the load is a few writes per run with long idle stretches. Items expire
  * through TTL on `ttlEpochSec`. Point-in-time recovery is on, because the table is small and

@@ -7,7 +7,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { DISPATCHER_BUNDLING } from '../../functions/dispatcher/bundling.ts';
+import { FUNCTION_BUNDLING } from '../bundling.ts';
 
 /** The repository root: `package-lock.json` and the `functions/` entries live here. */
 export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -62,7 +62,7 @@ export interface ZonecronFunctionProps {
  * A zonecron Lambda: a `NodejsFunction` bundled by the local esbuild (never Docker), arm64,
  * Node.js 24, ESM, with its own log group and its own role.
  *
- * The esbuild options are the dispatcher's (`functions/dispatcher/bundling.ts`, chosen by
+ * The esbuild options are the dispatcher's (`infra/bundling.ts`, chosen by
  * measurement there): the AWS SDK v3 is bundled, because one minified file loads faster at
  * cold start than the runtime's own copy; the `createRequire` banner lets the bundled CommonJS
  * parts of the SDK find `require` inside an ESM file.
@@ -110,10 +110,10 @@ export class ZonecronFunction extends Construct {
         forceDockerBundling: false,
         format: OutputFormat.ESM,
         mainFields: ['module', 'main'],
-        target: DISPATCHER_BUNDLING.target,
-        externalModules: [...DISPATCHER_BUNDLING.externalModules],
-        minify: DISPATCHER_BUNDLING.minify,
-        banner: DISPATCHER_BUNDLING.banner,
+        target: FUNCTION_BUNDLING.target,
+        externalModules: [...FUNCTION_BUNDLING.externalModules],
+        minify: FUNCTION_BUNDLING.minify,
+        banner: FUNCTION_BUNDLING.banner,
         sourceMap: true,
         sourcesContent: false,
         define: props.define ?? {},

@@ -20,28 +20,15 @@ import type { JobSchedules } from '../../infra/constructs/job-schedules.ts';
 import { LedgerTable } from '../../infra/constructs/ledger-table.ts';
 import { OnCallAlarms } from '../../infra/constructs/on-call-alarms.ts';
 import type { RecorderFunction } from '../../infra/constructs/recorder-function.ts';
+import { type JobOverrides, makeJob } from '../support/jobs.ts';
 
 function job(
   id: string,
   type: TargetType,
   arn: string,
-  overrides: Partial<JobDefinition> = {},
+  overrides: JobOverrides = {},
 ): JobDefinition {
-  return {
-    id,
-    description: id,
-    schedule: '0 3 * * *',
-    timezone: 'Europe/Berlin',
-    target: { type, arn },
-    payload: null,
-    catchup: { policy: 'all', windowSeconds: 86_400, maxRuns: 100 },
-    retry: { maxAttempts: 3 },
-    concurrency: 'allow',
-    maxRuntimeSeconds: 3600,
-    enabled: true,
-    alarm: { graceSeconds: 300 },
-    ...overrides,
-  };
+  return makeJob({ schedule: '0 3 * * *', ...overrides, id, target: { type, arn } });
 }
 
 describe('target ARNs', () => {

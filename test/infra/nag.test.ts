@@ -10,7 +10,7 @@ import { acknowledgeNag, addNagChecks, NagAcknowledgementError } from '../../inf
 const REASON = 'A reason long enough to be a real explanation of the exception.';
 
 function appWithPlainQueue(acknowledge?: (queue: sqs.Queue) => void): App {
-  const app = new App({ outdir: undefined });
+  const app = new App();
   const stack = new Stack(app, 'NagProbe');
   const queue = new sqs.Queue(stack, 'Plain', { enforceSSL: true });
   acknowledge?.(queue);

@@ -4,7 +4,7 @@
  * It shares no code with `functions/schedule/`: it has its own tiny cron matcher and finds the
  * local wall-clock slots of a window by walking UTC minute by minute and asking luxon for the
  * zone's offset at every single minute. Gaps are the slots that the walk never visits, overlaps
- * are the slots it visits more than once. The DST policies of `../shared/semantics.md` §2 are
+ * are the slots it visits more than once. The DST policies of docs/semantics.md ("Time zones and daylight saving time") are
  * then applied slot by slot, and the instants are sorted and de-duplicated.
  *
  * Only meant for windows of hours to a few days: it costs one luxon conversion per minute.

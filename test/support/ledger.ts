@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ledgerTableDefinition } from '../../functions/dispatcher/ledger-table.ts';
+import { ledgerTableDefinition } from '../../functions/shared/ledger-table.ts';
 
 /** Dummy credentials every local emulator accepts. */
 export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;

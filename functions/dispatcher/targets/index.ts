@@ -1,5 +1,5 @@
+import type { RunEnvelope } from '../../shared/envelope.ts';
 import type { JobTarget, TargetType } from '../../shared/job.ts';
-import type { RunEnvelope } from '../envelope.ts';
 import { createEventBridgeDelivery, type EventBridgeLike } from './eventbridge.ts';
 import { createLambdaDelivery, type LambdaLike } from './lambda.ts';
 import { createSnsDelivery, type SnsLike } from './sns.ts';

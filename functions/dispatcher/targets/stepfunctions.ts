@@ -1,5 +1,5 @@
 import { type SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
-import type { RunEnvelope } from '../envelope.ts';
+import type { RunEnvelope } from '../../shared/envelope.ts';
 
 /** The part of the Step Functions client delivery uses. */
 export type SfnLike = Pick<SFNClient, 'send'>;

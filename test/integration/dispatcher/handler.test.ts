@@ -4,13 +4,13 @@ import { pathToFileURL } from 'node:url';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { DISPATCHER_BUNDLING } from '../../../functions/dispatcher/bundling.ts';
 import { createDynamoLedger } from '../../../functions/dispatcher/ledger.ts';
 import { periodBucket } from '../../../functions/schedule/index.ts';
+import { FUNCTION_BUNDLING } from '../../../infra/bundling.ts';
 import { freePort } from '../../support/dynamodb-local.ts';
 import { type LocalSqs, startLocalSqs } from '../../support/fauxqs.ts';
+import { makeJob } from '../../support/jobs.ts';
 import { createLedgerTable, localDynamoClient } from '../../support/ledger.ts';
-import { makeJob } from '../../unit/dispatcher/fixtures.ts';
 
 let client: DynamoDBClient;
 let tableName: string;
@@ -76,12 +76,12 @@ describe('handler.ts', () => {
       entryPoints: ['functions/dispatcher/handler.ts'],
       bundle: true,
       platform: 'node',
-      format: DISPATCHER_BUNDLING.format,
-      target: DISPATCHER_BUNDLING.target,
-      minify: DISPATCHER_BUNDLING.minify,
-      external: [...DISPATCHER_BUNDLING.externalModules],
-      banner: { js: DISPATCHER_BUNDLING.banner },
-      define: { [DISPATCHER_BUNDLING.jobsDefine]: JSON.stringify([job]) },
+      format: FUNCTION_BUNDLING.format,
+      target: FUNCTION_BUNDLING.target,
+      minify: FUNCTION_BUNDLING.minify,
+      external: [...FUNCTION_BUNDLING.externalModules],
+      banner: { js: FUNCTION_BUNDLING.banner },
+      define: { [FUNCTION_BUNDLING.jobsDefine]: JSON.stringify([job]) },
       outfile,
       logLevel: 'silent',
     });

@@ -1,13 +1,13 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { DeadLetters } from '../../../functions/dispatcher/dead-letters.ts';
 import type { DispatcherOptions } from '../../../functions/dispatcher/deliver-run.ts';
 import { createDispatcher, type Dispatcher } from '../../../functions/dispatcher/dispatch.ts';
 import { createDynamoLedger, type Ledger } from '../../../functions/dispatcher/ledger.ts';
 import type { TargetDelivery } from '../../../functions/dispatcher/targets/index.ts';
+import type { DeadLetters } from '../../../functions/shared/dead-letters.ts';
 import type { JobDefinition } from '../../../functions/shared/job.ts';
 import { RecordingLogger } from '../../../functions/shared/logger.ts';
 import { RecordingMetrics } from '../../../functions/shared/metrics.ts';
-import { RecordingDeadLetters, type TestClock } from '../../unit/dispatcher/fixtures.ts';
+import { RecordingDeadLetters, type TestClock } from '../../support/doubles.ts';
 
 /** One dispatcher "container" on a DynamoDB Local table, with recording logger and metrics. */
 export interface Harness {
@@ -28,7 +28,7 @@ export interface HarnessSetup {
   readonly options?: Partial<DispatcherOptions>;
 }
 
-/** Builds one dispatcher the way `handler.ts` does, with test doubles where the brief allows. */
+/** Builds one dispatcher the way `handler.ts` does, with test doubles for the target and the dead-letter queue. */
 export function harness(setup: HarnessSetup): Harness {
   const ledger = createDynamoLedger({ client: setup.client, tableName: setup.tableName });
   const logger = new RecordingLogger();

@@ -8,8 +8,8 @@ import {
   createDynamoLedger,
   type Ledger,
 } from '../../../functions/dispatcher/ledger.ts';
-import { createMemoryLedger } from '../../../functions/dispatcher/memory-ledger.ts';
 import { createLedgerTable, localDynamoClient } from '../../support/ledger.ts';
+import { createMemoryLedger } from '../../support/memory-ledger.ts';
 
 // One contract, three stores: DynamoDB Local (what the tests trust), dynalite (the CLI
 // simulation's store) and the in-memory ledger (unit tests, the CPU benchmark).

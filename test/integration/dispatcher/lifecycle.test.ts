@@ -1,8 +1,10 @@
-import { type DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { periodBucket } from '../../../functions/schedule/index.ts';
+import { RecordingTargets, TestClock } from '../../support/doubles.ts';
+import { makeJob } from '../../support/jobs.ts';
 import { createLedgerTable, localDynamoClient } from '../../support/ledger.ts';
-import { makeJob, RecordingTargets, TestClock } from '../../unit/dispatcher/fixtures.ts';
+import { lifecycle } from '../lifecycle/lifecycle.ts';
 import { harness, tick } from './harness.ts';
 
 let client: DynamoDBClient;
@@ -15,83 +17,7 @@ beforeAll(async () => {
 
 afterAll(() => client.destroy());
 
-/** What the recorder does when a run finishes (issue 6 item 1), written by hand here. */
-async function complete(key: string, completedAt: string) {
-  await client.send(
-    new UpdateItemCommand({
-      TableName: tableName,
-      Key: { pk: { S: key } },
-      UpdateExpression: 'SET #status = :succeeded, completedAt = :completedAt',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: {
-        ':succeeded': { S: 'succeeded' },
-        ':completedAt': { S: completedAt },
-      },
-    }),
-  );
-}
-
 const sweep = (scheduledTime: string) => ({ sweep: true, scheduledTime });
-
-describe('overlap protection (concurrency: forbid)', () => {
-  it('skips a run while the previous one is still running, and runs again once it finished', async () => {
-    const job = makeJob({
-      id: 'nightly-batch',
-      schedule: '*/30 * * * *',
-      timezone: 'UTC',
-      concurrency: 'forbid',
-      maxRuntimeSeconds: 7200,
-      target: { type: 'lambda', arn: 'arn:aws:lambda:us-east-1:000000000000:function:batch' },
-    });
-    const clock = new TestClock('2023-06-01T10:00:01Z');
-    const targets = new RecordingTargets();
-    const h = harness({ client, tableName, clock, jobs: [job], targets });
-
-    await h.dispatcher.handle(tick(job.id, '2023-06-01T10:00:00Z'));
-    clock.set('2023-06-01T10:30:01Z'); // the 10:00 run is still going: it finishes late
-    const skipped = await h.dispatcher.handle(tick(job.id, '2023-06-01T10:30:00Z'));
-    clock.set('2023-06-01T11:00:01Z');
-    const stillSkipped = await h.dispatcher.handle(tick(job.id, '2023-06-01T11:00:00Z'));
-    await complete(periodBucket(job.id, new Date('2023-06-01T10:00:00Z')), '2023-06-01T11:10:00Z');
-    clock.set('2023-06-01T11:30:01Z');
-    await h.dispatcher.handle(tick(job.id, '2023-06-01T11:30:00Z'));
-
-    expect(skipped).toMatchObject({ outcomes: [{ outcome: 'skipped-overlap' }] });
-    expect(stillSkipped).toMatchObject({ outcomes: [{ outcome: 'skipped-overlap' }] });
-    expect(targets.instants()).toEqual(['2023-06-01T10:00:00.000Z', '2023-06-01T11:30:00.000Z']);
-    const items = await h.ledger.getRuns(
-      ['10:00', '10:30', '11:00', '11:30'].map((t) =>
-        periodBucket(job.id, new Date(`2023-06-01T${t}:00Z`)),
-      ),
-    );
-    expect([...items.values()].map((r) => [r.at, r.status]).sort()).toEqual([
-      ['2023-06-01T10:00:00.000Z', 'succeeded'],
-      ['2023-06-01T10:30:00.000Z', 'skipped-overlap'],
-      ['2023-06-01T11:00:00.000Z', 'skipped-overlap'],
-      ['2023-06-01T11:30:00.000Z', 'dispatched'],
-    ]);
-    expect(h.metrics.count(job.id, 'SkippedOverlap')).toBe(2);
-    expect(h.logger.withMessage('skipped')).toHaveLength(2);
-  });
-
-  it('does not wait for a previous run older than maxRuntime (it is stuck, not running)', async () => {
-    const job = makeJob({
-      id: 'forbid-short',
-      schedule: '0 * * * *',
-      timezone: 'UTC',
-      concurrency: 'forbid',
-      maxRuntimeSeconds: 1800,
-    });
-    const clock = new TestClock('2023-06-01T10:00:01Z');
-    const targets = new RecordingTargets();
-    const h = harness({ client, tableName, clock, jobs: [job], targets });
-    await h.dispatcher.handle(tick(job.id, '2023-06-01T10:00:00Z'));
-    clock.set('2023-06-01T11:00:01Z');
-    await h.dispatcher.handle(tick(job.id, '2023-06-01T11:00:00Z'));
-    expect(targets.instants()).toEqual(['2023-06-01T10:00:00.000Z', '2023-06-01T11:00:00.000Z']);
-    expect(h.metrics.count(job.id, 'SkippedOverlap')).toBe(0);
-  });
-});
 
 describe('the sweep: missed, late and stuck runs', () => {
   it('catches up a run whose tick never came, once, and reports it missed once', async () => {
@@ -204,16 +130,14 @@ describe('the sweep: missed, late and stuck runs', () => {
       target: { type: 'lambda', arn: 'arn:aws:lambda:us-east-1:000000000000:function:fast' },
     });
     const clock = new TestClock('2023-06-01T10:00:02Z');
-    const h = harness({
-      client,
-      tableName,
-      clock,
-      jobs: [job, done],
-      targets: new RecordingTargets(),
-    });
+    const life = lifecycle({ client, tableName, clock, jobs: [job, done] });
+    const h = life.dispatch;
     await h.dispatcher.handle(tick(job.id, '2023-06-01T10:00:00Z'));
     await h.dispatcher.handle(tick(done.id, '2023-06-01T10:00:00Z'));
-    await complete(periodBucket(done.id, new Date('2023-06-01T10:00:00Z')), '2023-06-01T10:04:00Z');
+    const doneRun = life.targets.received.find((r) => r.envelope.jobId === done.id);
+    if (!doneRun) throw new Error('the done-lambda run was not delivered');
+    clock.set('2023-06-01T10:04:00Z');
+    await life.complete(doneRun.envelope, new Date('2023-06-01T10:04:00Z'));
     for (const minute of ['10:09', '10:10', '10:11']) {
       clock.set(`2023-06-01T${minute}:30Z`);
       await h.dispatcher.handle(sweep(`2023-06-01T${minute}:00Z`));

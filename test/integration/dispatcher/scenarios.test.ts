@@ -1,11 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import {
-  createSqsDeadLetters,
-  type DeadLetterMessage,
-} from '../../../functions/dispatcher/dead-letters.ts';
 import { DeliveryFailedError } from '../../../functions/dispatcher/dispatch.ts';
-import type { RunEnvelope } from '../../../functions/dispatcher/envelope.ts';
 import { createDynamoLedger } from '../../../functions/dispatcher/ledger.ts';
 import {
   createTargetDelivery,
@@ -13,13 +8,19 @@ import {
   type TargetClients,
 } from '../../../functions/dispatcher/targets/index.ts';
 import { occurrencesBetween, periodBucket } from '../../../functions/schedule/index.ts';
+import {
+  createSqsDeadLetters,
+  type DeadLetterMessage,
+} from '../../../functions/shared/dead-letters.ts';
+import type { RunEnvelope } from '../../../functions/shared/envelope.ts';
 import type { JobDefinition } from '../../../functions/shared/job.ts';
 import type { JobMetricName } from '../../../functions/shared/metrics.ts';
 import { coveringSchedule } from '../../../infra/covering/covering-cron.ts';
+import { RecordingTargets, TestClock } from '../../support/doubles.ts';
 import { freePort } from '../../support/dynamodb-local.ts';
 import { type LocalSqs, startLocalSqs } from '../../support/fauxqs.ts';
+import { makeJob } from '../../support/jobs.ts';
 import { createLedgerTable, localDynamoClient } from '../../support/ledger.ts';
-import { makeJob, RecordingTargets, TestClock } from '../../unit/dispatcher/fixtures.ts';
 import { harness, tick } from './harness.ts';
 
 let client: DynamoDBClient;

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunEnvelope } from '../../../functions/dispatcher/envelope.ts';
 import {
   createTargetDelivery,
   queueUrlViaGetQueueUrl,
   type TargetClients,
 } from '../../../functions/dispatcher/targets/index.ts';
+import type { RunEnvelope } from '../../../functions/shared/envelope.ts';
 import { type LocalSqs, startLocalSqs } from '../../support/fauxqs.ts';
 
 let local: LocalSqs;

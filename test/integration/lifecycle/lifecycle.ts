@@ -1,17 +1,13 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DispatcherOptions } from '../../../functions/dispatcher/deliver-run.ts';
-import type { RunEnvelope } from '../../../functions/dispatcher/envelope.ts';
 import { createDynamoCompletionLedger } from '../../../functions/recorder/ledger.ts';
 import { createRecorder, type RecordOutcome } from '../../../functions/recorder/record.ts';
+import type { RunEnvelope } from '../../../functions/shared/envelope.ts';
 import type { JobDefinition } from '../../../functions/shared/job.ts';
 import { RecordingLogger } from '../../../functions/shared/logger.ts';
 import { RecordingMetrics } from '../../../functions/shared/metrics.ts';
-import {
-  RecordingDeadLetters,
-  RecordingTargets,
-  type TestClock,
-} from '../../unit/dispatcher/fixtures.ts';
+import { RecordingDeadLetters, RecordingTargets, type TestClock } from '../../support/doubles.ts';
 import { type Harness, harness } from '../dispatcher/harness.ts';
 
 /** The whole run lifecycle on one ledger table: dispatcher, a recording target, the recorder. */

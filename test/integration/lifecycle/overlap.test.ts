@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { periodBucket } from '../../../functions/schedule/index.ts';
+import { TestClock } from '../../support/doubles.ts';
+import { makeJob } from '../../support/jobs.ts';
 import { createLedgerTable, localDynamoClient } from '../../support/ledger.ts';
-import { makeJob, TestClock } from '../../unit/dispatcher/fixtures.ts';
 import { lifecycle, sweepEvent, tickEvent } from './lifecycle.ts';
 
 // A job whose target "finishes late": its run stays `dispatched` until the recorder hears

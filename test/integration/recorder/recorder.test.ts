@@ -2,10 +2,6 @@ import { createHash } from 'node:crypto';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
-import {
-  createSqsDeadLetters,
-  type DeadLetters,
-} from '../../../functions/dispatcher/dead-letters.ts';
 import { createDynamoLedger, type Ledger } from '../../../functions/dispatcher/ledger.ts';
 import { createDynamoCompletionLedger } from '../../../functions/recorder/ledger.ts';
 import {
@@ -13,6 +9,7 @@ import {
   createRecorder,
   DeadLetterPendingError,
 } from '../../../functions/recorder/record.ts';
+import { createSqsDeadLetters, type DeadLetters } from '../../../functions/shared/dead-letters.ts';
 import { RecordingLogger } from '../../../functions/shared/logger.ts';
 import { RecordingMetrics } from '../../../functions/shared/metrics.ts';
 import { type LocalSqs, startLocalSqs } from '../../support/fauxqs.ts';

@@ -10,6 +10,7 @@ import {
 import { type JobDefinition, scheduleSpecOf } from '../../../functions/shared/job.ts';
 import { loadJobsFile } from '../../../infra/config/load-jobs.ts';
 import { type CoveringSchedule, coveringSchedule } from '../../../infra/covering/covering-cron.ts';
+import { makeJob } from '../../support/jobs.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const FROM = new Date('2026-01-01T00:00:00.000Z');
@@ -23,21 +24,13 @@ function job(
   timezone: string,
   dst?: { gap?: GapPolicy; overlap?: OverlapPolicy },
 ): JobDefinition {
-  return {
+  return makeJob({
     id,
-    description: id,
     schedule,
     timezone,
     ...(dst ? { dst } : {}),
     target: { type: 'lambda', arn: 'arn:aws:lambda:eu-west-1:123456789012:function:f' },
-    payload: null,
-    catchup: { policy: 'all', windowSeconds: 86_400, maxRuns: 100 },
-    retry: { maxAttempts: 3 },
-    concurrency: 'allow',
-    maxRuntimeSeconds: 3_600,
-    enabled: true,
-    alarm: { graceSeconds: 300 },
-  };
+  });
 }
 
 /** The UTC instants (ms) at which `cron` fires in (from, to], according to the engine. */

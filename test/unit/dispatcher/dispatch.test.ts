@@ -4,12 +4,13 @@ import {
   type DispatcherDeps,
   RedriveRefusedError,
 } from '../../../functions/dispatcher/dispatch.ts';
-import { createMemoryLedger } from '../../../functions/dispatcher/memory-ledger.ts';
 import { periodBucket } from '../../../functions/schedule/index.ts';
 import type { JobDefinition } from '../../../functions/shared/job.ts';
 import { RecordingLogger } from '../../../functions/shared/logger.ts';
 import { RecordingMetrics } from '../../../functions/shared/metrics.ts';
-import { makeJob, RecordingDeadLetters, RecordingTargets, TestClock } from './fixtures.ts';
+import { RecordingDeadLetters, RecordingTargets, TestClock } from '../../support/doubles.ts';
+import { makeJob } from '../../support/jobs.ts';
+import { createMemoryLedger } from '../../support/memory-ledger.ts';
 
 function setup(jobs: readonly JobDefinition[], now = '2023-06-01T10:00:02Z') {
   const clock = new TestClock(now);

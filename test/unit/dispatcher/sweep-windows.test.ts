@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createRunWindows } from '../../../functions/dispatcher/sweep.ts';
 import { occurrencesBetween } from '../../../functions/schedule/index.ts';
-import { makeJob } from './fixtures.ts';
+import { makeJob } from '../../support/jobs.ts';
 
 const jobs = [
   makeJob({ id: 'daily', schedule: '30 2 * * *', timezone: 'Europe/Berlin' }),

@@ -1,5 +1,5 @@
 // Bad input gets a typed error with data, never a crash, a hang or a silent wrong answer
-// (semantics.md §1 "Anything else is an error", §2 zones, §4 typed errors; issue 2 item 5).
+// (docs/semantics.md: what is an error, zones, typed errors).
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import {
@@ -15,6 +15,7 @@ import {
   type ScheduleSpec,
   validateTimeZone,
 } from '../../../functions/schedule/index.ts';
+import { anyCronText, optionalJobId } from '../../support/cron-text.ts';
 
 const FIELD_NAMES = ['minute', 'hour', 'day-of-month', 'month', 'day-of-week'] as const;
 type FieldName = (typeof FIELD_NAMES)[number];
@@ -315,7 +316,7 @@ describe('arguments', () => {
 
   it.each([{ gap: 'later' }, { overlap: 'twice' }])('rejects the DST policy %j', (dst) => {
     const e = thrown(() =>
-      nextOccurrences({ ...berlin(), dst: dst as ScheduleSpec['dst'] }, AFTER, 1),
+      nextOccurrences({ ...berlin(), dst: dst as NonNullable<ScheduleSpec['dst']> }, AFTER, 1),
     );
     expect(isScheduleError(e)).toBe(true);
   });
@@ -359,102 +360,15 @@ describe('isScheduleError', () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// fast-check: arbitrary input never crashes, hangs or throws anything but a ScheduleError
+// fast-check: arbitrary input never crashes or throws anything but a ScheduleError (how long a
+// parse takes is measured by `npm run bench:parse`, not asserted here)
 // ---------------------------------------------------------------------------------------------
 
-const TOKENS = [
-  '*',
-  '?',
-  '/',
-  '-',
-  ',',
-  ' ',
-  '  ',
-  '\t',
-  'L',
-  'W',
-  'LW',
-  '#',
-  'H',
-  'H(',
-  ')',
-  '@',
-  '@daily',
-  '@reboot',
-  '0',
-  '1',
-  '5',
-  '7',
-  '12',
-  '23',
-  '29',
-  '30',
-  '31',
-  '59',
-  '60',
-  '99',
-  '9999999999999999999999',
-  '-1',
-  'JAN',
-  'feb',
-  'MON',
-  'sun',
-  'FRI',
-  'Dec',
-  'X',
-  '\u00a0',
-  '٣',
-  '0x1F',
-  '1e3',
-];
-
-const cronish = fc
-  .array(fc.constantFrom(...TOKENS), { maxLength: 30 })
-  .map((parts) => parts.join(''));
-const fiveFieldish = fc
-  .array(fc.array(fc.constantFrom(...TOKENS.filter((t) => !/\s/.test(t))), { maxLength: 6 }), {
-    minLength: 5,
-    maxLength: 5,
-  })
-  .map((fields) => fields.map((f) => f.join('')).join(' '));
-const anyText = fc.oneof(
-  fc.string({ maxLength: 200 }),
-  fc.string({ unit: 'binary', maxLength: 200 }),
-  fc.string({ unit: 'grapheme', maxLength: 60 }),
-  cronish,
-  fiveFieldish,
-  // long repetitive inputs, where a careless parser goes quadratic or recursive
-  fc
-    .tuple(
-      fc.constantFrom('1,', '*/', '1-', ' ', 'H(', '0-59/1,'),
-      fc.integer({ min: 50, max: 300 }),
-    )
-    .map(([unit, n]) => `${unit.repeat(n)} * * * *`),
-);
-const jobIdArb = fc.option(fc.constantFrom('nightly_backup', 'a', 'job-42'), { nil: undefined });
-
-/**
- * One call of parseCron, timed. The machine is shared, so a slow call is retried and the best
- * of up to five tries counts: that filters GC pauses and preemption, not a slow parser.
- */
-function parseTime(text: string, jobId: string | undefined): { error: unknown; ms: number } {
-  let best = Number.POSITIVE_INFINITY;
-  let error: unknown;
-  for (let attempt = 0; attempt < 5 && best >= 10; attempt++) {
-    const start = performance.now();
-    error = thrown(() => parseCron(text, jobId));
-    best = Math.min(best, performance.now() - start);
-  }
-  return { error, ms: best };
-}
-
 describe('parseCron on arbitrary strings', () => {
-  it('throws only ScheduleErrors (with data when CronSyntaxError), within 10 ms per call', () => {
-    parseTime('0 9 * * MON-FRI', undefined); // warm-up
+  it('throws only ScheduleErrors, with the expression, position, token and allowed values of a CronSyntaxError', () => {
     fc.assert(
-      fc.property(anyText, jobIdArb, (text, jobId) => {
-        const { error, ms } = parseTime(text, jobId);
-        expect(ms).toBeLessThan(10);
+      fc.property(anyCronText, optionalJobId, (text, jobId) => {
+        const error = thrown(() => parseCron(text, jobId));
         if (error === undefined) return;
         expect(isScheduleError(error)).toBe(true);
         expect(error).toBeInstanceOf(ScheduleError);

@@ -1,4 +1,4 @@
-// A whole year of `* * * * *` (issue 2 item 7): exact counts and first/last instants, in UTC and
+// A whole year of `* * * * *`: exact counts and first/last instants, in UTC and
 // across both Berlin transitions, and the lazy iterator over the same year. Wall time is the
 // benchmark's business, not a test's.
 //

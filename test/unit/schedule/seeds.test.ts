@@ -1,6 +1,6 @@
-// The seed examples of issue 2 (item 2), verbatim in substance, plus the contract's day-matching
+// The seed examples of the schedule contract (docs/semantics.md), plus the contract's day-matching
 // rules (names, ?, macros, L, LW, nW, dL, d#k, Vixie) on hand-checked calendar facts. Expected
-// instants come from the issue and from tz facts: Europe/Berlin 2023-03-26 02:00 CET → 03:00
+// instants come from the contract and from tz facts: Europe/Berlin 2023-03-26 02:00 CET → 03:00
 // CEST at 01:00Z, and 2023-10-29 03:00 CEST → 02:00 CET at 01:00Z.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';

@@ -1,6 +1,9 @@
+/** The Node.js major version zonecron's Lambdas run on (`FUNCTION_RUNTIME`, nodejs24.x). */
+export const FUNCTION_NODE_MAJOR = 24;
+
 /**
- * How the dispatcher is bundled: the stack's `NodejsFunction` and `npm run bench:dispatch`
- * use these same options, so the benchmark measures what ships.
+ * How zonecron's Lambdas (dispatcher and recorder) are bundled: the stack's `NodejsFunction`s
+ * and `npm run bench:dispatch` use these same options, so the benchmark measures what ships.
  *
  * Chosen by measurement (`npm run bench:dispatch`, figures in README.md, "The dispatcher",
  * "Bundling"): the AWS SDK v3 is **bundled**. Leaving `@aws-sdk/*` external to use the copy
@@ -10,19 +13,20 @@
  *
  * A bundled SDK is CommonJS inside an ESM file, hence the `createRequire` banner.
  */
-export const DISPATCHER_BUNDLING = {
+export const FUNCTION_BUNDLING = {
   /** Modules esbuild leaves as imports: none. */
   externalModules: [] as readonly string[],
   format: 'esm',
   minify: true,
-  target: 'node20',
+  /** esbuild's syntax target: the runtime's own Node.js version. */
+  target: `node${FUNCTION_NODE_MAJOR}`,
   banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
   /** The esbuild `define` key the stack fills with the jobs' JSON. */
   jobsDefine: '__ZONECRON_JOBS__',
 } as const;
 
 /** The alternative the benchmark measures against: `@aws-sdk/*` from the Lambda runtime. */
-export const DISPATCHER_BUNDLING_SDK_EXTERNAL = {
-  ...DISPATCHER_BUNDLING,
+export const FUNCTION_BUNDLING_SDK_EXTERNAL = {
+  ...FUNCTION_BUNDLING,
   externalModules: ['@aws-sdk/*'] as readonly string[],
 } as const;

@@ -1,4 +1,4 @@
-import type { Ledger, RunRecord, RunStatus, Watermark } from './ledger.ts';
+import type { Ledger, RunRecord, RunStatus, Watermark } from '../../functions/dispatcher/ledger.ts';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 

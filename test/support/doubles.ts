@@ -1,27 +1,7 @@
-import type { DeadLetterMessage, DeadLetters } from '../../../functions/dispatcher/dead-letters.ts';
-import type { RunEnvelope } from '../../../functions/dispatcher/envelope.ts';
-import type { TargetDelivery } from '../../../functions/dispatcher/targets/index.ts';
-import type { JobDefinition, JobTarget } from '../../../functions/shared/job.ts';
-
-type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? Partial<T[K]> : T[K] };
-
-/** A job with the loader's defaults (architecture §2), overridden where given. */
-export function makeJob(overrides: DeepPartial<JobDefinition> & { id: string }): JobDefinition {
-  return {
-    description: '',
-    schedule: '*/15 * * * *',
-    timezone: 'Europe/Berlin',
-    target: { type: 'sqs', arn: 'arn:aws:sqs:us-east-1:000000000000:target' },
-    payload: null,
-    concurrency: 'allow',
-    maxRuntimeSeconds: 3600,
-    enabled: true,
-    ...overrides,
-    catchup: { policy: 'all', windowSeconds: 86_400, maxRuns: 100, ...overrides.catchup },
-    retry: { maxAttempts: 3, ...overrides.retry },
-    alarm: { graceSeconds: 300, ...overrides.alarm },
-  } as JobDefinition;
-}
+import type { TargetDelivery } from '../../functions/dispatcher/targets/index.ts';
+import type { DeadLetterMessage, DeadLetters } from '../../functions/shared/dead-letters.ts';
+import type { RunEnvelope } from '../../functions/shared/envelope.ts';
+import type { JobTarget } from '../../functions/shared/job.ts';
 
 /** A clock the test moves by hand. */
 export class TestClock {

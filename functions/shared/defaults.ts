@@ -1,0 +1,17 @@
+/**
+ * Defaults shared by the loader, the stack and the functions, each stated once.
+ *
+ * The stack passes the effective values to the functions in their environment; these are
+ * what a function uses when a variable is absent (tests, the CLI's local dispatcher).
+ */
+
+/** Days the ledger keeps a run item after its last write (`retention.days` in jobs.yaml). */
+export const DEFAULT_RETENTION_DAYS = 35;
+
+/**
+ * How long a claim is held before another dispatcher may take the run over, in seconds.
+ *
+ * The stack sets `LEASE_SECONDS` to the dispatcher's timeout plus a margin instead; this is
+ * the value for a dispatcher built without it.
+ */
+export const DEFAULT_LEASE_SECONDS = 300;
