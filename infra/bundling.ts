@@ -5,8 +5,8 @@ export const FUNCTION_NODE_MAJOR = 24;
  * How zonecron's Lambdas (dispatcher and recorder) are bundled: the stack's `NodejsFunction`s
  * and `npm run bench:dispatch` use these same options, so the benchmark measures what ships.
  *
- * Chosen by measurement (`npm run bench:dispatch`, figures in README.md, "The dispatcher",
- * "Bundling"): the AWS SDK v3 is **bundled**. Leaving `@aws-sdk/*` external to use the copy
+ * Chosen by measurement (`npm run bench:dispatch`, figures in docs/architecture.md,
+ * "Dispatcher benchmark and bundling"): the AWS SDK v3 is **bundled**. Leaving `@aws-sdk/*` external to use the copy
  * the Lambda Node.js runtime ships gives a smaller file, but loading the SDK's many CommonJS
  * files at cold start took longer than loading one minified bundle that contains only the
  * clients the dispatcher uses.

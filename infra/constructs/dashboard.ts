@@ -61,7 +61,7 @@ export class ZonecronDashboard extends Construct {
     this.dashboard.addWidgets(
       new cloudwatch.TextWidget({
         markdown:
-          '# zonecron\nRuns per job, how late they went out, duplicates the ledger suppressed, and every failure counter. Runbook: README.md, section "On-call runbook"',
+          '# zonecron\nRuns per job, how late they went out, duplicates the ledger suppressed, and every failure counter. Runbook: docs/runbook.md',
         width: 24,
         height: 2,
       }),

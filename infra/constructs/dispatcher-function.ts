@@ -172,7 +172,7 @@ export class DispatcherFunction extends Construct {
  *
  * Targets encrypted with a customer-managed KMS key (SQS queues, SNS topics) also need
  * `kms:GenerateDataKey`/`kms:Decrypt` on that key; the key's ARN is not in `jobs.yaml`, so
- * that grant belongs in the key policy, owned by the target's team (see README.md, "Deploying zonecron").
+ * that grant belongs in the key policy, owned by the target's team (see docs/deploy.md, "What the stack cannot grant").
  *
  * @example
  * targetStatements([{ target: { type: 'sqs', arn: 'arn:aws:sqs:eu-west-1:123456789012:q' }, enabled: true, … }])

@@ -29,7 +29,7 @@ export const DEFAULT_JOBS_PER_NESTED_STACK = 60;
 const MAX_DESCRIPTION_LENGTH = 1024;
 
 /** Where the runbook lives, for alarm descriptions. */
-const RUNBOOK = 'Runbook: README.md, section "On-call runbook"';
+const RUNBOOK = 'Runbook: docs/runbook.md';
 
 /** One per-job alarm: which counter, when it applies, and what to tell the on-call engineer. */
 export interface JobAlarmSpec {
