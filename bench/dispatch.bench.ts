@@ -21,6 +21,7 @@ import type { JobDefinition } from '../functions/shared/job.ts';
 import type { AppLogger } from '../functions/shared/logger.ts';
 import type { AppMetrics } from '../functions/shared/metrics.ts';
 import { FUNCTION_BUNDLING, FUNCTION_BUNDLING_SDK_EXTERNAL } from '../infra/bundling.ts';
+import { createJobsBundle, writeJobsBundle } from '../infra/jobs-bundle-file.ts';
 import { startDynamoDbLocal } from '../test/support/dynamodb-local.ts';
 import { makeJob } from '../test/support/jobs.ts';
 import { createLedgerTable, localDynamoClient } from '../test/support/ledger.ts';
@@ -230,7 +231,9 @@ async function benchBundles() {
     ['SDK external', FUNCTION_BUNDLING_SDK_EXTERNAL],
     ['SDK bundled', FUNCTION_BUNDLING],
   ] as const) {
-    const outfile = join(outDir, `dispatcher-${name.replace(' ', '-').toLowerCase()}.mjs`);
+    const dir = join(outDir, name.replace(' ', '-').toLowerCase());
+    writeJobsBundle(dir, createJobsBundle(jobs, { synthTime: new Date() }));
+    const outfile = join(dir, 'index.mjs');
     await build({
       entryPoints: ['functions/dispatcher/handler.ts'],
       bundle: true,
@@ -240,7 +243,6 @@ async function benchBundles() {
       minify: options.minify,
       external: [...options.externalModules],
       banner: { js: options.banner },
-      define: { [options.jobsDefine]: JSON.stringify(jobs) },
       outfile,
       logLevel: 'silent',
     });

@@ -21,8 +21,6 @@ export const FUNCTION_BUNDLING = {
   /** esbuild's syntax target: the runtime's own Node.js version. */
   target: `node${FUNCTION_NODE_MAJOR}`,
   banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
-  /** The esbuild `define` key the stack fills with the jobs' JSON. */
-  jobsDefine: '__ZONECRON_JOBS__',
 } as const;
 
 /** The alternative the benchmark measures against: `@aws-sdk/*` from the Lambda runtime. */

@@ -16,6 +16,7 @@ import { LedgerTable } from './constructs/ledger-table.ts';
 import { OnCallAlarms } from './constructs/on-call-alarms.ts';
 import { RecorderFunction } from './constructs/recorder-function.ts';
 import { type CoveringSchedule, coveringSchedule } from './covering/covering-cron.ts';
+import { createJobsBundle } from './jobs-bundle-file.ts';
 import { addNagChecks } from './nag.ts';
 
 /** The stack's name unless told otherwise; the recorder's function name derives from it. */
@@ -90,10 +91,11 @@ export class ZonecronStack extends Stack {
         }
       });
 
+    const jobsBundle = createJobsBundle(jobs, { synthTime });
     this.ledger = new LedgerTable(this, 'Ledger');
     this.deadLetterQueue = new DeadLetterQueue(this, 'DeadLetters');
     this.dispatcher = new DispatcherFunction(this, 'Dispatcher', {
-      jobs,
+      jobsBundle,
       ledger: this.ledger,
       deadLetterQueue: this.deadLetterQueue,
       retentionDays: config.retentionDays,
@@ -107,6 +109,7 @@ export class ZonecronStack extends Stack {
       deadLetterQueue: this.deadLetterQueue,
     });
     this.recorder = new RecorderFunction(this, 'Recorder', {
+      jobsBundle,
       ledger: this.ledger,
       deadLetterQueue: this.deadLetterQueue,
     });

@@ -2,19 +2,16 @@ import { createAwsClients } from '../shared/aws-clients.ts';
 import { createSqsDeadLetters } from '../shared/dead-letters.ts';
 import { DEFAULT_LEASE_SECONDS, DEFAULT_RETENTION_DAYS } from '../shared/defaults.ts';
 import { positiveNumberEnv, requiredEnv } from '../shared/env.ts';
-import type { JobDefinition } from '../shared/job.ts';
+import { dedicatedJobIds } from '../shared/job.ts';
+import { JOBS_BUNDLE_FILE, loadJobsBundle } from '../shared/jobs-bundle.ts';
 import { createLogger } from '../shared/logger.ts';
 import { createMetrics } from '../shared/metrics.ts';
 import { createDispatcher, type DispatchResult } from './dispatch.ts';
 import { createDynamoLedger } from './ledger.ts';
 import { createTargetDelivery } from './targets/index.ts';
 
-/** The jobs, inlined by esbuild's `define` at bundle time (architecture §7). */
-declare const __ZONECRON_JOBS__: readonly JobDefinition[] | undefined;
-
-// Unbundled (tests, tsx) the constant does not exist; the handler then runs with no jobs.
-const jobs: readonly JobDefinition[] =
-  typeof __ZONECRON_JOBS__ === 'undefined' ? [] : __ZONECRON_JOBS__;
+// The jobs file the stack ships beside the bundle (architecture §7); none when run from source.
+const { jobs } = loadJobsBundle(new URL(JOBS_BUNDLE_FILE, import.meta.url));
 
 const clients = createAwsClients();
 const logger = createLogger('zonecron-dispatcher');
@@ -28,7 +25,10 @@ const dispatcher = createDispatcher({
   targets: createTargetDelivery(clients),
   deadLetters: createSqsDeadLetters(clients.sqs, requiredEnv('DLQ_URL')),
   logger,
-  metrics: createMetrics(),
+  metrics: createMetrics({
+    stackName: requiredEnv('STACK_NAME'),
+    dedicatedJobIds: dedicatedJobIds(jobs),
+  }),
   options: {
     retentionDays: positiveNumberEnv('RETENTION_DAYS', DEFAULT_RETENTION_DAYS),
     // Optional: the stack may set it from the function's timeout (lease > timeout).

@@ -2,13 +2,19 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createAwsClients } from '../shared/aws-clients.ts';
 import { createSqsDeadLetters } from '../shared/dead-letters.ts';
 import { requiredEnv } from '../shared/env.ts';
+import { dedicatedJobIds } from '../shared/job.ts';
+import { JOBS_BUNDLE_FILE, loadJobsBundle } from '../shared/jobs-bundle.ts';
 import { createLogger } from '../shared/logger.ts';
 import { createMetrics } from '../shared/metrics.ts';
 import { createDynamoCompletionLedger } from './ledger.ts';
 import { createRecorder, type RecordOutcome } from './record.ts';
 
 const clients = createAwsClients();
-const metrics = createMetrics();
+const { jobs } = loadJobsBundle(new URL(JOBS_BUNDLE_FILE, import.meta.url));
+const metrics = createMetrics({
+  stackName: requiredEnv('STACK_NAME'),
+  dedicatedJobIds: dedicatedJobIds(jobs),
+});
 
 const recorder = createRecorder({
   clock: () => new Date(),

@@ -52,6 +52,11 @@ export interface JobDefinition {
   readonly alarm: {
     /** How late a run may be before it counts as late or missed. Default 300 s. */
     readonly graceSeconds: number;
+    /**
+     * Whether the job gets CloudWatch alarms and metrics of its own, besides the stack-wide
+     * ones every job feeds. Default false.
+     */
+    readonly dedicated: boolean;
   };
 }
 
@@ -71,4 +76,9 @@ export function scheduleSpecOf(job: JobDefinition): ScheduleSpec {
     jobId: job.id,
     ...(job.dst ? { dst: job.dst } : {}),
   };
+}
+
+/** The ids of jobs with `alarm.dedicated: true`: the jobs that publish metrics of their own. */
+export function dedicatedJobIds(jobs: readonly JobDefinition[]): ReadonlySet<string> {
+  return new Set(jobs.filter((job) => job.alarm.dedicated).map((job) => job.id));
 }

@@ -19,7 +19,31 @@ export const LEDGER_TTL_ATTRIBUTE = 'ttlEpochSec';
 export const WATERMARK_KEY_PREFIX = 'watermark#';
 
 /**
- * The ledger table's key schema and index, minus the name.
+ * Name of the sparse secondary index of open runs: every run item that still needs someone
+ * to act on it (a claim that may expire, a failed attempt to retry, a delivered run awaiting
+ * completion, a notification to send) carries its key attributes; a finished run drops them.
+ * The sweep queries it for what is due, whatever the run's age.
+ */
+export const LEDGER_OPEN_INDEX = 'byOpen';
+
+/** Partition key of `byOpen`: `open#<n>`, one of {@link LEDGER_OPEN_SHARDS} values. */
+export const LEDGER_OPEN_PARTITION_KEY = 'openShard';
+
+/** Sort key of `byOpen`: when the run next needs attention, epoch milliseconds. */
+export const LEDGER_OPEN_SORT_KEY = 'checkAtEpochMs';
+
+/**
+ * How many partition key values `byOpen` spreads open runs over.
+ *
+ * An index's partition key value takes at most 1,000 write units per second (DynamoDB
+ * developer guide, "Partitions and data distribution"); a top-of-the-hour burst of thousands
+ * of runs writes each open run two or three times within seconds. Sixteen values keep a burst
+ * of 5,000 runs under that, and cost the sweep sixteen queries a minute.
+ */
+export const LEDGER_OPEN_SHARDS = 16;
+
+/**
+ * The ledger table's key schema and indexes, minus the name.
  *
  * The tests and the CLI simulation create the table from this; the CDK stack mirrors the same
  * constants (`LEDGER_*`), so the three can never disagree. TTL is set separately
@@ -36,6 +60,8 @@ export function ledgerTableDefinition(tableName: string): CreateTableCommandInpu
       { AttributeName: LEDGER_PARTITION_KEY, AttributeType: 'S' },
       { AttributeName: LEDGER_BY_JOB_PARTITION_KEY, AttributeType: 'S' },
       { AttributeName: LEDGER_BY_JOB_SORT_KEY, AttributeType: 'S' },
+      { AttributeName: LEDGER_OPEN_PARTITION_KEY, AttributeType: 'S' },
+      { AttributeName: LEDGER_OPEN_SORT_KEY, AttributeType: 'N' },
     ],
     KeySchema: [{ AttributeName: LEDGER_PARTITION_KEY, KeyType: 'HASH' }],
     GlobalSecondaryIndexes: [
@@ -44,6 +70,14 @@ export function ledgerTableDefinition(tableName: string): CreateTableCommandInpu
         KeySchema: [
           { AttributeName: LEDGER_BY_JOB_PARTITION_KEY, KeyType: 'HASH' },
           { AttributeName: LEDGER_BY_JOB_SORT_KEY, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      },
+      {
+        IndexName: LEDGER_OPEN_INDEX,
+        KeySchema: [
+          { AttributeName: LEDGER_OPEN_PARTITION_KEY, KeyType: 'HASH' },
+          { AttributeName: LEDGER_OPEN_SORT_KEY, KeyType: 'RANGE' },
         ],
         Projection: { ProjectionType: 'ALL' },
       },

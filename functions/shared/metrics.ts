@@ -3,11 +3,25 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 /** The CloudWatch namespace of every zonecron metric. */
 export const METRICS_NAMESPACE = 'zonecron';
 
-/** The per-job dimension's name. */
-export const JOB_DIMENSION = 'jobId';
+/**
+ * The dimension every zonecron metric carries: the stack's name.
+ *
+ * Two stacks in one account publish to the same namespace; the dimension keeps their
+ * metrics, alarms and dashboards apart.
+ */
+export const STACK_DIMENSION = 'Stack';
 
-/** Metrics that carry the `jobId` dimension (architecture §8). */
-export type JobMetricName =
+/** The second dimension of a job's own metrics (jobs with `alarm.dedicated: true` only). */
+export const JOB_DIMENSION = 'JobId';
+
+/**
+ * Metrics about runs (docs/architecture.md, "Metrics and logs").
+ *
+ * Published per stack (`{Stack}`); a job with `alarm.dedicated: true` also gets its own copy
+ * (`{Stack, JobId}`). No other job adds a metric, so the metric count, and the bill, do not
+ * grow with the number of jobs.
+ */
+export type RunMetricName =
   | 'Dispatched'
   | 'DuplicatesSuppressed'
   | 'DispatchLagSeconds'
@@ -16,30 +30,47 @@ export type JobMetricName =
   | 'CaughtUp'
   | 'CatchupDropped'
   | 'SkippedOverlap'
+  | 'SkippedPaused'
   | 'MissedRuns'
   | 'LateRuns'
   | 'StuckRuns'
+  | 'Redelivered'
   | 'RunSucceeded'
   | 'RunFailed'
   | 'RunDurationSeconds';
 
-/** Metrics without a job dimension. */
-export type GlobalMetricName = 'MalformedEvents' | 'UnknownJobEvents' | 'DisabledJobEvents';
+/** Metrics about the machinery rather than a run; `{Stack}` only. */
+export type GlobalMetricName =
+  | 'MalformedEvents'
+  | 'UnknownJobEvents'
+  | 'DisabledJobEvents'
+  | 'RejectedTicks'
+  | 'NotificationsSent'
+  | 'NotificationFailures'
+  | 'ZoneDataDrift';
 
 const SECONDS_METRICS: ReadonlySet<string> = new Set(['DispatchLagSeconds', 'RunDurationSeconds']);
 
 /**
  * The metrics surface the Lambda cores use. Values are buffered until `flush()`.
  *
- * Counts are summed per (job, name) within one flush; `...Seconds` metrics keep every value.
+ * Counts are summed per name within one flush; `...Seconds` metrics keep every value.
  */
 export interface AppMetrics {
-  /** Adds to a per-job metric. */
-  job(jobId: string, name: JobMetricName, value?: number): void;
-  /** Adds to a metric without a job dimension. */
+  /** Adds to a run metric of the job's stack (and of the job itself when it is dedicated). */
+  job(jobId: string, name: RunMetricName, value?: number): void;
+  /** Adds to a metric of the stack's machinery. */
   global(name: GlobalMetricName, value?: number): void;
-  /** Emits everything buffered (one EMF document per job) and empties the buffer. */
+  /** Emits everything buffered and empties the buffer. */
   flush(): void;
+}
+
+/** What {@link createMetrics} needs to know. */
+export interface MetricsOptions {
+  /** The `Stack` dimension's value. */
+  readonly stackName: string;
+  /** Jobs that publish their own copy of each run metric (`alarm.dedicated: true`). */
+  readonly dedicatedJobIds?: ReadonlySet<string>;
 }
 
 type Buffer = Map<string, Map<string, number[]>>;
@@ -56,49 +87,43 @@ function add(buffer: Buffer, group: string, name: string, value: number) {
   else values[0] = (values[0] ?? 0) + value;
 }
 
-const GLOBAL = '';
+/** The buffer group of the stack-wide copy; a dedicated job's own copy is grouped by its id. */
+const STACK_GROUP = '';
 
 /**
- * Powertools EMF metrics with exactly the `jobId` dimension (or none).
+ * Powertools EMF metrics with the dimension sets `{Stack}` and, for dedicated jobs,
+ * `{Stack, JobId}`.
  *
- * Powertools adds a `service` dimension by default; it is cleared here, because the stack's
- * per-job alarms match the dimension set `{jobId}` exactly.
+ * Powertools adds a `service` dimension by default; it is cleared here, because an alarm
+ * matches only a metric with exactly its dimensions.
  *
  * @example
- * const metrics = createMetrics();
+ * const metrics = createMetrics({ stackName: 'Zonecron' });
  * metrics.job('daily', 'Dispatched');
- * metrics.flush(); // one line: {"_aws":{"CloudWatchMetrics":[{"Namespace":"zonecron","Dimensions":[["jobId"]],...
+ * metrics.flush(); // one line: {"_aws":{"CloudWatchMetrics":[{"Namespace":"zonecron","Dimensions":[["Stack"]],...
  */
-export function createMetrics(): AppMetrics {
+export function createMetrics(options: MetricsOptions): AppMetrics {
+  const dedicated = options.dedicatedJobIds ?? new Set<string>();
   const buffer: Buffer = new Map();
   const emf = new Metrics({ namespace: METRICS_NAMESPACE });
   emf.clearDefaultDimensions();
   return {
     job(jobId, name, value = 1) {
-      add(buffer, jobId, name, value);
+      add(buffer, STACK_GROUP, name, value);
+      if (dedicated.has(jobId)) add(buffer, jobId, name, value);
     },
     global(name, value = 1) {
-      add(buffer, GLOBAL, name, value);
+      add(buffer, STACK_GROUP, name, value);
     },
     flush() {
       for (const [group, byName] of buffer) {
-        if (group !== GLOBAL) emf.addDimension(JOB_DIMENSION, group);
+        emf.addDimension(STACK_DIMENSION, options.stackName);
+        if (group !== STACK_GROUP) emf.addDimension(JOB_DIMENSION, group);
         for (const [name, values] of byName) {
           const unit = SECONDS_METRICS.has(name) ? MetricUnit.Seconds : MetricUnit.Count;
           for (const value of values) emf.addMetric(name, unit, value);
         }
-        if (group === GLOBAL) {
-          // Powertools writes `Dimensions: []` for a metric without dimensions; the EMF spec's
-          // explicit form of "no dimensions" is one empty dimension set.
-          const doc = emf.serializeMetrics();
-          const directive = doc._aws.CloudWatchMetrics[0] as { Dimensions: string[][] } | undefined;
-          if (directive && directive.Dimensions.length === 0) directive.Dimensions = [[]];
-          process.stdout.write(`${JSON.stringify(doc)}\n`);
-          emf.clearMetrics();
-          emf.clearDimensions();
-        } else {
-          emf.publishStoredMetrics();
-        }
+        emf.publishStoredMetrics();
       }
       buffer.clear();
     },
@@ -110,7 +135,7 @@ export class RecordingMetrics implements AppMetrics {
   /** Every value ever added, by `jobId/name` (or `name` for global metrics). */
   readonly values = new Map<string, number[]>();
   flushes = 0;
-  job(jobId: string, name: JobMetricName, value = 1): void {
+  job(jobId: string, name: RunMetricName, value = 1): void {
     this.#push(`${jobId}/${name}`, value);
   }
   global(name: GlobalMetricName, value = 1): void {
@@ -120,12 +145,12 @@ export class RecordingMetrics implements AppMetrics {
     this.flushes++;
   }
   /** The sum of a metric: `count('daily', 'Dispatched')` or `count('MalformedEvents')`. */
-  count(jobIdOrName: string, name?: JobMetricName): number {
+  count(jobIdOrName: string, name?: RunMetricName): number {
     const key = name ? `${jobIdOrName}/${name}` : jobIdOrName;
     return (this.values.get(key) ?? []).reduce((a, b) => a + b, 0);
   }
-  /** The sum of a per-job metric over all jobs. */
-  total(name: JobMetricName): number {
+  /** The sum of a run metric over all jobs. */
+  total(name: RunMetricName): number {
     let sum = 0;
     for (const [key, values] of this.values) {
       if (key.endsWith(`/${name}`)) sum += values.reduce((a, b) => a + b, 0);

@@ -56,7 +56,7 @@ export const BUILTIN_JOB_DEFAULTS = {
   concurrency: 'allow',
   maxRuntime: '1h',
   enabled: true,
-  alarm: { grace: '5m' },
+  alarm: { grace: '5m', dedicated: false },
 } as const;
 
 /** Fields whose mappings merge key by key (`defaults.catchup.window` + `job.catchup.policy`). */
@@ -276,7 +276,7 @@ function toJobDefinition(raw: z.output<typeof jobSchema>): JobDefinition {
     concurrency: raw.concurrency ?? 'allow',
     maxRuntimeSeconds: filled(raw.maxRuntime),
     enabled: raw.enabled ?? true,
-    alarm: { graceSeconds: filled(raw.alarm?.grace) },
+    alarm: { graceSeconds: filled(raw.alarm?.grace), dedicated: raw.alarm?.dedicated ?? false },
   };
 }
 

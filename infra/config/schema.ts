@@ -267,7 +267,13 @@ const retry = strict(
   'a mapping with maxAttempts',
 );
 
-const alarm = strict({ grace: duration(MIN_GRACE_SECONDS).optional() }, 'a mapping with grace');
+const alarm = strict(
+  {
+    grace: duration(MIN_GRACE_SECONDS).optional(),
+    dedicated: z.boolean({ error: expected('true or false') }).optional(),
+  },
+  'a mapping with grace and/or dedicated',
+);
 
 const description = z
   .string({ error: expected('a text') })

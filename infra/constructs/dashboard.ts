@@ -3,7 +3,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
 import type { DeadLetterQueue } from './dead-letter-queue.ts';
 import type { DispatcherFunction } from './dispatcher-function.ts';
-import { everyJobSearch, type JobMetricName } from './job-metrics.ts';
+import { everyJobSearch, type RunMetricName } from './job-metrics.ts';
 import type { JobSchedules } from './job-schedules.ts';
 import type { OnCallAlarms } from './on-call-alarms.ts';
 
@@ -22,7 +22,7 @@ export interface ZonecronDashboardProps {
 }
 
 /** The failure counters shown per job, one line per job each. */
-const FAILURE_METRICS: readonly JobMetricName[] = [
+const FAILURE_METRICS: readonly RunMetricName[] = [
   'DeliveryFailures',
   'DeadLettered',
   'RunFailed',
@@ -49,7 +49,7 @@ export class ZonecronDashboard extends Construct {
     this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
       defaultInterval: Duration.days(1),
     });
-    const graph = (title: string, metric: JobMetricName, statistic: string, label: string) =>
+    const graph = (title: string, metric: RunMetricName, statistic: string, label: string) =>
       new cloudwatch.GraphWidget({
         title,
         width: 12,

@@ -1,12 +1,12 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as destinations from 'aws-cdk-lib/aws-lambda-destinations';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { JobDefinition, TargetType } from '../../functions/shared/job.ts';
+import type { JobsBundle } from '../../functions/shared/jobs-bundle.ts';
 import { METRICS_NAMESPACE } from '../../functions/shared/metrics.ts';
-import { FUNCTION_BUNDLING } from '../bundling.ts';
 import type { DeadLetterQueue } from './dead-letter-queue.ts';
 import type { LedgerTable } from './ledger-table.ts';
 import { ZonecronFunction } from './zonecron-function.ts';
@@ -16,25 +16,6 @@ const LEASE_MARGIN_SECONDS = 30;
 
 /** `POWERTOOLS_SERVICE_NAME` of the dispatcher (its log lines' `service`). */
 export const DISPATCHER_SERVICE_NAME = 'zonecron-dispatcher';
-
-/**
- * Largest jobs JSON the `define` can carry: esbuild receives it as one command-line argument,
- * and Linux caps a single argument at 128 KiB (`MAX_ARG_STRLEN`).
- */
-export const MAX_JOBS_DEFINE_BYTES = 120 * 1024;
-
-/** The jobs do not fit into the dispatcher bundle's `define`. */
-export class JobsDefineTooLargeError extends Error {
-  readonly bytes: number;
-
-  constructor(bytes: number) {
-    super(
-      `the jobs serialize to ${bytes} bytes of JSON, too large for the dispatcher bundle's define (allowed at most ${MAX_JOBS_DEFINE_BYTES}); shrink the payloads or split jobs.yaml into several stacks`,
-    );
-    this.name = new.target.name;
-    this.bytes = bytes;
-  }
-}
 
 /** The one IAM action each target type needs to receive a run, and nothing else. */
 export const TARGET_ACTIONS: Readonly<Record<TargetType, string>> = {
@@ -47,8 +28,8 @@ export const TARGET_ACTIONS: Readonly<Record<TargetType, string>> = {
 
 /** Properties of {@link DispatcherFunction}. */
 export interface DispatcherFunctionProps {
-  /** Every configured job, enabled or not; bundled in as `__ZONECRON_JOBS__`. */
-  readonly jobs: readonly JobDefinition[];
+  /** Every configured job, enabled or not, with what synth knew: shipped as `jobs.json`. */
+  readonly jobsBundle: JobsBundle;
   /** The run ledger the dispatcher claims runs in. */
   readonly ledger: LedgerTable;
   /** Where runs go whose delivery attempts ran out. */
@@ -100,9 +81,6 @@ export class DispatcherFunction extends Construct {
   constructor(scope: Construct, id: string, props: DispatcherFunctionProps) {
     super(scope, id);
     this.timeout = props.timeout ?? Duration.seconds(60);
-    const jobsJson = JSON.stringify(props.jobs);
-    const jobsBytes = Buffer.byteLength(jobsJson, 'utf8');
-    if (jobsBytes > MAX_JOBS_DEFINE_BYTES) throw new JobsDefineTooLargeError(jobsBytes);
     this.lambda = new ZonecronFunction(this, 'Lambda', {
       entry: 'functions/dispatcher/handler.ts',
       description: 'zonecron dispatcher: turns Scheduler ticks and the sweep into runs',
@@ -116,15 +94,16 @@ export class DispatcherFunction extends Construct {
         // A claim's lease outlives the invocation that holds it by 30 s, and no longer: a
         // dispatcher that died mid-delivery is retried by the next tick or the sweep soon after.
         LEASE_SECONDS: String(this.timeout.toSeconds() + LEASE_MARGIN_SECONDS),
+        STACK_NAME: Stack.of(this).stackName,
         POWERTOOLS_SERVICE_NAME: DISPATCHER_SERVICE_NAME,
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
       },
-      define: { [FUNCTION_BUNDLING.jobsDefine]: jobsJson },
+      jobsBundle: props.jobsBundle,
     });
     props.ledger.grantReadWriteData(this.lambda.role);
     props.deadLetterQueue.grantSendMessages(this.lambda.role);
 
-    for (const statement of targetStatements(props.jobs)) {
+    for (const statement of targetStatements(props.jobsBundle.jobs)) {
       this.lambda.role.addToPrincipalPolicy(statement);
     }
 

@@ -2,11 +2,12 @@ import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import {
   JOB_DIMENSION,
-  type JobMetricName,
   METRICS_NAMESPACE,
+  type RunMetricName,
+  STACK_DIMENSION,
 } from '../../functions/shared/metrics.ts';
 
-export type { JobMetricName };
+export type { RunMetricName };
 
 /**
  * One per-job metric as the functions emit it (`functions/shared/metrics.ts`): namespace
@@ -16,14 +17,15 @@ export type { JobMetricName };
  * clear Powertools' default `service` dimension and this must not add it.
  */
 export function jobMetric(
-  metricName: JobMetricName,
+  metricName: RunMetricName,
+  stackName: string,
   jobId: string,
   props: cloudwatch.MetricOptions = {},
 ): cloudwatch.Metric {
   return new cloudwatch.Metric({
     namespace: METRICS_NAMESPACE,
     metricName,
-    dimensionsMap: { [JOB_DIMENSION]: jobId },
+    dimensionsMap: { [STACK_DIMENSION]: stackName, [JOB_DIMENSION]: jobId },
     period: Duration.minutes(1),
     statistic: 'Sum',
     ...props,
@@ -35,7 +37,7 @@ export function jobMetric(
  * without a redeploy of the dashboard, and 500 jobs do not hit the per-graph metric limit.
  */
 export function everyJobSearch(
-  metricName: JobMetricName,
+  metricName: RunMetricName,
   statistic: string,
   period: Duration,
   label: string,

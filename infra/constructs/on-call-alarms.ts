@@ -9,7 +9,7 @@ import { Construct } from 'constructs';
 import type { JobDefinition } from '../../functions/shared/job.ts';
 import type { DeadLetterQueue } from './dead-letter-queue.ts';
 import type { DispatcherFunction } from './dispatcher-function.ts';
-import { type JobMetricName, jobMetric } from './job-metrics.ts';
+import { jobMetric, type RunMetricName } from './job-metrics.ts';
 import type { JobSchedules } from './job-schedules.ts';
 import type { RecorderFunction } from './recorder-function.ts';
 
@@ -33,7 +33,7 @@ const RUNBOOK = 'Runbook: docs/runbook.md';
 
 /** One per-job alarm: which counter, when it applies, and what to tell the on-call engineer. */
 export interface JobAlarmSpec {
-  readonly metricName: JobMetricName;
+  readonly metricName: RunMetricName;
   /** Whether the job gets this alarm (RunFailed only exists for lambda/stepfunctions). */
   readonly appliesTo: (job: JobDefinition) => boolean;
   /** What happened, for a job. */
@@ -343,7 +343,7 @@ export class JobAlarmsStack extends NestedStack {
           key,
           onCallAlarm(this, `Job-${job.id}-${spec.metricName}`, {
             name: `${props.alarmNamePrefix}-${key}`,
-            metric: jobMetric(spec.metricName, job.id),
+            metric: jobMetric(spec.metricName, props.alarmNamePrefix, job.id),
             threshold: 0,
             description: `${spec.what(job)} What to do: ${spec.todo(job)}`,
             treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,

@@ -4,6 +4,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as destinations from 'aws-cdk-lib/aws-lambda-destinations';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import type { JobsBundle } from '../../functions/shared/jobs-bundle.ts';
 import { METRICS_NAMESPACE } from '../../functions/shared/metrics.ts';
 import type { DeadLetterQueue } from './dead-letter-queue.ts';
 import type { LedgerTable } from './ledger-table.ts';
@@ -14,6 +15,8 @@ export const RECORDER_SERVICE_NAME = 'zonecron-recorder';
 
 /** Properties of {@link RecorderFunction}. */
 export interface RecorderFunctionProps {
+  /** The jobs, shipped as `jobs.json` (the recorder checks completions against targets). */
+  readonly jobsBundle: JobsBundle;
   /** The run ledger the recorder writes terminal states to. */
   readonly ledger: LedgerTable;
   /** Where failed asynchronous Lambda runs go, with their run envelope. */
@@ -57,12 +60,14 @@ export class RecorderFunction extends Construct {
       entry: 'functions/recorder/handler.ts',
       functionName: props.functionName ?? `${Stack.of(this).stackName}-recorder`,
       description: 'zonecron recorder: records how lambda and stepfunctions runs ended',
+      jobsBundle: props.jobsBundle,
       timeout: Duration.seconds(30),
       memorySizeMb: 256,
       ...(props.logRetention === undefined ? {} : { logRetention: props.logRetention }),
       environment: {
         LEDGER_TABLE_NAME: props.ledger.tableName,
         DLQ_URL: props.deadLetterQueue.queueUrl,
+        STACK_NAME: Stack.of(this).stackName,
         POWERTOOLS_SERVICE_NAME: RECORDER_SERVICE_NAME,
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
       },

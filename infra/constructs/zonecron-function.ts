@@ -4,10 +4,12 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { type ICommandHooks, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import type { JobsBundle } from '../../functions/shared/jobs-bundle.ts';
 import { FUNCTION_BUNDLING } from '../bundling.ts';
+import { stageJobsBundle } from '../jobs-bundle-file.ts';
 
 /** The repository root: `package-lock.json` and the `functions/` entries live here. */
 export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -51,11 +53,11 @@ export interface ZonecronFunctionProps {
    */
   readonly logRetention?: logs.RetentionDays;
   /**
-   * esbuild `define`s: identifiers replaced by JavaScript expressions at bundle time.
+   * The jobs bundle to ship beside the handler as `jobs.json` (read at cold start).
    *
-   * @default - none
+   * @default - none; the function runs with no jobs
    */
-  readonly define?: Record<string, string>;
+  readonly jobsBundle?: JobsBundle;
 }
 
 /**
@@ -116,7 +118,9 @@ export class ZonecronFunction extends Construct {
         banner: FUNCTION_BUNDLING.banner,
         sourceMap: true,
         sourcesContent: false,
-        define: props.define ?? {},
+        ...(props.jobsBundle === undefined
+          ? {}
+          : { commandHooks: copyIntoBundle(stageJobsBundle(props.jobsBundle)) }),
       },
     });
   }
@@ -148,4 +152,20 @@ export class ZonecronFunction extends Construct {
       ...props,
     });
   }
+}
+
+/**
+ * Bundling hooks that copy one staged file into the bundle's output folder.
+ *
+ * The asset's hash covers the output folder, so a changed jobs file changes the function's
+ * code, and an unchanged one leaves the function alone.
+ */
+function copyIntoBundle(file: string): ICommandHooks {
+  return {
+    beforeBundling: () => [],
+    beforeInstall: () => [],
+    afterBundling: (_inputDir, outputDir) => [
+      `cp ${JSON.stringify(file)} ${JSON.stringify(outputDir)}/`,
+    ],
+  };
 }

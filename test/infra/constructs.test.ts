@@ -10,14 +10,11 @@ import { describe, expect, it } from 'vitest';
 import type { JobDefinition, TargetType } from '../../functions/shared/job.ts';
 import { lambdaTargetRef, stateMachineArnOf } from '../../infra/constructs/completion-tracking.ts';
 import type { DeadLetterQueue } from '../../infra/constructs/dead-letter-queue.ts';
-import { DeadLetterQueue as Dlq } from '../../infra/constructs/dead-letter-queue.ts';
 import {
-  DispatcherFunction,
-  JobsDefineTooLargeError,
+  type DispatcherFunction,
   targetStatements,
 } from '../../infra/constructs/dispatcher-function.ts';
 import type { JobSchedules } from '../../infra/constructs/job-schedules.ts';
-import { LedgerTable } from '../../infra/constructs/ledger-table.ts';
 import { OnCallAlarms } from '../../infra/constructs/on-call-alarms.ts';
 import type { RecorderFunction } from '../../infra/constructs/recorder-function.ts';
 import { type JobOverrides, makeJob } from '../support/jobs.ts';
@@ -65,25 +62,6 @@ describe('targetStatements', () => {
         Resource: 'arn:aws:sqs:eu-west-1:123456789012:q',
       },
     ]);
-  });
-});
-
-describe('the jobs define', () => {
-  it('refuses jobs too large for one esbuild argument, before bundling anything', () => {
-    const stack = new Stack(new App(), 'S');
-    const big = 'x'.repeat(50_000);
-    const jobs = ['a', 'b', 'c'].map((id) =>
-      job(id, 'sqs', 'arn:aws:sqs:eu-west-1:123456789012:q', { payload: { big } }),
-    );
-    expect(
-      () =>
-        new DispatcherFunction(stack, 'D', {
-          jobs,
-          ledger: new LedgerTable(stack, 'L'),
-          deadLetterQueue: new Dlq(stack, 'Q'),
-          retentionDays: 35,
-        }),
-    ).toThrow(JobsDefineTooLargeError);
   });
 });
 

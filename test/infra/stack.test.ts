@@ -258,17 +258,20 @@ describe('dispatcher function', () => {
     expect(fx.json.Resources[logGroupId]?.Properties?.RetentionInDays).toBe(30);
   });
 
-  it('bundles every configured job into the code through the __ZONECRON_JOBS__ define', () => {
+  it('ships every configured job beside the bundled handler as jobs.json', () => {
     const staging = fx.built.stack.dispatcher.node
       .findAll()
       .find((c): c is AssetStaging => c instanceof AssetStaging);
     if (!staging) throw new Error('no asset staging under the dispatcher');
     const dir = staging.absoluteStagedPath;
-    expect(readdirSync(dir)).toContain('index.mjs');
-    const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
-    expect(code).not.toContain('__ZONECRON_JOBS__');
-    for (const job of fx.config.jobs) expect(code).toContain(job.target.arn);
-    expect(code).toContain('retired-job');
+    expect(readdirSync(dir).sort()).toEqual(['index.mjs', 'index.mjs.map', 'jobs.json']);
+    const bundle = JSON.parse(readFileSync(join(dir, 'jobs.json'), 'utf8'));
+    expect(bundle.version).toBe(1);
+    expect(bundle.jobs.map((job: { id: string }) => job.id)).toEqual(
+      fx.config.jobs.map((job) => job.id),
+    );
+    expect(bundle.jobs.map((job: { id: string }) => job.id)).toContain('retired-job');
+    expect(bundle.zoneDataVersion).toBe(process.versions.tz);
   });
 
   it('retries a failed asynchronous invocation twice, then sends it to the DLQ', () => {
@@ -445,7 +448,11 @@ describe('alarms', () => {
       (a) =>
         a.Namespace === 'zonecron' &&
         a.MetricName === metricName &&
-        JSON.stringify(a.Dimensions) === JSON.stringify([{ Name: 'jobId', Value: jobId }]),
+        JSON.stringify(a.Dimensions) ===
+          JSON.stringify([
+            { Name: 'JobId', Value: jobId },
+            { Name: 'Stack', Value: 'Zonecron' },
+          ]),
     );
 
   it('sends every alarm and its recovery to the on-call topic, with a description of what to do', () => {

@@ -30,6 +30,6 @@ export function makeJob(overrides: JobOverrides & { readonly id: string }): JobD
     target: { type: 'sqs', arn: 'arn:aws:sqs:us-east-1:000000000000:target', ...target },
     catchup: { policy: 'all', windowSeconds: 86_400, maxRuns: 100, ...catchup },
     retry: { maxAttempts: 3, ...retry },
-    alarm: { graceSeconds: 300, ...alarm },
+    alarm: { graceSeconds: 300, dedicated: false, ...alarm },
   };
 }

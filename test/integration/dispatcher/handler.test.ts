@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -7,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDynamoLedger } from '../../../functions/dispatcher/ledger.ts';
 import { periodBucket } from '../../../functions/schedule/index.ts';
 import { FUNCTION_BUNDLING } from '../../../infra/bundling.ts';
+import { createJobsBundle, writeJobsBundle } from '../../../infra/jobs-bundle-file.ts';
 import { freePort } from '../../support/dynamodb-local.ts';
 import { type LocalSqs, startLocalSqs } from '../../support/fauxqs.ts';
 import { makeJob } from '../../support/jobs.ts';
@@ -26,6 +26,7 @@ beforeAll(async () => {
     LEDGER_TABLE_NAME: tableName,
     DLQ_URL: queueUrl,
     RETENTION_DAYS: '7',
+    STACK_NAME: 'HandlerTest',
     AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',
@@ -59,7 +60,7 @@ describe('handler.ts', () => {
     });
   });
 
-  it('runs bundled with the jobs defined at bundle time, against the real ledger', async () => {
+  it('runs bundled with the jobs.json shipped beside it, against the real ledger', async () => {
     const job = makeJob({
       id: 'bundled',
       schedule: '0 * * * *',
@@ -69,9 +70,9 @@ describe('handler.ts', () => {
         arn: 'arn:aws:events:us-east-1:000000000000:event-bus/default',
       },
     });
-    const outDir = join(process.cwd(), 'node_modules', '.cache', 'zonecron-test');
-    mkdirSync(outDir, { recursive: true });
-    const outfile = join(outDir, `dispatcher-${process.pid}.mjs`);
+    const outDir = join(process.cwd(), 'node_modules', '.cache', 'zonecron-test', `${process.pid}`);
+    writeJobsBundle(outDir, createJobsBundle([job], { synthTime: new Date() }));
+    const outfile = join(outDir, 'index.mjs');
     await build({
       entryPoints: ['functions/dispatcher/handler.ts'],
       bundle: true,
@@ -81,7 +82,6 @@ describe('handler.ts', () => {
       minify: FUNCTION_BUNDLING.minify,
       external: [...FUNCTION_BUNDLING.externalModules],
       banner: { js: FUNCTION_BUNDLING.banner },
-      define: { [FUNCTION_BUNDLING.jobsDefine]: JSON.stringify([job]) },
       outfile,
       logLevel: 'silent',
     });

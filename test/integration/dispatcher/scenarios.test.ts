@@ -14,7 +14,7 @@ import {
 } from '../../../functions/shared/dead-letters.ts';
 import type { RunEnvelope } from '../../../functions/shared/envelope.ts';
 import type { JobDefinition } from '../../../functions/shared/job.ts';
-import type { JobMetricName } from '../../../functions/shared/metrics.ts';
+import type { RunMetricName } from '../../../functions/shared/metrics.ts';
 import { coveringSchedule } from '../../../infra/covering/covering-cron.ts';
 import { RecordingTargets, TestClock } from '../../support/doubles.ts';
 import { freePort } from '../../support/dynamodb-local.ts';
@@ -366,7 +366,7 @@ describe('dispatcher scenarios against DynamoDB Local and fauxqs', () => {
       expect(local.messages<DeadLetterMessage>(`${job.id}-dlq`)).toEqual([
         expectedDeadLetter(job, key, '2023-06-01T10:05:02.000Z'),
       ]);
-      const sum = (name: JobMetricName) =>
+      const sum = (name: RunMetricName) =>
         containers.reduce((total, c) => total + c.metrics.count(job.id, name), 0);
       expect(sum('DeadLettered')).toBe(1);
       expect(sum('DuplicatesSuppressed')).toBe(9);

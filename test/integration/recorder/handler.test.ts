@@ -22,6 +22,7 @@ beforeAll(async () => {
   dlqUrl = localSqs.createQueue('zonecron-dlq').queueUrl;
   vi.stubEnv('LEDGER_TABLE_NAME', tableName);
   vi.stubEnv('DLQ_URL', dlqUrl);
+  vi.stubEnv('STACK_NAME', 'RecorderTest');
   vi.stubEnv('AWS_REGION', 'us-east-1');
   vi.stubEnv('AWS_ACCESS_KEY_ID', LOCAL_CREDENTIALS.accessKeyId);
   vi.stubEnv('AWS_SECRET_ACCESS_KEY', LOCAL_CREDENTIALS.secretAccessKey);
@@ -35,7 +36,7 @@ afterAll(async () => {
   await localSqs.stop();
 });
 
-it('records a failed destination record, dead-letters it and emits per-job EMF metrics', async () => {
+it('records a failed destination record, dead-letters it and emits the stack-wide EMF metrics', async () => {
   const at = new Date('2023-10-29T00:30:00.000Z');
   const key = createHash('sha256').update('nightly:2023-10-29-00:30-UTC').digest('hex');
   const ledger = createDynamoLedger({ client: ddb, tableName });
@@ -110,8 +111,8 @@ it('records a failed destination record, dead-letters it and emits per-job EMF m
     .filter((line) => line.includes('"_aws"'))
     .map((line) => JSON.parse(line));
   expect(emf).toHaveLength(1);
-  expect(emf[0]).toMatchObject({ jobId: 'nightly', RunFailed: 1, RunDurationSeconds: 120 });
-  expect(emf[0]._aws.CloudWatchMetrics[0].Dimensions).toEqual([['jobId']]);
+  expect(emf[0]).toMatchObject({ Stack: 'RecorderTest', RunFailed: 1, RunDurationSeconds: 120 });
+  expect(emf[0]._aws.CloudWatchMetrics[0].Dimensions).toEqual([['Stack']]);
   const decisions = lines
     .flatMap((chunk) => chunk.split('\n'))
     .filter((line) => line.includes('"decision"'))

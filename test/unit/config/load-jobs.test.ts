@@ -66,7 +66,7 @@ describe('loading a valid file', () => {
       concurrency: 'allow',
       maxRuntimeSeconds: 3_600,
       enabled: true,
-      alarm: { graceSeconds: 300 },
+      alarm: { graceSeconds: 300, dedicated: false },
     };
     expect(config).toEqual({
       file: fixture('minimal.yaml'),
@@ -100,8 +100,11 @@ describe('loading a valid file', () => {
     });
     expect(byId.get('ny-billing-sync')?.payload).toBeNull();
     expect(byId.get('sydney-backup')?.dst).toEqual({ gap: 'shift', overlap: 'last' });
-    expect(byId.get('sydney-backup')?.alarm).toEqual({ graceSeconds: 1_800 });
-    expect(byId.get('berlin-nightly-report')?.alarm).toEqual({ graceSeconds: 600 });
+    expect(byId.get('sydney-backup')?.alarm).toEqual({ graceSeconds: 1_800, dedicated: false });
+    expect(byId.get('berlin-nightly-report')?.alarm).toEqual({
+      graceSeconds: 600,
+      dedicated: false,
+    });
     expect(byId.get('berlin-nightly-report')?.maxRuntimeSeconds).toBe(1_800);
     expect(byId.get('berlin-nightly-report')?.dst).toBeUndefined();
     expect(byId.get('cache-warmup')?.payload).toEqual({ action: 'warm', regions: ['uk'] });
@@ -136,7 +139,7 @@ describe('loading a valid file', () => {
     const [job] = config.jobs;
     expect(job?.dst).toEqual({ gap: 'skip', overlap: 'last' });
     expect(job?.catchup).toEqual({ policy: 'none', windowSeconds: 7_200, maxRuns: 4 });
-    expect(job?.alarm).toEqual({ graceSeconds: 120 });
+    expect(job?.alarm).toEqual({ graceSeconds: 120, dedicated: false });
     expect(job?.payload).toEqual({ c: 3 });
     expect(job?.enabled).toBe(false);
   });

@@ -18,9 +18,9 @@ function captureStdout() {
 }
 
 describe('createMetrics (Powertools EMF)', () => {
-  it('emits one EMF document per job with exactly the jobId dimension, counts summed', () => {
+  it('emits the stack-wide copy of every metric, and a dedicated job its own too, counts summed', () => {
     const read = captureStdout();
-    const metrics = createMetrics();
+    const metrics = createMetrics({ stackName: 'Prod', dedicatedJobIds: new Set(['hourly']) });
     metrics.job('daily', 'Dispatched');
     metrics.job('daily', 'Dispatched');
     metrics.job('daily', 'DispatchLagSeconds', 1.5);
@@ -31,28 +31,36 @@ describe('createMetrics (Powertools EMF)', () => {
     const docs = read();
     vi.restoreAllMocks();
 
-    expect(docs).toHaveLength(3);
-    const [daily, hourly, global] = docs;
-    expect(daily._aws.CloudWatchMetrics).toEqual([
+    expect(docs).toHaveLength(2);
+    const [stack, hourly] = docs;
+    expect(stack._aws.CloudWatchMetrics).toEqual([
       {
         Namespace: 'zonecron',
-        Dimensions: [['jobId']],
+        Dimensions: [['Stack']],
         Metrics: [
           { Name: 'Dispatched', Unit: 'Count' },
           { Name: 'DispatchLagSeconds', Unit: 'Seconds' },
+          { Name: 'MissedRuns', Unit: 'Count' },
+          { Name: 'MalformedEvents', Unit: 'Count' },
         ],
       },
     ]);
-    expect(daily).toMatchObject({ jobId: 'daily', Dispatched: 2, DispatchLagSeconds: [1.5, 3] });
-    expect(hourly).toMatchObject({ jobId: 'hourly', MissedRuns: 1 });
-    expect(global._aws.CloudWatchMetrics[0].Dimensions).toEqual([[]]);
-    expect(global).toMatchObject({ MalformedEvents: 1 });
-    expect(global.jobId).toBeUndefined();
+    expect(stack).toMatchObject({
+      Stack: 'Prod',
+      Dispatched: 2,
+      DispatchLagSeconds: [1.5, 3],
+      MissedRuns: 1,
+      MalformedEvents: 1,
+    });
+    expect(stack.JobId).toBeUndefined();
+    expect(hourly._aws.CloudWatchMetrics[0].Dimensions).toEqual([['Stack', 'JobId']]);
+    expect(hourly).toMatchObject({ Stack: 'Prod', JobId: 'hourly', MissedRuns: 1 });
+    expect(hourly.Dispatched).toBeUndefined();
   });
 
   it('writes nothing when nothing was added, and empties its buffer on flush', () => {
     const read = captureStdout();
-    const metrics = createMetrics();
+    const metrics = createMetrics({ stackName: 'Prod' });
     metrics.flush();
     metrics.job('a', 'Dispatched');
     metrics.flush();
