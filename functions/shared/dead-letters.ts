@@ -1,6 +1,6 @@
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { JobTarget } from '../shared/job.ts';
 import type { RunEnvelope } from './envelope.ts';
+import type { JobTarget } from './job.ts';
 
 /** A run that will not be retried automatically (architecture §6), as the DLQ message body. */
 export interface DeadLetterMessage {
