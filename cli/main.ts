@@ -8,6 +8,7 @@
 import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
 import { registerDlq } from './commands/dlq.ts';
+import { registerExplain } from './commands/explain.ts';
 import { registerHistory } from './commands/history.ts';
 import { registerNext } from './commands/next.ts';
 import { registerRun } from './commands/run.ts';
@@ -37,6 +38,7 @@ function buildProgram(): Command {
     })
     .exitOverride();
   registerNext(program);
+  registerExplain(program);
   registerValidate(program);
   registerSimulate(program);
   registerHistory(program);
@@ -47,6 +49,7 @@ function buildProgram(): Command {
     `
 Examples:
   $ zonecron next "30 2 * * *" --tz Europe/Berlin -n 5
+  $ zonecron explain "0 9 * * MON-FRI" --tz America/New_York
   $ zonecron validate jobs.yaml
   $ zonecron simulate        # jobs.yaml across the next DST changes, locally`,
   );

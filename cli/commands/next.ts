@@ -1,6 +1,6 @@
 import { type Command, Option } from 'commander';
 import type { GapPolicy, OverlapPolicy, ScheduleSpec } from '../../functions/schedule/index.ts';
-import { usageError } from '../errors.ts';
+import { CliError, usageError } from '../errors.ts';
 import { type Colours, coloursFor } from '../format/colour.ts';
 import { plainTable, wrap } from '../format/table.ts';
 import { formatLocal, formatUtc } from '../format/zone-time.ts';
@@ -66,6 +66,8 @@ export function registerNext(program: Command): void {
 interface Preview {
   readonly title: string;
   readonly spec: ScheduleSpec;
+  /** The expression in words (`explainCron`). */
+  readonly sentence: string;
   readonly kind: string;
   readonly policies: { gap: string; overlap: string };
   readonly runs: readonly {
@@ -87,11 +89,13 @@ async function preview(
     '../../functions/schedule/index.ts'
   );
   const { occurrenceNote, transitionReports } = await import('../format/dst-notes.ts');
+  const sentence = await explain(spec);
   const occurrences = nextOccurrences(spec, after, count);
   const last = occurrences.at(-1);
   return {
     title,
     spec,
+    sentence,
     kind: scheduleKind(spec),
     policies: resolvePolicies(spec),
     runs: occurrences.map((o) => ({ ...o, note: occurrenceNote(spec, o) })),
@@ -103,6 +107,22 @@ async function preview(
   };
 }
 
+/**
+ * The schedule in words. An expression written for AWS or Quartz fails here, before any run is
+ * computed, with the engine's message and how to write it in five fields.
+ */
+async function explain(spec: ScheduleSpec): Promise<string> {
+  const { explainCron } = await import('../format/explain.ts');
+  const { isScheduleError } = await import('../../functions/schedule/index.ts');
+  const { withCronHint } = await import('../../infra/config/cron-hint.ts');
+  try {
+    return explainCron(spec.cron, spec.jobId === undefined ? {} : { jobId: spec.jobId });
+  } catch (error) {
+    if (!isScheduleError(error)) throw error;
+    throw new CliError(withCronHint(error.message, spec.cron), { cause: error });
+  }
+}
+
 function render(p: Preview, after: Date, c: Colours): string[] {
   const zone = p.spec.timezone;
   const out: string[] = [];
@@ -112,6 +132,7 @@ function render(p: Preview, after: Date, c: Colours): string[] {
       '',
     ),
   );
+  out.push(wrap(p.sentence, ''));
   out.push(`next ${p.runs.length} run${p.runs.length === 1 ? '' : 's'} after ${formatUtc(after)}`);
   out.push('');
   const table = plainTable(
@@ -135,6 +156,7 @@ function toJson(p: Preview) {
     expression: p.spec.cron,
     timezone: p.spec.timezone,
     ...(p.spec.jobId ? { jobId: p.spec.jobId } : {}),
+    sentence: p.sentence,
     kind: p.kind,
     policies: p.policies,
     runs: p.runs.map((run) => ({

@@ -13,6 +13,10 @@ interface ValidateOptions {
 
 const YEAR_MS = 366 * 86_400_000;
 
+/** The summary table's columns; a job's sentence spans all of them, separators included. */
+const COLUMN_WIDTHS = [24, 18, 24, 5];
+const SENTENCE_WIDTH = COLUMN_WIDTHS.reduce((sum, width) => sum + width + 2, -2);
+
 /** Breaks a word (a job id has no spaces) into lines of `width`, where the table cannot. */
 function hardWrap(text: string, width: number): string {
   const lines: string[] = [];
@@ -54,12 +58,14 @@ async function runValidate(fileArgument: string | undefined, options: ValidateOp
   const { coveringSchedule } = await import('../../infra/covering/covering-cron.ts');
   const { transitionReports } = await import('../format/dst-notes.ts');
   const { scheduleSpecOf } = await import('../../functions/shared/job.ts');
+  const { explainCron } = await import('../format/explain.ts');
 
   const config = loadJobsFile(file);
   const from = options.after ?? new Date();
   const until = new Date(from.getTime() + YEAR_MS);
   const jobs = config.jobs.map((job) => ({
     job,
+    sentence: explainCron(job.schedule, { jobId: job.id }),
     covering: job.enabled ? coveringSchedule(job, from) : undefined,
     // A disabled job has no schedule deployed: nothing happens on its DST nights.
     warnings: job.enabled
@@ -73,9 +79,10 @@ async function runValidate(fileArgument: string | undefined, options: ValidateOp
     const doc = {
       file: config.file,
       valid: true,
-      jobs: jobs.map(({ job, covering }) => ({
+      jobs: jobs.map(({ job, sentence, covering }) => ({
         id: job.id,
         schedule: job.schedule,
+        sentence,
         timezone: job.timezone,
         target: job.target.type,
         enabled: job.enabled,
@@ -106,13 +113,16 @@ async function runValidate(fileArgument: string | undefined, options: ValidateOp
   out.push(
     plainTable(
       ['job / target', 'schedule / zone', 'UTC covering', 'ticks'],
-      jobs.map(({ job, covering }) => [
-        `${hardWrap(job.id, 24)}\n${job.target.type}`,
-        `${job.schedule}\n${job.timezone}`,
-        covering ? covering.awsExpression : 'disabled',
-        covering ? `${Math.round(covering.ticksPerRun * 100) / 100}` : '-',
+      jobs.flatMap(({ job, sentence, covering }) => [
+        [
+          `${hardWrap(job.id, 24)}\n${job.target.type}`,
+          `${job.schedule}\n${job.timezone}`,
+          covering ? covering.awsExpression : 'disabled',
+          covering ? `${Math.round(covering.ticksPerRun * 100) / 100}` : '-',
+        ],
+        [{ colSpan: COLUMN_WIDTHS.length, content: wrap(sentence, '  ↳ ', SENTENCE_WIDTH) }],
       ]),
-      { colWidths: [24, 18, 24, 5] },
+      { colWidths: COLUMN_WIDTHS },
     ),
   );
   out.push(c.dim('ticks = covering ticks per real run; the dispatcher no-ops on the extra ones'));

@@ -21,13 +21,19 @@ const NO_BORDERS = {
   middle: '  ',
 };
 
+/** A cell that spans `colSpan` columns, such as a note under a row. */
+export interface SpanningCell {
+  readonly colSpan: number;
+  readonly content: string;
+}
+
 /**
  * A borderless table whose columns are separated by two spaces, so it can be read on a
  * terminal and copied into a ticket alike.
  */
 export function plainTable(
   head: string[],
-  rows: string[][],
+  rows: (string | SpanningCell)[][],
   options: { colWidths?: number[] } = {},
 ): string {
   const table = new Table({
@@ -36,7 +42,8 @@ export function plainTable(
     chars: NO_BORDERS,
     style: { 'padding-left': 0, 'padding-right': 0, head: [], border: [], compact: true },
   });
-  for (const row of rows) table.push(row);
+  for (const row of rows)
+    table.push(row.map((cell) => (typeof cell === 'string' ? cell : { ...cell })));
   return table
     .toString()
     .split('\n')

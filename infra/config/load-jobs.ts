@@ -19,6 +19,7 @@ import {
 import { DEFAULT_RETENTION_DAYS } from '../../functions/shared/defaults.ts';
 import type { JobDefinition } from '../../functions/shared/job.ts';
 import { ConfigError, type ConfigIssue, isConfigError } from './config-error.ts';
+import { withCronHint } from './cron-hint.ts';
 import {
   defaultsSchema,
   fileSchema,
@@ -208,19 +209,28 @@ function engineIssues(
   jobId: string | undefined,
 ): { field: YamlPath; message: string }[] {
   const problems: { field: YamlPath; message: string }[] = [];
-  const attempt = (field: YamlPath, check: () => void): boolean => {
+  const attempt = (
+    field: YamlPath,
+    check: () => void,
+    describe: (message: string) => string = (message) => message,
+  ): boolean => {
     try {
       check();
       return true;
     } catch (error) {
       if (!isScheduleError(error)) throw error;
-      problems.push({ field, message: error.message });
+      problems.push({ field, message: describe(error.message) });
       return false;
     }
   };
   const { schedule, timezone, dst } = job;
   const cronOk =
-    typeof schedule === 'string' && attempt(['schedule'], () => parseCron(schedule, jobId));
+    typeof schedule === 'string' &&
+    attempt(
+      ['schedule'],
+      () => parseCron(schedule, jobId),
+      (message) => withCronHint(message, schedule),
+    );
   const zoneOk =
     typeof timezone === 'string' && attempt(['timezone'], () => validateTimeZone(timezone));
   const dstOk = dst === undefined || (isPlainObject(dst) && validDst(dst));

@@ -81,6 +81,7 @@ describe('zonecron --help', () => {
   it.each(
     [
       ['next'],
+      ['explain'],
       ['validate'],
       ['simulate'],
       ['history'],

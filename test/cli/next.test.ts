@@ -124,6 +124,36 @@ describe('zonecron next', () => {
     expect(lines.filter((l) => l.includes('↳'))).toHaveLength(1);
   });
 
+  it('shows the expression in words above the table and in --json', async () => {
+    const args = [
+      'next',
+      '0 9 * * 1-5',
+      '--tz',
+      'America/New_York',
+      '--after',
+      '2027-03-12T00:00Z',
+    ];
+    const text = await runCli([...args, '-n', '1']);
+    expect(text.code).toBe(0);
+    expect(text.stdout.split('\n').slice(0, 3)).toEqual([
+      '0 9 * * 1-5 in America/New_York — wall-clock schedule: gap shift, overlap first',
+      'at 09:00 on Monday through Friday',
+      'next 1 run after 2027-03-12T00:00:00Z',
+    ]);
+    const doc = JSON.parse((await runCli([...args, '-n', '1', '--json'])).stdout) as {
+      sentence: string;
+    };
+    expect(doc.sentence).toBe('at 09:00 on Monday through Friday');
+  });
+
+  it('tells how to write an AWS EventBridge expression in five fields', async () => {
+    const result = await runCli(['next', '30 2 * * ? *', '--tz', 'Europe/Berlin']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'zonecron: error: expected 5 fields but got 6 at position 11: zonecron expressions have 5 fields (minute hour day-of-month month day-of-week), without seconds or year fields; it looks like an AWS EventBridge expression (year last, weekdays 1=SUN-7=SAT): write it as `30 2 * * *`\n',
+    );
+  });
+
   it('previews every job of a jobs file', async () => {
     const result = await runCli([
       'next',

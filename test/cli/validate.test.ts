@@ -13,7 +13,7 @@ describe('zonecron validate', () => {
     expect(result.code).toBe(0);
     const doc = JSON.parse(result.stdout) as {
       valid: boolean;
-      jobs: { id: string; enabled: boolean; covering: unknown }[];
+      jobs: { id: string; sentence: string; enabled: boolean; covering: unknown }[];
       warnings: { jobId: string; transitionAt: string; kind: string; text: string }[];
     };
     const config = loadJobsFile(FIXTURE);
@@ -25,6 +25,11 @@ describe('zonecron validate', () => {
         job.enabled ? coveringSchedule(job, new Date(AFTER)) : null,
       ]),
     );
+    expect(doc.jobs.map((j) => j.sentence)).toEqual([
+      'at 02:30 every day',
+      'every 30 minutes',
+      'every hour at minute 0',
+    ]);
     expect(doc.warnings).toEqual([
       {
         jobId: 'berlin-nightly',
@@ -59,7 +64,9 @@ describe('zonecron validate', () => {
     expect(hasAnsi(result.stdout)).toBe(false);
     expect(overlongLines(result.stdout)).toEqual([]);
     expect(result.stdout).toContain('3 jobs valid (2 enabled)');
-    expect(result.stdout).toMatch(/\nswitched-off +0 \* \* \* \* +disabled +-\nsns +UTC\n/);
+    expect(result.stdout).toMatch(
+      /\nswitched-off +0 \* \* \* \* +disabled +-\nsns +UTC\n +↳ every hour at minute 0\n/,
+    );
     expect(result.stdout.replace(/\n\s+/g, ' ')).toContain(
       'WARNING berlin-nightly: 02:30 does not exist on 2023-03-26 in Europe/Berlin — runs at 03:30 CEST',
     );

@@ -248,6 +248,15 @@ describe('reporting problems', () => {
     expect(issue?.message).toContain('minute');
   });
 
+  it('appends the five-field form to the message for an AWS EventBridge schedule', () => {
+    const [issue, ...rest] = issuesOf(oneJob('', { schedule: 'cron(0 9 ? * 2-6 *)' }));
+    expect(rest).toEqual([]);
+    expect(issue).toMatchObject({ line: 4, column: 15, jobId: 'nightly', field: 'schedule' });
+    expect(issue?.message).toBe(
+      'expected 5 fields but got 6 at position 17: zonecron expressions have 5 fields (minute hour day-of-month month day-of-week), without seconds or year fields; it looks like an AWS EventBridge expression (year last, weekdays 1=SUN-7=SAT): write it as `0 9 * * 1-5`',
+    );
+  });
+
   it("includes the engine's message for a fixed-offset zone", () => {
     const [issue, ...rest] = issuesOf(oneJob('', { timezone: "'+01:00'" }));
     expect(rest).toEqual([]);
