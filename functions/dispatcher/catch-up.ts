@@ -1,14 +1,16 @@
 import { type Occurrence, occurrencesBetween, periodBucket } from '../schedule/index.ts';
 import { type JobDefinition, scheduleSpecOf } from '../shared/job.ts';
-import type { JobStateItem, SkipReason } from '../shared/ledger-item.ts';
+import type { JobStateItem, RunItem, SkipReason } from '../shared/ledger-item.ts';
 import {
   type CoreContext,
   deliverRun,
   logFields,
   type PlannedRun,
+  performNewOutbox,
   type RunOutcome,
   reportMissed,
 } from './deliver-run.ts';
+import type { SkipRecord } from './ledger.ts';
 
 /** Which of the undecided runs of a catch-up are delivered, and which are skipped and why. */
 export interface CatchupPlan {
@@ -156,11 +158,8 @@ async function decide(
   const windowStartMs = upToMs - job.catchup.windowSeconds * 1000;
   const watermarkMs = Date.parse(state.watermarkAt ?? state.sinceAt ?? request.upTo.toISOString());
   // The window is closed at its start: a run exactly `window` old is still caught up.
-  const inWindow = occurrencesBetween(
-    spec,
-    new Date(Math.max(watermarkMs, windowStartMs - 1)),
-    request.upTo,
-  );
+  const fromMs = Math.max(watermarkMs, windowStartMs - 1);
+  const inWindow = fromMs < upToMs ? occurrencesBetween(spec, new Date(fromMs), request.upTo) : [];
   const orphans = (request.orphans ?? []).filter((o) => o.at.getTime() >= windowStartMs);
   const candidates = uniqueSorted([...inWindow, ...orphans]);
   const outside =
@@ -221,7 +220,7 @@ async function recordSkips(
     }
     const missed = reason !== 'paused' && isMissed(ctx, job, occurrence);
     const run = planned(job, occurrence, request, missed);
-    const recorded = await ctx.ledger.recordSkipped({
+    const record: SkipRecord = {
       key: run.key,
       jobId: job.id,
       at: occurrence.at,
@@ -234,11 +233,14 @@ async function recordSkips(
       nowEpochMs,
       outboxLeaseUntilEpochMs: nowEpochMs + ctx.options.outboxLeaseSeconds * 1000,
       ttlEpochSec: Math.floor(nowEpochMs / 1000) + ctx.options.retentionDays * 86_400,
-    });
-    if (!recorded) continue;
+    };
+    if (!(await ctx.ledger.recordSkipped(record))) continue;
     ctx.metrics.job(job.id, reason === 'paused' ? 'SkippedPaused' : 'CatchupDropped');
     ctx.logger.warn('skipped', logFields(run, { decision: `skipped-${reason}`, reason }));
-    if (missed) reportMissed(ctx, run, `skipped (${reason})`);
+    if (missed) {
+      reportMissed(ctx, run, `skipped (${reason})`);
+      await performNewOutbox(ctx, skippedItem(record), {}, ['notify:missed'], ['missed']);
+    }
   }
   if (unrecorded > 0) {
     ctx.metrics.job(job.id, 'CatchupDropped', unrecorded);
@@ -249,6 +251,27 @@ async function recordSkips(
       hint: `runs older than the catch-up window, beyond the ${MAX_RECORDED_OUTSIDE_WINDOW} recorded one by one`,
     });
   }
+}
+
+/** The item a recorded skip wrote, as the outbox needs it. */
+function skippedItem(record: SkipRecord): RunItem {
+  return {
+    key: record.key,
+    jobId: record.jobId,
+    at: record.at.toISOString(),
+    nominal: record.nominal,
+    dst: record.dst,
+    status: 'skipped',
+    skipReason: record.reason,
+    lastError: record.detail,
+    attempts: 0,
+    roundAttempts: 0,
+    generation: 0,
+    manual: false,
+    origin: record.origin,
+    signals: [],
+    outbox: [],
+  };
 }
 
 function skipDetail(job: JobDefinition, reason: SkipReason): string {

@@ -172,21 +172,24 @@ export class LedgerConflictError extends Error {
 
 /** The condition a claim of each mode writes under, with its placeholders registered on `u`. */
 function claimCondition(u: UpdateExpression, request: ClaimRequest): string {
-  const isNew = `attribute_not_exists(${u.name('pk')})`;
+  const isNew = () => `attribute_not_exists(${u.name('pk')})`;
   const status = u.name('status');
-  const roundLeft = `${u.name('roundAttempts')} < ${u.value('max', av.n(request.maxAttempts))}`;
-  const again = () =>
-    `(${status} = ${u.value('claimed', av.s('claimed'))} AND ${u.name('leaseUntilEpochMs')} < ${u.value('now', av.n(request.nowEpochMs))} AND ${roundLeft}) OR ` +
-    `(${status} = ${u.value('deliveryFailed', av.s('delivery-failed'))} AND ${roundLeft})`;
+  const again = () => {
+    const roundLeft = `${u.name('roundAttempts')} < ${u.value('max', av.n(request.maxAttempts))}`;
+    return (
+      `(${status} = ${u.value('claimed', av.s('claimed'))} AND ${u.name('leaseUntilEpochMs')} < ${u.value('now', av.n(request.nowEpochMs))} AND ${roundLeft}) OR ` +
+      `(${status} = ${u.value('deliveryFailed', av.s('delivery-failed'))} AND ${roundLeft})`
+    );
+  };
   switch (request.mode) {
     case 'create':
-      return isNew;
+      return isNew();
     case 'any':
-      return `${isNew} OR ${again()}`;
+      return `${isNew()} OR ${again()}`;
     case 'reclaim':
       return again();
     case 'backfill':
-      return `${isNew} OR ${status} = ${u.value('skipped', av.s('skipped'))}`;
+      return `${isNew()} OR ${status} = ${u.value('skipped', av.s('skipped'))}`;
   }
 }
 
@@ -362,7 +365,16 @@ export function createDynamoLedger(store: LedgerStore): Ledger {
         .set('openShard', av.s(openShardOf(key)))
         .set('checkAtEpochMs', av.n(nowEpochMs))
         .add('generation', av.n(1))
-        .remove('failure', 'skipReason', 'leaseUntilEpochMs', 'signals', 'completedAt');
+        .remove(
+          'failure',
+          'skipReason',
+          'leaseUntilEpochMs',
+          'signals',
+          'completedAt',
+          'completionId',
+          'startedAt',
+          'deadLetteredAt',
+        );
       const status = u.name('status');
       const condition =
         `attribute_not_exists(${u.name('outbox')}) AND ` +

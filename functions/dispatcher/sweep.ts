@@ -142,7 +142,11 @@ export async function runSweep(
   memory: SweepMemory = createSweepMemory(),
 ): Promise<SweepResult> {
   const errors: unknown[] = [];
-  memory.cursor ??= await ctx.ledger.getSweepCursor();
+  // A cold container starts from the ledger's cursor (or a short lookback on a first run); a
+  // failed sweep leaves the cursor where it was, so the next one checks the same minutes again.
+  memory.cursor ??=
+    (await ctx.ledger.getSweepCursor()) ??
+    new Date(scheduledAt.getTime() - ctx.options.sweepLookbackSeconds * 1000);
   const range = sweepRange(ctx, scheduledAt, memory.cursor);
   const due = dueRuns(ctx, range, memory.windows);
   const records = due.length > 0 ? await ctx.ledger.getRuns(due.map((d) => d.key)) : new Map();
@@ -210,18 +214,11 @@ async function moveCursor(ctx: CoreContext, memory: SweepMemory, to: Date, sched
 }
 
 /** The sweep instants this sweep checks: from the cursor, at most a chunk, never beyond S. */
-function sweepRange(
-  ctx: CoreContext,
-  scheduledAt: Date,
-  cursor: Date | undefined,
-): { from: Date; to: Date } {
+function sweepRange(ctx: CoreContext, scheduledAt: Date, cursor: Date): { from: Date; to: Date } {
   const { options } = ctx;
   const sMs = scheduledAt.getTime();
   const earliest = sMs - options.sweepMaxBacklogSeconds * 1000;
-  const fromMs = Math.min(
-    sMs,
-    cursor ? Math.max(cursor.getTime(), earliest) : sMs - options.sweepLookbackSeconds * 1000,
-  );
+  const fromMs = Math.min(sMs, Math.max(cursor.getTime(), earliest));
   const toMs = Math.min(sMs, fromMs + options.sweepChunkSeconds * 1000);
   return { from: new Date(fromMs), to: new Date(toMs) };
 }

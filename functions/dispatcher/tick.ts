@@ -23,25 +23,26 @@ export interface TickResult {
   readonly outcomes: readonly RunOutcome[];
 }
 
-/** Back-off steps of the search for a job's previous run, in seconds. */
-const PREVIOUS_RUN_STEPS = [120, 3_600, 86_400];
+/** Growing steps of the search for a job's previous run, in seconds: up to eight years. */
+const PREVIOUS_RUN_STEPS = [120, 3_600, 86_400, 32 * 86_400, 366 * 86_400, 8 * 366 * 86_400];
 
 /**
- * The job's last run before `at` within the catch-up window (closed at its start), or
- * undefined. Searched in growing steps, so a frequent job costs one small engine call.
+ * The job's last run before `at`, or undefined when it has none in eight years (a leap-day job
+ * can wait that long). Searched in growing steps, so a frequent job costs one small engine
+ * call. Not bounded by the catch-up window: a watermark behind it means runs were never
+ * decided, and the catch-up records those older than the window as skipped.
  *
  * @example
- * previousRun({ cron: '0 * * * *', timezone: 'UTC' }, new Date('2023-06-01T10:00Z'), 86_400)?.at
+ * previousRun({ cron: '0 * * * *', timezone: 'UTC' }, new Date('2023-06-01T10:00Z'))?.at
  * //=> 2023-06-01T09:00:00.000Z
  */
 export function previousRun(
   spec: ReturnType<typeof scheduleSpecOf>,
   at: Date,
-  windowSeconds: number,
 ): Occurrence | undefined {
   const end = new Date(at.getTime() - 1);
-  for (const seconds of [...PREVIOUS_RUN_STEPS.filter((s) => s < windowSeconds), windowSeconds]) {
-    const runs = occurrencesBetween(spec, new Date(at.getTime() - seconds * 1000 - 1), end);
+  for (const seconds of PREVIOUS_RUN_STEPS) {
+    const runs = occurrencesBetween(spec, new Date(at.getTime() - seconds * 1000), end);
     const last = runs.at(-1);
     if (last) return last;
   }
@@ -96,7 +97,7 @@ export async function handleTick(
   });
   const own = runAt(job, s);
   if (!own) return result([]);
-  const previous = previousRun(scheduleSpecOf(job), s, job.catchup.windowSeconds);
+  const previous = previousRun(scheduleSpecOf(job), s);
   const swap = await ctx.ledger.swapWatermark(job.id, { previous: previous?.at, scheduledAt: s });
   if (swap.swapped) return result([await deliverRun(ctx, ownRun(job, own))]);
   return result(await slowPath(ctx, job, own, swap.state));

@@ -60,8 +60,8 @@ export interface JobStateLedger {
     nowEpochMs: number,
     leaseUntilEpochMs: number,
   ): Promise<JobStateItem | undefined>;
-  /** Moves W to `upTo` (if later) and gives the catch-up lease back. */
-  finishCatchup(jobId: string, leaseUntilEpochMs: number, upTo: Date): Promise<void>;
+  /** Moves W to `upTo` (if later; not at all when undefined) and gives the catch-up lease back. */
+  finishCatchup(jobId: string, leaseUntilEpochMs: number, upTo: Date | undefined): Promise<void>;
   /**
    * Takes `concurrency: forbid`'s slot for run `key` until `untilEpochMs`; refused while another
    * run holds it (its key comes back).
@@ -177,9 +177,15 @@ export function createJobStateLedger(store: LedgerStore): JobStateLedger {
     },
 
     async finishCatchup(jobId, leaseUntilEpochMs, upTo) {
-      const iso = av.s(upTo.toISOString());
       const ours = (c: UpdateExpression) =>
         `${c.name('catchupLeaseUntilEpochMs')} = ${c.value('lease', av.n(leaseUntilEpochMs))}`;
+      const release = () =>
+        write(jobStateKey(jobId), new UpdateExpression().remove('catchupLeaseUntilEpochMs'), ours);
+      if (!upTo) {
+        await release();
+        return;
+      }
+      const iso = av.s(upTo.toISOString());
       const moved = await write(
         jobStateKey(jobId),
         new UpdateExpression().set('watermarkAt', iso).remove('catchupLeaseUntilEpochMs'),
