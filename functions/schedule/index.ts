@@ -26,6 +26,7 @@ export {
 export type { DayOfMonthSet, DayOfWeekSet, ParsedCron } from './parse-cron.ts';
 export { parseCron } from './parse-cron.ts';
 export { periodBucket } from './period-bucket.ts';
+export { shiftedTransitionRules } from './shifted-zone-rules.ts';
 export { validateTimeZone, zoneTransitions } from './time-zone.ts';
 export type {
   DstPolicies,
