@@ -32,9 +32,13 @@ interface CompiledCron {
 
 const compiledCache = new Map<string, CompiledCron>();
 
-/** Parses once per (expression, job id); the result is immutable, so it is shared. */
+/**
+ * Parses once per expression, and per job id only where the expression may use `H` (the only
+ * thing the id changes): thousands of jobs with their own ids and a few shared expressions
+ * then share a few entries instead of evicting each other. The result is immutable.
+ */
 function compile(cron: string, jobId: string | undefined): CompiledCron {
-  const key = `${jobId ?? ''}\u0000${cron}`;
+  const key = /h/i.test(cron) ? `${jobId ?? ''}\u0000${cron}` : `\u0000${cron}`;
   let compiled = compiledCache.get(key);
   if (compiled === undefined) {
     const parsed = parseCron(cron, jobId);
