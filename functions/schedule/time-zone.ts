@@ -78,13 +78,14 @@ const validZones = new Set<string>();
  * and bisecting to the minute where two samples differ, then reused by every schedule in the
  * zone: converting between local wall-clock minutes and UTC becomes integer arithmetic.
  *
- * What it finds, exactly: every change next to an offset that lasts at least one step. If no
- * offset lasts less than a step, no interval between two samples holds two changes, so an
- * interval whose ends differ holds exactly one, which bisection finds to the minute, and an
- * interval whose ends agree holds none. An offset lasting less than a step can hide between two
- * samples. No sampling of Intl can rule that out, since Intl answers one instant at a time; the
- * tz database has no such offset (its shortest lasted 167 hours: Brazil, October 2000), and the
- * zone scan test checks every zone against the platform (docs/semantics.md, "Limits").
+ * What it finds: every change, to the minute, when every offset lasts at least one step. Then no
+ * interval between two samples holds two changes, so an interval whose ends differ holds
+ * exactly one, which bisection finds, and an interval whose ends agree holds none. An offset
+ * lasting less than a step can hide between two samples, with the changes into and out of it.
+ * No sampling of Intl can rule that out, since Intl answers one instant at a time; the tz
+ * database has no such offset (the shortest since 1970 lasted 167 hours: parts of Brazil,
+ * October 2000), and the zone scan test checks every zone against the platform
+ * (docs/semantics.md, "Limits").
  */
 export class ZoneTable {
   readonly zone: string;

@@ -1,6 +1,6 @@
 // The zone-rules seam: an engine computes with the rules it was given, in its own tables,
 // without touching the module-level engine; what it finds in rules it has never seen is exact
-// for every offset lasting a day or more (the sampling step), and not below.
+// when every offset lasts a day or more (the sampling step), and not below.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
