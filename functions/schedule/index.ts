@@ -5,6 +5,8 @@
  * instant is always an argument. Everything else in zonecron imports the engine from here.
  * The contract is docs/semantics.md.
  */
+
+export { createEngine, type EngineOptions, type ScheduleEngine } from './engine.ts';
 export {
   type CronField,
   CronSyntaxError,
@@ -13,6 +15,7 @@ export {
   isScheduleError,
   ScheduleError,
 } from './errors.ts';
+export { intlZoneRules } from './intl-zone-rules.ts';
 export {
   iterateOccurrences,
   nextOccurrences,
@@ -23,6 +26,7 @@ export {
 export type { DayOfMonthSet, DayOfWeekSet, ParsedCron } from './parse-cron.ts';
 export { parseCron } from './parse-cron.ts';
 export { periodBucket } from './period-bucket.ts';
+export { shiftedTransitionRules } from './shifted-zone-rules.ts';
 export { validateTimeZone, zoneTransitions } from './time-zone.ts';
 export type {
   DstPolicies,
@@ -31,5 +35,6 @@ export type {
   OverlapPolicy,
   ScheduleKind,
   ScheduleSpec,
+  ZoneRules,
   ZoneTransition,
 } from './types.ts';

@@ -4,11 +4,12 @@ import { LocalSlotMatcher, NO_SLOT } from './local-slots.ts';
 import { type ParsedCron, parseCron } from './parse-cron.ts';
 import {
   COVER_MARGIN_MINUTES,
+  defaultZoneTables,
   MAX_MINUTE,
   minuteOf,
   validateTimeZone,
   type ZoneTable,
-  zoneTable,
+  type ZoneTables,
 } from './time-zone.ts';
 import type {
   DstPolicies,
@@ -31,9 +32,13 @@ interface CompiledCron {
 
 const compiledCache = new Map<string, CompiledCron>();
 
-/** Parses once per (expression, job id); the result is immutable, so it is shared. */
+/**
+ * Parses once per expression, and per job id only where the expression may use `H` (the only
+ * thing the id changes): thousands of jobs with their own ids and a few shared expressions
+ * then share a few entries instead of evicting each other. The result is immutable.
+ */
 function compile(cron: string, jobId: string | undefined): CompiledCron {
-  const key = `${jobId ?? ''}\u0000${cron}`;
+  const key = /h/i.test(cron) ? `${jobId ?? ''}\u0000${cron}` : `\u0000${cron}`;
   let compiled = compiledCache.get(key);
   if (compiled === undefined) {
     const parsed = parseCron(cron, jobId);
@@ -272,11 +277,16 @@ class OccurrenceCursor {
   }
 }
 
-function cursorFor(spec: ScheduleSpec, firstMinute: number, limitMinute: number): OccurrenceCursor {
+function cursorFor(
+  tables: ZoneTables,
+  spec: ScheduleSpec,
+  firstMinute: number,
+  limitMinute: number,
+): OccurrenceCursor {
   const policies = resolvePolicies(spec);
   const zone = validateTimeZone(spec.timezone);
   const { matcher } = compile(spec.cron, spec.jobId);
-  return new OccurrenceCursor(matcher, zoneTable(zone), policies, firstMinute, limitMinute);
+  return new OccurrenceCursor(matcher, tables.tableFor(zone), policies, firstMinute, limitMinute);
 }
 
 /**
@@ -294,6 +304,16 @@ function cursorFor(spec: ScheduleSpec, firstMinute: number, limitMinute: number)
  * //    { at: 2023-10-30T01:30:00.000Z, nominal: '2023-10-30T02:30', dst: 'none' }]
  */
 export function nextOccurrences(spec: ScheduleSpec, after: Date, count: number): Occurrence[] {
+  return nextOccurrencesIn(defaultZoneTables, spec, after, count);
+}
+
+/** `nextOccurrences` with the offsets of given zone tables. */
+export function nextOccurrencesIn(
+  tables: ZoneTables,
+  spec: ScheduleSpec,
+  after: Date,
+  count: number,
+): Occurrence[] {
   checkSpec(spec);
   const afterMinute = minuteOf(after, 'after');
   if (typeof count !== 'number' || !Number.isInteger(count) || count <= 0) {
@@ -303,7 +323,7 @@ export function nextOccurrences(spec: ScheduleSpec, after: Date, count: number):
       count,
     );
   }
-  const cursor = cursorFor(spec, afterMinute + 1, Number.POSITIVE_INFINITY);
+  const cursor = cursorFor(tables, spec, afterMinute + 1, Number.POSITIVE_INFINITY);
   const result: Occurrence[] = [];
   while (result.length < count) {
     const next = cursor.next();
@@ -327,6 +347,16 @@ export function nextOccurrences(spec: ScheduleSpec, after: Date, count: number):
  * //    { at: 2023-10-29T02:00:00.000Z, nominal: '2023-10-29T03:00', dst: 'none' }]
  */
 export function occurrencesBetween(spec: ScheduleSpec, from: Date, to: Date): Occurrence[] {
+  return occurrencesBetweenIn(defaultZoneTables, spec, from, to);
+}
+
+/** `occurrencesBetween` with the offsets of given zone tables. */
+export function occurrencesBetweenIn(
+  tables: ZoneTables,
+  spec: ScheduleSpec,
+  from: Date,
+  to: Date,
+): Occurrence[] {
   checkSpec(spec);
   const fromMinute = minuteOf(from, 'from');
   minuteOf(to, 'to');
@@ -338,7 +368,7 @@ export function occurrencesBetween(spec: ScheduleSpec, from: Date, to: Date): Oc
     );
   }
   const limitMinute = Math.floor(to.getTime() / MINUTE_MS);
-  const cursor = cursorFor(spec, fromMinute + 1, limitMinute);
+  const cursor = cursorFor(tables, spec, fromMinute + 1, limitMinute);
   const result: Occurrence[] = [];
   for (let next = cursor.next(); next !== undefined; next = cursor.next()) result.push(next);
   return result;
@@ -362,9 +392,18 @@ export function iterateOccurrences(
   spec: ScheduleSpec,
   after: Date,
 ): Generator<Occurrence, void, undefined> {
+  return iterateOccurrencesIn(defaultZoneTables, spec, after);
+}
+
+/** `iterateOccurrences` with the offsets of given zone tables. */
+export function iterateOccurrencesIn(
+  tables: ZoneTables,
+  spec: ScheduleSpec,
+  after: Date,
+): Generator<Occurrence, void, undefined> {
   checkSpec(spec);
   const afterMinute = minuteOf(after, 'after');
-  const cursor = cursorFor(spec, afterMinute + 1, Number.POSITIVE_INFINITY);
+  const cursor = cursorFor(tables, spec, afterMinute + 1, Number.POSITIVE_INFINITY);
   return (function* walk(): Generator<Occurrence, void, undefined> {
     for (let next = cursor.next(); next !== undefined; next = cursor.next()) yield next;
   })();

@@ -1,9 +1,12 @@
 import { IANAZone } from 'luxon';
 import { InvalidArgumentError, InvalidTimeZoneError } from './errors.ts';
-import type { ZoneTransition } from './types.ts';
+import { intlKnowsZone, intlZoneRules } from './intl-zone-rules.ts';
+import type { ZoneRules, ZoneTransition } from './types.ts';
 
 const MINUTE_MS = 60_000;
 const DAY_MINUTES = 1440;
+/** Distance between two samples of a zone's offset: see `ZoneTable`. */
+const SAMPLE_STEP_MINUTES = DAY_MINUTES;
 /** Latest minute a `Date` can hold (8.64e15 ms), minus a day of headroom. */
 export const MAX_MINUTE = Math.floor(8.64e15 / MINUTE_MS) - 2 * DAY_MINUTES;
 export const MIN_MINUTE = -MAX_MINUTE;
@@ -49,7 +52,7 @@ export function validateTimeZone(zone: string): string {
     zone.length > 64 ||
     !/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(zone) ||
     !IANAZone.isValidZone(zone) ||
-    formatterFor(zone) === undefined
+    !intlKnowsZone(zone)
   ) {
     throw new InvalidTimeZoneError(
       `unknown time zone '${zone}' (allowed an IANA zone name such as Europe/Berlin)`,
@@ -64,22 +67,6 @@ export function validateTimeZone(zone: string): string {
 /** Zones already validated: luxon's check builds a new Intl formatter on every call. */
 const validZones = new Set<string>();
 
-const formatters = new Map<string, Intl.DateTimeFormat | undefined>();
-
-function formatterFor(zone: string): Intl.DateTimeFormat | undefined {
-  if (formatters.has(zone)) return formatters.get(zone);
-  let formatter: Intl.DateTimeFormat | undefined;
-  try {
-    formatter = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' });
-  } catch (error) {
-    if (!(error instanceof RangeError)) throw error;
-    formatter = undefined;
-  }
-  if (formatters.size > 1000) formatters.clear();
-  formatters.set(zone, formatter);
-  return formatter;
-}
-
 /**
  * The offset changes of one zone over a growing range of UTC minutes.
  *
@@ -87,13 +74,18 @@ function formatterFor(zone: string): Intl.DateTimeFormat | undefined {
  * (minutes east of UTC) until `starts[i + 1]`, or until `coverEnd` for the last one. Every
  * segment start but the first is a real transition; the first is where sampling began.
  *
- * It is built by asking Intl for the offset once per day and bisecting to the minute where
- * two samples differ (about 0.5 ms per zone-year), then reused by every schedule in the zone:
- * converting between local wall-clock minutes and UTC becomes integer arithmetic. The samples
- * come from the same ICU data luxon reads, through a `longOffset` formatter, which is several
- * times faster than luxon's `IANAZone.offset` (it formats to parts). Limits: an offset change
- * that is undone within the same day is not seen; offsets with seconds (local mean time, mostly
- * before 1920) are floored to the minute.
+ * It is built by asking the zone's rules for the offset once per `SAMPLE_STEP_MINUTES` (a day)
+ * and bisecting to the minute where two samples differ, then reused by every schedule in the
+ * zone: converting between local wall-clock minutes and UTC becomes integer arithmetic.
+ *
+ * What it finds: every change, to the minute, when every offset lasts at least one step. Then no
+ * interval between two samples holds two changes, so an interval whose ends differ holds
+ * exactly one, which bisection finds, and an interval whose ends agree holds none. An offset
+ * lasting less than a step can hide between two samples, with the changes into and out of it.
+ * No sampling of Intl can rule that out, since Intl answers one instant at a time; the tz
+ * database has no such offset (the shortest since 1970 lasted 167 hours: parts of Brazil,
+ * October 2000), and the zone scan test checks every zone against the platform
+ * (docs/semantics.md, "Limits").
  */
 export class ZoneTable {
   readonly zone: string;
@@ -101,28 +93,24 @@ export class ZoneTable {
   offsets: number[] = [];
   coverStart = 0;
   coverEnd = 0;
-  private readonly formatter: Intl.DateTimeFormat;
+  private readonly rules: ZoneRules;
 
-  constructor(zone: string) {
+  constructor(zone: string, rules: ZoneRules) {
     this.zone = zone;
-    const formatter = formatterFor(zone);
-    if (formatter === undefined)
-      throw new InvalidTimeZoneError(`unknown time zone '${zone}'`, zone);
-    this.formatter = formatter;
+    this.rules = rules;
   }
 
-  /** The offset (whole minutes, floored) in force at a UTC minute, straight from Intl. */
+  /** The offset (whole minutes, floored) in force at a UTC minute, straight from the rules. */
   sampleOffset(utcMinute: number): number {
-    const text = this.formatter.format(utcMinute * MINUTE_MS);
-    const at = text.lastIndexOf('GMT');
-    const match = /([+-])(\d{1,2})(?::(\d{2}))?(?::(\d{2}))?$/.exec(text.slice(at + 3));
-    if (match === null) return 0;
-    const seconds =
-      (Number(match[2]) * 3600 + Number(match[3] ?? 0) * 60 + Number(match[4] ?? 0)) *
-      (match[1] === '-' ? -1 : 1);
-    // Offsets with seconds (local mean time) are floored: a slot then runs at the first whole
-    // UTC minute whose local time, cut to the minute, is the slot.
-    return Math.floor(seconds / 60);
+    const offset = this.rules.offsetMinutesAt(this.zone, utcMinute);
+    if (!Number.isInteger(offset) || offset <= -DAY_MINUTES || offset >= DAY_MINUTES) {
+      throw new InvalidArgumentError(
+        `invalid offset ${String(offset)} from the zone rules for '${this.zone}' at ${new Date(utcMinute * MINUTE_MS).toISOString()} (allowed whole minutes from -1439 to 1439)`,
+        'zoneRules',
+        offset,
+      );
+    }
+    return offset;
   }
 
   /**
@@ -155,7 +143,7 @@ export class ZoneTable {
     let previous = this.coverEnd;
     let previousOffset = this.offsets[this.offsets.length - 1] as number;
     while (previous < target) {
-      const next = Math.min(target, previous + DAY_MINUTES);
+      const next = Math.min(target, previous + SAMPLE_STEP_MINUTES);
       const offset = this.sampleOffset(next);
       if (offset !== previousOffset) {
         this.findTransitions(previous, previousOffset, next, offset, this.starts, this.offsets);
@@ -173,7 +161,7 @@ export class ZoneTable {
     let previous = target;
     let previousOffset = offsets[0] as number;
     while (previous < this.coverStart) {
-      const next = Math.min(this.coverStart, previous + DAY_MINUTES);
+      const next = Math.min(this.coverStart, previous + SAMPLE_STEP_MINUTES);
       const offset =
         next === this.coverStart ? (this.offsets[0] as number) : this.sampleOffset(next);
       if (offset !== previousOffset) {
@@ -228,18 +216,33 @@ function floorToDay(minute: number): number {
   return Math.floor(minute / DAY_MINUTES) * DAY_MINUTES;
 }
 
-const tables = new Map<string, ZoneTable>();
+/**
+ * The offset tables of one set of zone rules, one per zone, built on first use and shared by
+ * every schedule that reads the same rules. Each engine owns one; the module-level functions
+ * share `defaultZoneTables`.
+ */
+export class ZoneTables {
+  readonly rules: ZoneRules;
+  private readonly tables = new Map<string, ZoneTable>();
 
-/** The shared offset table of a validated zone. */
-export function zoneTable(zone: string): ZoneTable {
-  let table = tables.get(zone);
-  if (table === undefined) {
-    table = new ZoneTable(zone);
-    if (tables.size > 500) tables.clear();
-    tables.set(zone, table);
+  constructor(rules: ZoneRules) {
+    this.rules = rules;
   }
-  return table;
+
+  /** The table of a validated zone. */
+  tableFor(zone: string): ZoneTable {
+    let table = this.tables.get(zone);
+    if (table === undefined) {
+      table = new ZoneTable(zone, this.rules);
+      if (this.tables.size > 500) this.tables.clear();
+      this.tables.set(zone, table);
+    }
+    return table;
+  }
 }
+
+/** The tables of the platform's rules, shared by the module-level functions. */
+export const defaultZoneTables = new ZoneTables(intlZoneRules);
 
 /** The whole minute of a valid `Date`, or an `InvalidArgumentError` naming the argument. */
 export function minuteOf(date: Date, argument: string): number {
@@ -266,6 +269,16 @@ export function minuteOf(date: Date, argument: string): number {
  * //    { at: 2023-10-29T01:00:00.000Z, offsetBeforeMinutes: 120, offsetAfterMinutes: 60 }]
  */
 export function zoneTransitions(zone: string, from: Date, to: Date): ZoneTransition[] {
+  return transitionsIn(defaultZoneTables, zone, from, to);
+}
+
+/** `zoneTransitions` read from the tables of given rules. */
+export function transitionsIn(
+  tables: ZoneTables,
+  zone: string,
+  from: Date,
+  to: Date,
+): ZoneTransition[] {
   validateTimeZone(zone);
   const fromMs = checkedMs(from, 'from');
   const toMs = checkedMs(to, 'to');
@@ -276,7 +289,7 @@ export function zoneTransitions(zone: string, from: Date, to: Date): ZoneTransit
       from,
     );
   }
-  const table = zoneTable(zone);
+  const table = tables.tableFor(zone);
   const fromMinute = Math.floor(fromMs / MINUTE_MS);
   const toMinute = Math.floor(toMs / MINUTE_MS);
   if (toMinute - fromMinute > MAX_WINDOW_MINUTES) {

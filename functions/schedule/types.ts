@@ -58,3 +58,31 @@ export interface ZoneTransition {
   readonly offsetBeforeMinutes: number;
   readonly offsetAfterMinutes: number;
 }
+
+/**
+ * Where an engine reads a zone's UTC offsets.
+ *
+ * The answers of the engine depend on the time-zone rules it reads, and two machines can hold
+ * different copies of them. The default, `intlZoneRules`, asks the platform (ICU's copy of the
+ * IANA database, `process.versions.tz`); `createEngine({ zoneRules })` computes with other
+ * rules, for one engine only: recorded ones, or altered ones such as
+ * `shiftedTransitionRules`. The engine samples `offsetMinutesAt` once a day and bisects every
+ * change to the minute, so an offset that lasts less than a day may go unseen
+ * (docs/semantics.md, "Limits").
+ *
+ * @example
+ * const utcPlusOne: ZoneRules = { offsetMinutesAt: () => 60 };
+ * createEngine({ zoneRules: utcPlusOne }).nextOccurrences(
+ *   { cron: '0 9 * * *', timezone: 'Europe/Berlin' }, new Date('2026-07-01T00:00Z'), 1)[0].at
+ * //=> 2026-07-01T08:00:00.000Z (09:00 at UTC+1, although Berlin keeps summer time in July)
+ */
+export interface ZoneRules {
+  /**
+   * The offset in force in `zone` at `utcMinute` (minutes since the epoch), in whole minutes
+   * east of UTC, floored; an integer between -1439 and 1439.
+   *
+   * `zone` is a validated IANA name. The function must be pure: the engine caches what it
+   * learns from it.
+   */
+  offsetMinutesAt(zone: string, utcMinute: number): number;
+}

@@ -1,7 +1,11 @@
 // Day matching in UTC (no DST involved): L, LW, nW, dL, d#k and the Vixie rule, each against
 // calendar facts checked by hand (2026-01-01 is a Thursday).
 import { describe, expect, it } from 'vitest';
-import { nextOccurrences, occurrencesBetween } from '../../../functions/schedule/index.ts';
+import {
+  nextOccurrences,
+  occurrencesBetween,
+  parseCron,
+} from '../../../functions/schedule/index.ts';
 
 const AFTER = new Date('2026-01-01T00:00:00Z');
 
@@ -110,5 +114,17 @@ describe('times within a day', () => {
     expect(runs[0]?.at.toISOString()).toBe('2028-02-29T00:00:00.000Z');
     expect(runs.at(-1)?.at.toISOString()).toBe('2028-02-29T23:59:00.000Z');
     expect(new Set(runs.map((r) => r.nominal)).size).toBe(1440);
+  });
+});
+
+describe('H, one expression shared by several jobs', () => {
+  it('runs each job at its own minute, as parseCron spreads it, one after the other', () => {
+    const minutes = ['a', 'b', 'a', 'c', 'b'].map((jobId) => {
+      const [run] = nextOccurrences({ cron: 'H 9 * * *', timezone: 'UTC', jobId }, AFTER, 1);
+      return [jobId, run?.at.getUTCMinutes()];
+    });
+    const spread = (jobId: string) => parseCron('H 9 * * *', jobId).minutes[0];
+    expect(new Set(minutes.map(([, minute]) => minute)).size).toBe(3);
+    expect(minutes).toEqual(['a', 'b', 'a', 'c', 'b'].map((jobId) => [jobId, spread(jobId)]));
   });
 });
