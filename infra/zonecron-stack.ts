@@ -3,9 +3,9 @@
  * jobs config (architecture §2) and the UTC covering expressions (§3).
  */
 import { App, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
-import { DEFAULT_STACK_NAME as DEFAULT_STACK_NAME_VALUE } from '../functions/shared/defaults.ts';
 import type { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
+import { DEFAULT_STACK_NAME as DEFAULT_STACK_NAME_VALUE } from '../functions/shared/defaults.ts';
 import type { JobDefinition } from '../functions/shared/job.ts';
 import type { JobsConfig } from './config/load-jobs.ts';
 import { CompletionTracking } from './constructs/completion-tracking.ts';

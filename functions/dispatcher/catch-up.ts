@@ -23,7 +23,7 @@ export interface CatchupPlan {
  * Applies a job's catch-up policy to the undecided runs of a range.
  *
  * - `all`: every run, oldest first; beyond `maxRuns` the **oldest** are skipped (`max-runs`).
- * - `latest`: only the newest run of the range, and only if nothing newer was decided already.
+ * - `latest`: only the newest run of the range, and only if nothing newer is due or decided.
  * - `none`: only the tick's own run; nothing is caught up.
  *
  * The tick's own run (`ownAt`, the newest by construction) is always delivered.
@@ -36,7 +36,7 @@ export function planCatchup(
   job: Pick<JobDefinition, 'catchup'>,
   undecided: readonly Occurrence[],
   ownAt: Date | undefined,
-  newerDecided: boolean,
+  newer: boolean,
 ): CatchupPlan {
   const isOwn = (o: Occurrence) => ownAt !== undefined && o.at.getTime() === ownAt.getTime();
   const split = (deliver: Occurrence[], reason: SkipReason): CatchupPlan => ({
@@ -50,7 +50,7 @@ export function planCatchup(
       return split(undecided.filter(isOwn), 'catch-up-none');
     case 'latest': {
       const newest = undecided.at(-1);
-      const deliver = newest && (isOwn(newest) || !newerDecided) ? [newest] : [];
+      const deliver = newest && (isOwn(newest) || !newer) ? [newest] : [];
       return split(deliver, 'catch-up-latest');
     }
     case 'all': {
@@ -68,6 +68,11 @@ export interface CatchupRequest {
   readonly own?: Occurrence;
   /** Runs the sweep found undecided at or before the watermark (a writer died in between). */
   readonly orphans?: readonly Occurrence[];
+  /**
+   * A run newer than `upTo` is due already (its tick is within its grace): under `latest`
+   * nothing older is worth delivering.
+   */
+  readonly newerDue?: boolean;
   readonly origin: 'tick' | 'sweep';
 }
 
@@ -172,15 +177,16 @@ async function decide(
   );
   const undecided = candidates.filter((o) => !existing.has(periodBucket(job.id, o.at)));
   const newest = undecided.at(-1);
-  const newerDecided =
-    newest !== undefined &&
-    candidates.some((o) => o.at > newest.at && existing.has(periodBucket(job.id, o.at)));
+  const newer =
+    (request.newerDue ?? false) ||
+    (newest !== undefined &&
+      candidates.some((o) => o.at > newest.at && existing.has(periodBucket(job.id, o.at))));
   const paused = undecided.filter((o) => inLastPause(state, o));
   const plan = planCatchup(
     job,
     undecided.filter((o) => !paused.includes(o)),
     request.own?.at,
-    newerDecided,
+    newer,
   );
   return {
     deliver: plan.deliver,

@@ -267,7 +267,9 @@ async function attemptDelivery(
   const envelope = buildEnvelope(run.job, run, item.attempts, ctx.stackName);
   let deliveryId: string;
   try {
-    ({ deliveryId } = await ctx.targets.deliver(run.job.target, envelope));
+    ({ deliveryId } = await ctx.targets.deliver(run.job.target, envelope, {
+      generation: item.generation,
+    }));
   } catch (error) {
     return failAttempt(ctx, run, item, describeError(error));
   }

@@ -207,7 +207,11 @@ async function settleAll<T, R>(
 async function moveCursor(ctx: CoreContext, memory: SweepMemory, to: Date, scheduledAt: Date) {
   memory.cursor = to;
   const behind = to < scheduledAt;
-  if (behind || !memory.persisted || to.getTime() - memory.persisted.getTime() >= CURSOR_PERSIST_MS) {
+  if (
+    behind ||
+    !memory.persisted ||
+    to.getTime() - memory.persisted.getTime() >= CURSOR_PERSIST_MS
+  ) {
     await ctx.ledger.advanceSweepCursor(to);
     memory.persisted = to;
   }
@@ -281,8 +285,14 @@ async function catchUpJobRuns(
   return catchUpJob(ctx, job, {
     upTo,
     orphans: live.filter((o) => o.at.getTime() <= watermarkMs),
+    newerDue: newerRunDue(job, upTo, ctx.clock()),
     origin: 'sweep',
   });
+}
+
+/** Whether a run of the job after `upTo` is due by `now`. */
+function newerRunDue(job: JobDefinition, upTo: Date, now: Date): boolean {
+  return now > upTo && occurrencesBetween(scheduleSpecOf(job), upTo, now).length > 0;
 }
 
 /** Settles every open run whose check time passed, shard by shard. */

@@ -21,8 +21,8 @@ const recorder = createRecorder({
   ledger: createRecorderLedger(
     createLedgerStore({ client: clients.dynamodb, tableName: requiredEnv('LEDGER_TABLE_NAME') }),
   ),
-  deadLetters: createSqsDeadLetters(clients.sqs, requiredEnv('DLQ_URL')),
-  notifier: createSnsNotifier(clients.sns, requiredEnv('NOTIFY_TOPIC_ARN')),
+  deadLetters: createSqsDeadLetters(() => clients.sqs, requiredEnv('DLQ_URL')),
+  notifier: createSnsNotifier(() => clients.sns, requiredEnv('NOTIFY_TOPIC_ARN')),
   logger: createLogger('zonecron-recorder'),
   metrics,
   stackName,

@@ -56,7 +56,10 @@ export type RecordOutcome =
  *   { dispatchedAt: '2026-03-29T01:00:02.000Z', … })
  * //=> 7250
  */
-export function runDurationMs(completion: Completion, item: RunItem | undefined): number {
+export function runDurationMs(
+  completion: Completion,
+  item: Pick<RunItem, 'dispatchedAt'> | undefined,
+): number {
   const fromMs =
     completion.startedAt?.getTime() ??
     Date.parse(item?.dispatchedAt ?? completion.envelope.scheduledAt);

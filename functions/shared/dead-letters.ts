@@ -28,12 +28,16 @@ export interface DeadLetters {
  * parsing bodies; consumers dedupe on `key`.
  *
  * @example
- * const dlq = createSqsDeadLetters(new SQSClient({}), process.env.DLQ_URL);
+ * const dlq = createSqsDeadLetters(() => clients.sqs, process.env.DLQ_URL); // built on first use
  */
-export function createSqsDeadLetters(sqs: Pick<SQSClient, 'send'>, queueUrl: string): DeadLetters {
+export function createSqsDeadLetters(
+  sqs: Pick<SQSClient, 'send'> | (() => Pick<SQSClient, 'send'>),
+  queueUrl: string,
+): DeadLetters {
+  const client = typeof sqs === 'function' ? sqs : () => sqs;
   return {
     async send(message) {
-      await sqs.send(
+      await client().send(
         new SendMessageCommand({
           QueueUrl: queueUrl,
           MessageBody: JSON.stringify(message),

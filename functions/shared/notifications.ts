@@ -1,6 +1,7 @@
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import { DateTime } from 'luxon';
 import type { RunItem, Signal } from './ledger-item.ts';
+import { zoneAbbreviation } from './zone-time.ts';
 
 /**
  * One on-call notification: which job, which run, what happened, and the exact command to look
@@ -47,10 +48,11 @@ const WHAT: Record<Signal, string> = {
 
 /** The local time of an instant in a zone, with offset and abbreviation. */
 function localTime(atIso: string, timezone: string | undefined): string {
-  if (!timezone) return atIso;
-  const local = DateTime.fromISO(atIso, { zone: timezone });
-  if (!local.isValid) return atIso;
-  return `${local.toFormat('yyyy-MM-dd HH:mm ZZ ZZZZ')} (${timezone})`;
+  if (!timezone || !DateTime.fromISO(atIso, { zone: timezone }).isValid) return atIso;
+  const at = new Date(atIso);
+  const clock = DateTime.fromJSDate(at, { zone: timezone }).toFormat('yyyy-MM-dd HH:mm ZZ');
+  const abbreviation = zoneAbbreviation(at, timezone);
+  return `${clock}${abbreviation ? ` ${abbreviation}` : ''} (${timezone})`;
 }
 
 function outcomeOf(signal: Signal, item: RunItem): string {
@@ -126,12 +128,16 @@ export function notificationSubject(notification: RunNotification): string {
  * signal and job as message attributes so subscriptions can filter on them.
  *
  * @example
- * const notifier = createSnsNotifier(new SNSClient({}), process.env.NOTIFY_TOPIC_ARN);
+ * const notifier = createSnsNotifier(() => clients.sns, process.env.NOTIFY_TOPIC_ARN); // built on first use
  */
-export function createSnsNotifier(sns: Pick<SNSClient, 'send'>, topicArn: string): Notifier {
+export function createSnsNotifier(
+  sns: Pick<SNSClient, 'send'> | (() => Pick<SNSClient, 'send'>),
+  topicArn: string,
+): Notifier {
+  const client = typeof sns === 'function' ? sns : () => sns;
   return {
     async notify(notification) {
-      await sns.send(
+      await client().send(
         new PublishCommand({
           TopicArn: topicArn,
           Subject: notificationSubject(notification),

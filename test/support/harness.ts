@@ -8,13 +8,13 @@ import { createDynamoLedger, type Ledger } from '../../functions/dispatcher/ledg
 import type { TargetDelivery } from '../../functions/dispatcher/targets/index.ts';
 import { createRecorderLedger } from '../../functions/recorder/ledger.ts';
 import { createRecorder, type RecordOutcome } from '../../functions/recorder/record.ts';
+import type { DeadLetters } from '../../functions/shared/dead-letters.ts';
 import type { RunEnvelope } from '../../functions/shared/envelope.ts';
 import type { JobDefinition } from '../../functions/shared/job.ts';
 import { createLedgerStore } from '../../functions/shared/ledger-store.ts';
 import { RecordingLogger } from '../../functions/shared/logger.ts';
 import { RecordingMetrics } from '../../functions/shared/metrics.ts';
 import { RecordingNotifier } from '../../functions/shared/notifications.ts';
-import type { DeadLetters } from '../../functions/shared/dead-letters.ts';
 import { RecordingDeadLetters, RecordingTargets, type TestClock } from './doubles.ts';
 
 /** The stack name every harness runs as. */
