@@ -1,205 +1,280 @@
 /**
  * `npm run bench:dispatch` — the dispatcher's costs, printed; a benchmark, not a test.
  *
- * 1. Runs/s and p50/p99 handler latency through the real core against DynamoDB Local
- *    (claim, delivery to a no-op target, watermark): sequential for latency, 8 in flight for
- *    throughput.
- * 2. CPU per run of the dispatcher's own logic with the store faked (in-memory ledger, no-op
- *    target, logger that still serialises its lines). Target: < 0.5 ms.
- * 3. A sweep of 10,000 jobs with the store faked: engine time and keys read per sweep.
- * 4. Minified esbuild bundle size and module-load time over a bare `node -e ''`, SDK external
- *    vs bundled — the cold-start proxy that chose `infra/bundling.ts`.
+ * 1. DynamoDB requests per run, counted at the client against DynamoDB Local: an on-time run
+ *    (queue target, lambda target, `concurrency: forbid`), a covering tick that is no run, a
+ *    warm sweep with nothing due.
+ * 2. Latency and throughput of the real core against DynamoDB Local.
+ * 3. CPU per run of the dispatcher's own logic with the ledger faked (every call answers at
+ *    once), no-op target, a logger that still serialises its lines. Target: < 0.5 ms.
+ * 4. The top of the hour: 5,000 ticks due in the same minute through the core against DynamoDB
+ *    Local, at a given number of dispatchers in flight (Lambda concurrency): runs/s and lag
+ *    percentiles; then the sweep right after it over 10,000 jobs.
+ * 5. Bundle size and module load over a bare `node -e ''` (the cold-start proxy) with 20 and
+ *    with 10,000 jobs in jobs.json, SDK external vs bundled.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { createDispatcher, type DispatcherDeps } from '../functions/dispatcher/dispatch.ts';
+import { createDispatcher, type Dispatcher } from '../functions/dispatcher/dispatch.ts';
 import { createDynamoLedger, type Ledger } from '../functions/dispatcher/ledger.ts';
 import type { TargetDelivery } from '../functions/dispatcher/targets/index.ts';
 import type { JobDefinition } from '../functions/shared/job.ts';
+import { decodeRun, type RunItem } from '../functions/shared/ledger-item.ts';
+import { createLedgerStore } from '../functions/shared/ledger-store.ts';
 import type { AppLogger } from '../functions/shared/logger.ts';
 import type { AppMetrics } from '../functions/shared/metrics.ts';
+import { RecordingNotifier } from '../functions/shared/notifications.ts';
 import { FUNCTION_BUNDLING, FUNCTION_BUNDLING_SDK_EXTERNAL } from '../infra/bundling.ts';
 import { createJobsBundle, writeJobsBundle } from '../infra/jobs-bundle-file.ts';
+import { instrument } from '../test/support/ddb-faults.ts';
 import { startDynamoDbLocal } from '../test/support/dynamodb-local.ts';
 import { makeJob } from '../test/support/jobs.ts';
 import { createLedgerTable, localDynamoClient } from '../test/support/ledger.ts';
-import { createMemoryLedger } from '../test/support/memory-ledger.ts';
 
 const HOUR_MS = 3_600_000;
 const T0 = Date.parse('2024-01-01T00:00:00Z');
 
-function job(id: string): JobDefinition {
+function job(id: string, overrides: Partial<Parameters<typeof makeJob>[0]> = {}): JobDefinition {
   return makeJob({
-    id,
     schedule: '0 * * * *',
+    timezone: 'UTC',
     target: { type: 'sqs', arn: 'arn:aws:sqs:eu-west-1:123456789012:runs' },
     payload: { bench: true },
+    ...overrides,
+    id,
   });
 }
 
 /** Serialises every line like the Powertools logger would, then drops it. */
 const serialisingLogger = (): AppLogger => {
-  let bytes = 0;
   const write = (message: string, fields?: Record<string, unknown>) => {
-    bytes += JSON.stringify({
-      level: 'INFO',
-      message,
-      timestamp: new Date().toISOString(),
-      ...fields,
-    }).length;
+    JSON.stringify({ level: 'INFO', message, timestamp: new Date().toISOString(), ...fields });
   };
-  return { info: write, warn: write, error: write, toString: () => String(bytes) } as AppLogger;
+  return { info: write, warn: write, error: write };
 };
 
 const noMetrics: AppMetrics = { job() {}, global() {}, flush() {} };
 const noTarget: TargetDelivery = { deliver: async () => ({ deliveryId: 'bench' }) };
 const noDlq = { send: async () => {} };
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-}
-
-function dispatcherFor(ledger: Ledger, jobs: JobDefinition[], clock: () => Date) {
-  const deps: DispatcherDeps = {
+function dispatcherFor(ledger: Ledger, jobs: readonly JobDefinition[], clock: () => Date) {
+  return createDispatcher({
     clock,
     jobs,
     ledger,
     targets: noTarget,
     deadLetters: noDlq,
+    notifier: new RecordingNotifier(),
     logger: serialisingLogger(),
     metrics: noMetrics,
-  };
-  return createDispatcher(deps);
+    stackName: 'Bench',
+    options: { sleep: async () => {} },
+  });
 }
 
-async function benchDynamo() {
-  const ddb = await startDynamoDbLocal();
-  try {
-    const client = localDynamoClient(ddb.endpoint);
-    const tableName = await createLedgerTable(client, 'bench');
-    const ledger = createDynamoLedger({ client, tableName });
-    const jobs = Array.from({ length: 50 }, (_, i) => job(`bench-${i}`));
-    let tickMs = T0;
-    const dispatcher = dispatcherFor(ledger, jobs, () => new Date(tickMs + 2_000));
-    const tick = (j: JobDefinition, hour: number) => ({
-      jobId: j.id,
-      scheduledTime: new Date(T0 + hour * HOUR_MS).toISOString(),
-      attempt: 1,
-    });
-    // warm-up: first ticks record the watermarks, the JVM JITs
-    for (const j of jobs) await dispatcher.handle(tick(j, 0));
+const tickOf = (jobId: string, atMs: number) => ({
+  jobId,
+  scheduledTime: new Date(atMs).toISOString(),
+  executionId: 'bench',
+  attempt: '1',
+});
 
-    const latencies: number[] = [];
-    const sequentialRuns = 600;
-    for (let i = 0; i < sequentialRuns; i++) {
-      const hour = 1 + Math.floor(i / jobs.length);
-      tickMs = T0 + hour * HOUR_MS;
-      const started = performance.now();
-      await dispatcher.handle(tick(jobs[i % jobs.length] as JobDefinition, hour));
-      latencies.push(performance.now() - started);
-    }
-    latencies.sort((a, b) => a - b);
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
 
-    const duplicates: number[] = [];
-    for (let i = 0; i < 200; i++) {
-      const started = performance.now();
-      await dispatcher.handle(tick(jobs[i % jobs.length] as JobDefinition, 1));
-      duplicates.push(performance.now() - started);
-    }
-    duplicates.sort((a, b) => a - b);
+type Local = Awaited<ReturnType<typeof startDynamoDbLocal>>;
 
-    const parallelRuns = 1000;
-    const inFlight = 8;
-    let next = 0;
-    const firstHour = 100;
+async function localLedger(ddb: Local, prefix: string) {
+  const client = localDynamoClient(ddb.endpoint, 3);
+  const counts = instrument(client);
+  const tableName = await createLedgerTable(client, prefix);
+  return { client, counts, ledger: createDynamoLedger(createLedgerStore({ client, tableName })) };
+}
+
+async function benchRequests(ddb: Local) {
+  const { client, counts, ledger } = await localLedger(ddb, 'requests');
+  const queue = job('queue');
+  const lambda = job('lambda', {
+    target: { type: 'lambda', arn: 'arn:aws:lambda:eu-west-1:123456789012:function:f' },
+  });
+  const forbid = job('forbid', {
+    concurrency: 'forbid',
+    target: { type: 'lambda', arn: 'arn:aws:lambda:eu-west-1:123456789012:function:g' },
+  });
+  const daily = job('covered', { schedule: '30 2 * * *', timezone: 'Europe/Berlin' });
+  let nowMs = T0 + 2_000;
+  const dispatcher = dispatcherFor(ledger, [queue, lambda, forbid, daily], () => new Date(nowMs));
+  for (const j of [queue, lambda, forbid]) await ledger.createJobState(j.id, new Date(T0));
+  await ledger.createJobState(daily.id, new Date('2023-12-31T01:30:00Z'));
+  /** Requests one event costs, handled two seconds after its scheduled time. */
+  const measure = async (event: { scheduledTime: string; sweep?: boolean }) => {
+    nowMs = Date.parse(event.scheduledTime) + ('sweep' in event ? 20_000 : 2_000);
+    counts.resetCounts();
+    await dispatcher.handle(event);
+    return counts.total();
+  };
+  const rows = {
+    'on-time run, queue target': await measure(tickOf(queue.id, T0 + HOUR_MS)),
+    'on-time run, lambda target': await measure(tickOf(lambda.id, T0 + HOUR_MS)),
+    'on-time run, concurrency forbid': await measure(tickOf(forbid.id, T0 + HOUR_MS)),
+    // '30 2 * * *' in Berlin is covered by '30 0,1 * * *': in winter 00:30Z is no run.
+    'covering tick that is no run': await measure(
+      tickOf(daily.id, Date.parse('2024-01-01T00:30:00Z')),
+    ),
+    'duplicate tick of an on-time run': await measure(tickOf(queue.id, T0 + HOUR_MS)),
+  };
+  nowMs = T0 + HOUR_MS + 20_000;
+  await dispatcher.handle({ sweep: true, scheduledTime: new Date(T0 + HOUR_MS).toISOString() });
+  nowMs += 60_000;
+  const sweep = await measure({
+    sweep: true,
+    scheduledTime: new Date(T0 + HOUR_MS + 60_000).toISOString(),
+  });
+  client.destroy();
+  return { ...rows, 'warm sweep, nothing due': sweep };
+}
+
+async function benchLatency(ddb: Local) {
+  const { client, ledger } = await localLedger(ddb, 'latency');
+  const jobs = Array.from({ length: 50 }, (_, i) => job(`bench-${i}`));
+  let tickMs = T0;
+  const dispatcher = dispatcherFor(ledger, jobs, () => new Date(tickMs + 2_000));
+  for (const j of jobs) await dispatcher.handle(tickOf(j.id, T0)); // first ticks, JIT
+  const latencies: number[] = [];
+  for (let i = 0; i < 600; i++) {
+    const hour = 1 + Math.floor(i / jobs.length);
+    tickMs = T0 + hour * HOUR_MS;
     const started = performance.now();
-    await Promise.all(
-      Array.from({ length: inFlight }, async () => {
-        while (next < parallelRuns) {
-          const i = next++;
-          const hour = firstHour + Math.floor(i / jobs.length);
-          await dispatcher.handle(tick(jobs[i % jobs.length] as JobDefinition, hour));
-        }
-      }),
-    );
-    const seconds = (performance.now() - started) / 1000;
-    client.destroy();
-    return {
-      sequentialRuns,
-      p50: percentile(latencies, 50),
-      p99: percentile(latencies, 99),
-      dupP50: percentile(duplicates, 50),
-      dupP99: percentile(duplicates, 99),
-      parallelRuns,
-      inFlight,
-      runsPerSecond: parallelRuns / seconds,
-      sequentialRunsPerSecond: 1000 / (latencies.reduce((a, b) => a + b, 0) / latencies.length),
-    };
-  } finally {
-    await ddb.stop();
+    await dispatcher.handle(tickOf(jobs[i % jobs.length]?.id ?? '', tickMs));
+    latencies.push(performance.now() - started);
   }
+  latencies.sort((a, b) => a - b);
+  client.destroy();
+  return { runs: latencies.length, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+}
+
+/**
+ * A ledger that answers every call at once, as if every run were new and on time: the cost
+ * left is the dispatcher's own (engine, envelope, logging).
+ */
+function instantLedger(): Ledger {
+  const item = (key: string): RunItem =>
+    decodeRun({
+      pk: { S: key },
+      jobId: { S: 'x' },
+      at: { S: '2024-01-01T00:00:00.000Z' },
+      status: { S: 'claimed' },
+      attempts: { N: '1' },
+      roundAttempts: { N: '1' },
+    });
+  const yes = async () => true;
+  return {
+    claim: async (request) => ({ claimed: true, item: item(request.key) }),
+    markDispatched: yes,
+    releaseFailed: yes,
+    failDelivery: yes,
+    markSkipped: yes,
+    recordSkipped: yes,
+    markStuck: yes,
+    takeOutbox: async () => undefined,
+    confirmOutbox: async () => {},
+    closeOpen: yes,
+    resetForRedrive: async () => ({ reset: false, item: undefined }),
+    getRun: async () => undefined,
+    getRuns: async () => new Map(),
+    findDue: async () => [],
+    getJobState: async () => undefined,
+    getJobStates: async () => new Map(),
+    swapWatermark: async () => ({ swapped: true }),
+    createJobState: yes,
+    advanceWatermark: yes,
+    acquireCatchup: async () => undefined,
+    finishCatchup: async () => {},
+    acquireSlot: async () => ({ acquired: true }),
+    releaseSlot: yes,
+    pause: async (jobId) => ({ jobId }),
+    resume: yes,
+    getSweepCursor: async () => undefined,
+    advanceSweepCursor: async () => {},
+  };
 }
 
 async function benchCpu() {
   const jobs = Array.from({ length: 100 }, (_, i) => job(`cpu-${i}`));
-  const ledger = createMemoryLedger();
   let tickMs = T0;
-  const dispatcher = dispatcherFor(ledger, jobs, () => new Date(tickMs + 2_000));
-  const runs = 20_000;
+  const dispatcher = dispatcherFor(instantLedger(), jobs, () => new Date(tickMs + 2_000));
   const drive = async (offsetHours: number, count: number) => {
     for (let i = 0; i < count; i++) {
-      const hour = offsetHours + Math.floor(i / jobs.length);
-      tickMs = T0 + hour * HOUR_MS;
-      await dispatcher.handle({
-        jobId: (jobs[i % jobs.length] as JobDefinition).id,
-        scheduledTime: new Date(tickMs).toISOString(),
-        attempt: 1,
-      });
+      tickMs = T0 + (offsetHours + Math.floor(i / jobs.length)) * HOUR_MS;
+      await dispatcher.handle(tickOf(jobs[i % jobs.length]?.id ?? '', tickMs));
     }
   };
   await drive(0, 2_000); // warm-up (JIT, engine caches)
+  const runs = 20_000;
   const cpu = process.cpuUsage();
-  const wall = performance.now();
   await drive(1_000, runs);
   const used = process.cpuUsage(cpu);
-  return {
-    runs,
-    cpuMsPerRun: (used.user + used.system) / 1000 / runs,
-    wallMsPerRun: (performance.now() - wall) / runs,
-  };
+  return { runs, cpuMsPerRun: (used.user + used.system) / 1000 / runs };
 }
 
-async function benchSweepCpu() {
-  const schedules = ['30 2 * * *', '0 * * * *', '*/15 * * * *', '0 9 * * 1-5', 'H H * * *'];
-  const zones = ['Europe/Berlin', 'America/New_York', 'Australia/Sydney', 'UTC'];
-  const jobs = Array.from({ length: 10_000 }, (_, i): JobDefinition => {
-    const base = job(`sweep-${i}`);
-    return {
-      ...base,
-      schedule: schedules[i % schedules.length] as string,
-      timezone: zones[i % zones.length] as string,
-      target:
-        i % 3 === 0
-          ? { type: 'lambda', arn: 'arn:aws:lambda:eu-west-1:123456789012:function:f' }
-          : base.target,
-    };
+/** Runs `count` handler calls with at most `inFlight` at a time; resolves with each one's end. */
+async function flood(dispatcher: Dispatcher, events: readonly object[], inFlight: number) {
+  const ends: number[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < events.length) {
+        const event = events[next++];
+        await dispatcher.handle(event);
+        ends.push(performance.now());
+      }
+    }),
+  );
+  return ends;
+}
+
+async function benchBurst(ddb: Local, inFlight: number) {
+  const { client, counts, ledger } = await localLedger(ddb, `burst-${inFlight}`);
+  const hourly = Array.from({ length: 5_000 }, (_, i) => job(`hourly-${i}`));
+  const idle = Array.from({ length: 5_000 }, (_, i) =>
+    job(`daily-${i}`, { schedule: '30 4 * * *', timezone: 'Europe/Berlin' }),
+  );
+  const top = T0 + 10 * HOUR_MS;
+  // The dispatcher's clock: the burst starts two seconds after the top of the hour.
+  let clockBase = { at: top + 2_000, perf: performance.now() };
+  const dispatcher = dispatcherFor(ledger, [...hourly, ...idle], () => {
+    return new Date(clockBase.at + (performance.now() - clockBase.perf));
   });
-  const ledger = createMemoryLedger();
-  let nowMs = Date.parse('2024-06-03T12:00:03Z');
-  const dispatcher = dispatcherFor(ledger, jobs, () => new Date(nowMs));
-  const sweeps: { at: string; ms: number; keysRead: number }[] = [];
-  for (let minute = 0; minute < 6; minute++) {
-    const at = new Date(Date.parse('2024-06-03T12:00:00Z') + minute * 60_000).toISOString();
-    nowMs = Date.parse(at) + 3_000;
-    const started = performance.now();
-    const result = (await dispatcher.handle({ sweep: true, scheduledTime: at })) as {
-      keysRead: number;
-    };
-    sweeps.push({ at, ms: performance.now() - started, keysRead: result.keysRead });
-  }
-  return sweeps;
+  for (const j of hourly) await ledger.createJobState(j.id, new Date(top - HOUR_MS));
+  counts.resetCounts();
+  const events = hourly.map((j) => tickOf(j.id, top));
+  const begin = performance.now();
+  clockBase = { at: top + 2_000, perf: begin };
+  const ends = await flood(dispatcher, events, inFlight);
+  const seconds = (performance.now() - begin) / 1000;
+  const lags = ends.map((end) => end - begin).sort((a, b) => a - b);
+  const requests = counts.total();
+  const sweepStart = performance.now();
+  clockBase = { at: top + 6 * 60_000 + 20_000, perf: sweepStart };
+  const sweep = (await dispatcher.handle({
+    sweep: true,
+    scheduledTime: new Date(top + 6 * 60_000).toISOString(),
+  })) as { keysRead: number };
+  const sweepMs = performance.now() - sweepStart;
+  client.destroy();
+  return {
+    inFlight,
+    runsPerSecond: hourly.length / seconds,
+    p50: percentile(lags, 50),
+    p90: percentile(lags, 90),
+    p99: percentile(lags, 99),
+    requestsPerRun: requests / hourly.length,
+    sweepMs,
+    keysRead: sweep.keysRead,
+  };
 }
 
 function medianMs(args: string[], env: NodeJS.ProcessEnv, rounds: number): number {
@@ -210,8 +285,10 @@ function medianMs(args: string[], env: NodeJS.ProcessEnv, rounds: number): numbe
     if (res.status !== 0) throw new Error(`node ${args.join(' ')} failed: ${res.stderr}`);
     samples.push(performance.now() - started);
   }
-  samples.sort((a, b) => a - b);
-  return percentile(samples, 50);
+  return percentile(
+    samples.sort((a, b) => a - b),
+    50,
+  );
 }
 
 async function benchBundles() {
@@ -221,37 +298,51 @@ async function benchBundles() {
     ...process.env,
     LEDGER_TABLE_NAME: 'ledger',
     DLQ_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/dlq',
+    NOTIFY_TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:on-call',
+    STACK_NAME: 'Bench',
     AWS_REGION: 'eu-west-1',
   };
-  const jobs = Array.from({ length: 20 }, (_, i) => job(`job-${i}`));
   const rounds = 15;
   const bare = medianMs(['-e', ''], env, rounds);
   const results = [];
-  for (const [name, options] of [
-    ['SDK external', FUNCTION_BUNDLING_SDK_EXTERNAL],
-    ['SDK bundled', FUNCTION_BUNDLING],
-  ] as const) {
-    const dir = join(outDir, name.replace(' ', '-').toLowerCase());
-    writeJobsBundle(dir, createJobsBundle(jobs, { synthTime: new Date() }));
-    const outfile = join(dir, 'index.mjs');
-    await build({
-      entryPoints: ['functions/dispatcher/handler.ts'],
-      bundle: true,
-      platform: 'node',
-      format: options.format,
-      target: options.target,
-      minify: options.minify,
-      external: [...options.externalModules],
-      banner: { js: options.banner },
-      outfile,
-      logLevel: 'silent',
-    });
-    const load = medianMs(
-      ['--input-type=module', '-e', `await import(${JSON.stringify(outfile)})`],
-      env,
-      rounds,
+  for (const jobCount of [20, 10_000]) {
+    const jobs = Array.from({ length: jobCount }, (_, i) =>
+      job(`job-${i}`, {
+        target: { type: 'sqs', arn: `arn:aws:sqs:eu-west-1:123456789012:q-${i}` },
+      }),
     );
-    results.push({ name, bytes: statSync(outfile).size, loadMs: load - bare });
+    for (const [name, options] of [
+      ['SDK external', FUNCTION_BUNDLING_SDK_EXTERNAL],
+      ['SDK bundled', FUNCTION_BUNDLING],
+    ] as const) {
+      const dir = join(outDir, `${name.replace(' ', '-').toLowerCase()}-${jobCount}`);
+      const jobsFile = writeJobsBundle(dir, createJobsBundle(jobs, { synthTime: new Date() }));
+      const outfile = join(dir, 'index.mjs');
+      await build({
+        entryPoints: ['functions/dispatcher/handler.ts'],
+        bundle: true,
+        platform: 'node',
+        format: options.format,
+        target: options.target,
+        minify: options.minify,
+        external: [...options.externalModules],
+        banner: { js: options.banner },
+        outfile,
+        logLevel: 'silent',
+      });
+      const load = medianMs(
+        ['--input-type=module', '-e', `await import(${JSON.stringify(outfile)})`],
+        env,
+        rounds,
+      );
+      results.push({
+        name,
+        jobCount,
+        bytes: statSync(outfile).size,
+        jobsBytes: statSync(jobsFile).size,
+        loadMs: load - bare,
+      });
+    }
   }
   return { bare, results };
 }
@@ -261,48 +352,44 @@ const fmt = (n: number, digits = 2) => n.toFixed(digits);
 console.log('zonecron dispatcher benchmark');
 console.log(`node ${process.version}, ${process.platform}/${process.arch}\n`);
 
-const cpu = await benchCpu();
-console.log('1) dispatcher logic, store faked (in-memory ledger, no-op target)');
-console.log(
-  `   ${cpu.runs} runs: CPU ${fmt(cpu.cpuMsPerRun, 3)} ms/run, wall ${fmt(cpu.wallMsPerRun, 3)} ms/run (target < 0.5 ms)\n`,
-);
+const ddb = await startDynamoDbLocal();
+try {
+  const requests = await benchRequests(ddb);
+  console.log('1) DynamoDB requests, counted at the client (DynamoDB Local)');
+  for (const [what, n] of Object.entries(requests)) console.log(`   ${what.padEnd(34)} ${n}`);
+  console.log('');
 
-const ddb = await benchDynamo();
-console.log('2) real core against DynamoDB Local (claim + no-op delivery + watermark)');
-console.log(
-  `   sequential, ${ddb.sequentialRuns} runs: p50 ${fmt(ddb.p50)} ms, p99 ${fmt(ddb.p99)} ms (${fmt(ddb.sequentialRunsPerSecond, 0)} runs/s)`,
-);
-console.log(
-  `   duplicate tick (suppressed), 200: p50 ${fmt(ddb.dupP50)} ms, p99 ${fmt(ddb.dupP99)} ms`,
-);
-console.log(
-  `   ${ddb.inFlight} in flight, ${ddb.parallelRuns} runs: ${fmt(ddb.runsPerSecond, 0)} runs/s\n`,
-);
+  const latency = await benchLatency(ddb);
+  console.log('2) real core against DynamoDB Local, one run at a time');
+  console.log(`   ${latency.runs} runs: p50 ${fmt(latency.p50)} ms, p99 ${fmt(latency.p99)} ms\n`);
 
-const sweeps = await benchSweepCpu();
-console.log(
-  '3) sweep of 10,000 jobs, store faked (engine + keys; one warm container, minute by minute)',
-);
-for (const s of sweeps) {
+  const cpu = await benchCpu();
+  console.log('3) dispatcher logic, ledger faked (instant answers, no-op target)');
+  console.log(`   ${cpu.runs} runs: CPU ${fmt(cpu.cpuMsPerRun, 3)} ms/run (target < 0.5 ms)\n`);
+
   console.log(
-    `   ${s.at}  ${fmt(s.ms, 0).padStart(5)} ms  ${String(s.keysRead).padStart(5)} keys read`,
+    '4) top of the hour: 5,000 hourly jobs due in one minute (of 10,000), DynamoDB Local',
   );
+  for (const inFlight of [10, 50]) {
+    const b = await benchBurst(ddb, inFlight);
+    console.log(
+      `   ${String(b.inFlight).padStart(3)} in flight: ${fmt(b.runsPerSecond, 0)} runs/s, lag p50 ${fmt(b.p50 / 1000, 1)} s, p90 ${fmt(b.p90 / 1000, 1)} s, p99 ${fmt(b.p99 / 1000, 1)} s, ${fmt(b.requestsPerRun, 2)} requests/run; sweep after: ${fmt(b.sweepMs, 0)} ms, ${b.keysRead} keys read`,
+    );
+  }
+  console.log('');
+} finally {
+  await ddb.stop();
 }
-console.log('');
 
 const bundles = await benchBundles();
 console.log(
-  `4) bundle (esbuild, minified, ESM) and module load over bare node (${fmt(bundles.bare, 0)} ms)`,
+  `5) bundle (esbuild, minified, ESM) and module load over bare node (${fmt(bundles.bare, 0)} ms)`,
 );
 for (const r of bundles.results) {
   console.log(
-    `   ${r.name.padEnd(13)} ${fmt(r.bytes / 1024, 1).padStart(7)} KiB   load +${fmt(r.loadMs, 0)} ms`,
+    `   ${r.name.padEnd(13)} ${String(r.jobCount).padStart(6)} jobs  ${fmt(r.bytes / 1024, 1).padStart(7)} KiB + jobs.json ${fmt(r.jobsBytes / 1024, 0).padStart(5)} KiB   load +${fmt(r.loadMs, 0)} ms`,
   );
 }
-const [external, bundled] = bundles.results;
-if (external && bundled) {
-  const pick = external.loadMs <= bundled.loadMs ? external : bundled;
-  console.log(
-    `\nmeasured: ${pick.name} loads faster (${fmt(Math.abs(external.loadMs - bundled.loadMs), 0)} ms); shipped: ${FUNCTION_BUNDLING.externalModules.length === 0 ? 'SDK bundled' : 'SDK external'} (infra/bundling.ts)`,
-  );
-}
+console.log(
+  `   shipped: ${FUNCTION_BUNDLING.externalModules.length === 0 ? 'SDK bundled' : 'SDK external'} (infra/bundling.ts)`,
+);

@@ -5,6 +5,7 @@
 import { App, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
+import { DEFAULT_STACK_NAME as DEFAULT_STACK_NAME_VALUE } from '../functions/shared/defaults.ts';
 import type { JobDefinition } from '../functions/shared/job.ts';
 import type { JobsConfig } from './config/load-jobs.ts';
 import { CompletionTracking } from './constructs/completion-tracking.ts';
@@ -19,8 +20,7 @@ import { type CoveringSchedule, coveringSchedule } from './covering/covering-cro
 import { createJobsBundle } from './jobs-bundle-file.ts';
 import { addNagChecks } from './nag.ts';
 
-/** The stack's name unless told otherwise; the recorder's function name derives from it. */
-export const DEFAULT_STACK_NAME = 'Zonecron';
+export { DEFAULT_STACK_NAME } from '../functions/shared/defaults.ts';
 
 /** One enabled job, its UTC covering schedule, and what the synth table prints. */
 export interface JobCovering {
@@ -193,7 +193,7 @@ export function createZonecronApp(options: ZonecronAppOptions): {
   nag: AwsSolutionsChecks;
 } {
   const app = options.app ?? new App();
-  const stack = new ZonecronStack(app, options.stackName ?? DEFAULT_STACK_NAME, {
+  const stack = new ZonecronStack(app, options.stackName ?? DEFAULT_STACK_NAME_VALUE, {
     config: options.config,
     synthTime: options.synthTime,
   });

@@ -7,8 +7,10 @@ import {
 import type { DeadLetters } from '../../functions/shared/dead-letters.ts';
 import { createSqsDeadLetters } from '../../functions/shared/dead-letters.ts';
 import type { JobDefinition } from '../../functions/shared/job.ts';
+import { createLedgerStore } from '../../functions/shared/ledger-store.ts';
 import { RecordingLogger } from '../../functions/shared/logger.ts';
 import { RecordingMetrics } from '../../functions/shared/metrics.ts';
+import { type Notifier, RecordingNotifier } from '../../functions/shared/notifications.ts';
 import { CliError } from '../errors.ts';
 import type { CliClients } from './connection.ts';
 
@@ -19,12 +21,20 @@ export interface OperatorDispatcherOptions {
   readonly tableName: string;
   /** Where a run that exhausts its attempts goes; without it such a run is an error. */
   readonly dlqUrl?: string;
+  /** The stack's name, for envelopes and notifications. */
+  readonly stackName: string;
+  /**
+   * Where on-call notifications go (`--stack` finds the topic).
+   * @default kept in memory and shown by the command
+   */
+  readonly notifier?: Notifier;
 }
 
 /** The dispatcher core as `run` and `dlq redrive` use it, with what it logged. */
 export interface OperatorDispatcher {
   readonly dispatcher: Dispatcher;
   readonly logger: RecordingLogger;
+  readonly notifier: Notifier;
 }
 
 const noDeadLetterQueue: DeadLetters = {
@@ -46,10 +56,13 @@ const noDeadLetterQueue: DeadLetters = {
 export function createOperatorDispatcher(options: OperatorDispatcherOptions): OperatorDispatcher {
   const { clients } = options;
   const logger = new RecordingLogger();
+  const notifier = options.notifier ?? new RecordingNotifier();
   const dispatcher = createDispatcher({
     clock: () => new Date(),
     jobs: options.jobs,
-    ledger: createDynamoLedger({ client: clients.dynamodb, tableName: options.tableName }),
+    ledger: createDynamoLedger(
+      createLedgerStore({ client: clients.dynamodb, tableName: options.tableName }),
+    ),
     targets: createTargetDelivery(
       clients,
       clients.customSqsEndpoint ? { resolveQueueUrl: queueUrlViaGetQueueUrl(clients.sqs) } : {},
@@ -57,8 +70,10 @@ export function createOperatorDispatcher(options: OperatorDispatcherOptions): Op
     deadLetters: options.dlqUrl
       ? createSqsDeadLetters(clients.sqs, options.dlqUrl)
       : noDeadLetterQueue,
+    notifier,
     logger,
     metrics: new RecordingMetrics(),
+    stackName: options.stackName,
   });
-  return { dispatcher, logger };
+  return { dispatcher, logger, notifier };
 }

@@ -185,6 +185,7 @@ async function runRedrive(options: RedriveOptions): Promise<void> {
         throw usageError(`key prefix ${options.key} matches ${keys.size} runs; give more of it`);
       }
       const { dispatcher } = createOperatorDispatcher({
+        stackName: process.env.ZONECRON_STACK ?? 'Zonecron',
         clients,
         jobs: config.jobs,
         tableName: table,

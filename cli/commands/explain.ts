@@ -1,11 +1,11 @@
 import { type Command, Option } from 'commander';
 import { DateTime } from 'luxon';
 import type { GapPolicy, OverlapPolicy, ScheduleSpec } from '../../functions/schedule/index.ts';
+import { formatUtc } from '../../functions/shared/zone-time.ts';
 import { CliError, USAGE_EXIT_CODE, usageError } from '../errors.ts';
 import { type Colours, coloursFor } from '../format/colour.ts';
 import type { DstNight } from '../format/dst-nights.ts';
 import { wrap } from '../format/table.ts';
-import { formatUtc } from '../format/zone-time.ts';
 import { parseInstant } from '../options.ts';
 
 interface ExplainOptions {

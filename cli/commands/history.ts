@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { RunRecord } from '../../functions/dispatcher/ledger.ts';
+import type { RunItem } from '../../functions/shared/ledger-item.ts';
 import {
   addConnectionOptions,
   type ConnectionOptions,
@@ -37,7 +37,7 @@ export function registerHistory(program: Command): void {
   addConnectionOptions(command, { table: true }).addHelpText('after', EXAMPLE).action(runHistory);
 }
 
-function lagMs(run: RunRecord): number | undefined {
+function lagMs(run: RunItem): number | undefined {
   if (!run.dispatchedAt) return undefined;
   return Date.parse(run.dispatchedAt) - Date.parse(run.at);
 }
@@ -46,12 +46,12 @@ async function runHistory(jobId: string, options: HistoryOptions): Promise<void>
   const since = parseSince(options.since, new Date());
   const table = tableName(options);
   const { QueryCommand } = await import('@aws-sdk/client-dynamodb');
-  const { decodeRun } = await import('../../functions/dispatcher/ledger.ts');
+  const { decodeRun } = await import('../../functions/shared/ledger-item.ts');
   const { LEDGER_BY_JOB_INDEX, LEDGER_BY_JOB_PARTITION_KEY, LEDGER_BY_JOB_SORT_KEY } = await import(
     '../../functions/shared/ledger-table.ts'
   );
   const clients = createCliClients(options);
-  const runs: RunRecord[] = [];
+  const runs: RunItem[] = [];
   try {
     let startKey: Record<string, import('@aws-sdk/client-dynamodb').AttributeValue> | undefined;
     do {
@@ -98,7 +98,7 @@ async function runHistory(jobId: string, options: HistoryOptions): Promise<void>
   }
   const c = coloursFor(process.stdout);
   const statusColour = (status: string) =>
-    status === 'failed' || status === 'missed'
+    status === 'failed'
       ? c.red(status)
       : status === 'succeeded' || status === 'dispatched'
         ? c.green(status)
@@ -119,7 +119,7 @@ async function runHistory(jobId: string, options: HistoryOptions): Promise<void>
           return [
             `${run.at.slice(0, 10)} ${run.at.slice(11, 16)}`,
             run.nominal,
-            run.manual ? 'manual' : run.dst === 'none' ? '' : run.dst,
+            run.manual ? 'manual' : (run.skipReason ?? (run.dst === 'none' ? '' : run.dst)),
             statusColour(run.status),
             String(run.attempts),
             lag === undefined ? '' : shortDuration(lag),

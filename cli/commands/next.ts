@@ -1,9 +1,9 @@
 import { type Command, Option } from 'commander';
 import type { GapPolicy, OverlapPolicy, ScheduleSpec } from '../../functions/schedule/index.ts';
+import { formatLocal, formatUtc } from '../../functions/shared/zone-time.ts';
 import { CliError, usageError } from '../errors.ts';
 import { type Colours, coloursFor } from '../format/colour.ts';
 import { plainTable, wrap } from '../format/table.ts';
-import { formatLocal, formatUtc } from '../format/zone-time.ts';
 import { integerAtLeast, parseInstant } from '../options.ts';
 
 interface NextOptions {

@@ -54,6 +54,7 @@ async function runJob(jobId: string, options: RunOptions): Promise<void> {
   const dlq = options.dlqUrl ?? process.env.ZONECRON_DLQ_URL;
   try {
     const { dispatcher } = createOperatorDispatcher({
+      stackName: process.env.ZONECRON_STACK ?? 'Zonecron',
       clients,
       jobs: config.jobs,
       tableName: table,

@@ -15,8 +15,8 @@ import {
   type ZoneTransition,
   zoneTransitions,
 } from '../../functions/schedule/index.ts';
+import { zoneLabel } from '../../functions/shared/zone-time.ts';
 import { transitionReports } from './dst-notes.ts';
-import { zoneLabel } from './zone-time.ts';
 
 /** One night a zone changes its clocks, and what that does to a schedule. */
 export interface DstNight {

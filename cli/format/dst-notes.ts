@@ -5,7 +5,7 @@ import {
   type ScheduleSpec,
   zoneTransitions,
 } from '../../functions/schedule/index.ts';
-import { formatLocalClock, zoneLabel } from './zone-time.ts';
+import { formatLocalClock, zoneLabel } from '../../functions/shared/zone-time.ts';
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;

@@ -11,10 +11,10 @@ export function describeOutcome(outcome: RunOutcome): string {
         `refused ${run}: the ledger already has it (status ${outcome.existing.status},` +
         ` ${outcome.existing.attempts} attempt${outcome.existing.attempts === 1 ? '' : 's'})`
       );
-    case 'skipped-overlap':
-      return `skipped ${run}: the previous run ${outcome.runningKey.slice(0, 7)} is still running`;
+    case 'skipped':
+      return `skipped ${run} (${outcome.reason}): ${outcome.detail}`;
     case 'delivery-failed':
-      return `delivery of ${run} failed (attempt ${outcome.attempt}; try again): ${outcome.lastError}`;
+      return `delivery of ${run} failed (attempt ${outcome.attempt}; retried at ${outcome.retryAt}): ${outcome.lastError}`;
     case 'dead-lettered':
       return `delivery of ${run} failed for the last time (attempt ${outcome.attempt}); sent to the dead-letter queue: ${outcome.lastError}`;
   }

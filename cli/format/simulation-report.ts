@@ -1,12 +1,12 @@
 import { type ScheduleSpec, zoneTransitions } from '../../functions/schedule/index.ts';
 import type { JobDefinition } from '../../functions/shared/job.ts';
 import { scheduleSpecOf } from '../../functions/shared/job.ts';
+import { formatLocal, formatUtc } from '../../functions/shared/zone-time.ts';
 import type { SimulationCheck } from '../simulation/check.ts';
 import type { SimulatedRun, SimulationResult } from '../simulation/run-simulation.ts';
 import { coloursFor } from './colour.ts';
 import { occurrenceNote, transitionReports } from './dst-notes.ts';
 import { plainTable, wrap } from './table.ts';
-import { formatLocal, formatUtc } from './zone-time.ts';
 
 /** What {@link renderSimulation} shows. */
 export interface SimulationReportInput {

@@ -6,9 +6,11 @@ import { type Occurrence, occurrencesBetween } from '../../functions/schedule/in
 import type { DeadLetterMessage } from '../../functions/shared/dead-letters.ts';
 import type { JobDefinition } from '../../functions/shared/job.ts';
 import { scheduleSpecOf } from '../../functions/shared/job.ts';
+import { createLedgerStore } from '../../functions/shared/ledger-store.ts';
 import { ledgerTableDefinition } from '../../functions/shared/ledger-table.ts';
 import { RecordingLogger } from '../../functions/shared/logger.ts';
 import { RecordingMetrics } from '../../functions/shared/metrics.ts';
+import { RecordingNotifier } from '../../functions/shared/notifications.ts';
 import { coveringSchedule } from '../../infra/covering/covering-cron.ts';
 import { startEmbeddedDynamo } from './dynalite.ts';
 import { scheduledFires } from './events.ts';
@@ -103,6 +105,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
   const deadLetters = new RecordingDeadLetters();
   const metrics = new RecordingMetrics();
   const logger = new RecordingLogger();
+  const notifier = new RecordingNotifier();
   const runs: SimulatedRun[] = [];
   const counts = { ticks: 0, sweeps: 0, events: 0 };
   const duplicatesByKey = new Map<string, number>();
@@ -136,7 +139,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       const tableName = `zonecron-simulation-${index + 1}-${randomUUID().slice(0, 8)}`;
       await client.send(new CreateTableCommand(ledgerTableDefinition(tableName)));
       await waitUntilActive(client, tableName);
-      const ledger = createDynamoLedger({ client, tableName });
+      const ledger = createDynamoLedger(createLedgerStore({ client, tableName }));
       // All jobs, as the deployed dispatcher has them; only enabled ones have schedules.
       const dispatcher = createDispatcher({
         clock,
@@ -144,8 +147,10 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
         ledger,
         targets,
         deadLetters,
+        notifier,
         logger,
         metrics,
+        stackName: 'simulation',
       });
       for (const job of enabled) {
         expected

@@ -1,10 +1,20 @@
-import type { DeadLetterMessage, DeadLetters } from '../shared/dead-letters.ts';
+import type { DeadLetters } from '../shared/dead-letters.ts';
 import { DEFAULT_LEASE_SECONDS, DEFAULT_RETENTION_DAYS } from '../shared/defaults.ts';
-import { buildEnvelope, type RunEnvelope } from '../shared/envelope.ts';
+import { buildEnvelope } from '../shared/envelope.ts';
 import type { JobDefinition } from '../shared/job.ts';
+import type {
+  OutboxEffect,
+  RunItem,
+  RunOrigin,
+  Signal,
+  SkipReason,
+} from '../shared/ledger-item.ts';
 import type { AppLogger } from '../shared/logger.ts';
 import type { AppMetrics } from '../shared/metrics.ts';
-import type { Ledger, RunRecord } from './ledger.ts';
+import type { Notifier } from '../shared/notifications.ts';
+import { type OutboxDeps, performOutbox } from '../shared/outbox.ts';
+import { withRetries } from '../shared/retry.ts';
+import type { ClaimMode, Ledger } from './ledger.ts';
 import type { TargetDelivery } from './targets/index.ts';
 
 /** The dispatcher's clock: the only place it learns the time (leases, lag, TTL). */
@@ -13,21 +23,33 @@ export type Clock = () => Date;
 /** Tunables of the dispatcher core; every one has a default. */
 export interface DispatcherOptions {
   /**
-   * How long a claim is held before another dispatcher may take the run over. Keep it above
-   * the dispatcher Lambda's timeout, so a live delivery is never taken over.
+   * How long a claim is held before the sweep may take the run over. Above the dispatcher
+   * Lambda's timeout, so a live delivery is never taken over (the stack sets timeout + 30 s).
    * @default DEFAULT_LEASE_SECONDS (300)
    */
   readonly leaseSeconds: number;
-  /** Ledger retention: items expire this long after their last write. @default DEFAULT_RETENTION_DAYS (35) */
+  /** Ledger retention: run items expire this long after their last claim. @default 35 */
   readonly retentionDays: number;
-  /**
-   * Width of the window each sweep checks (ending at `scheduledTime − grace`). Wider than the
-   * sweep's one-minute period, so one lost or late sweep does not leave a hole.
-   * @default 120
-   */
+  /** The first sweep's window, when no sweep ran before. @default 120 */
   readonly sweepLookbackSeconds: number;
-  /** Runs delivered in parallel by one sweep. @default 8 */
+  /** Jobs the sweep catches up, and open runs it settles, in parallel. @default 8 */
   readonly sweepConcurrency: number;
+  /** Most of a backlog (after an outage) one sweep checks; later sweeps go on. @default 1800 */
+  readonly sweepChunkSeconds: number;
+  /** Oldest backlog the sweep looks back to; older runs are the ticks' catch-up. @default 86400 */
+  readonly sweepMaxBacklogSeconds: number;
+  /** Open runs one sweep settles per `byOpen` partition; the rest wait a minute. @default 50 */
+  readonly openRunsPerShard: number;
+  /** How far in the future a tick's `scheduledTime` may be (clock skew). @default 60 */
+  readonly clockSkewSeconds: number;
+  /** How long the writer of an outbox has to perform it before the sweep does. @default 120 */
+  readonly outboxLeaseSeconds: number;
+  /** Wait before the first retry of a failed delivery; doubles each attempt. @default 60 */
+  readonly retryBaseSeconds: number;
+  /** Longest wait between retries. @default 900 */
+  readonly retryMaxSeconds: number;
+  /** Waits of the in-invocation retries of ledger writes (tests: none). @default real time */
+  readonly sleep?: (ms: number) => Promise<void>;
 }
 
 /** Default {@link DispatcherOptions}. */
@@ -36,6 +58,13 @@ export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
   retentionDays: DEFAULT_RETENTION_DAYS,
   sweepLookbackSeconds: 120,
   sweepConcurrency: 8,
+  sweepChunkSeconds: 1800,
+  sweepMaxBacklogSeconds: 86_400,
+  openRunsPerShard: 50,
+  clockSkewSeconds: 60,
+  outboxLeaseSeconds: 120,
+  retryBaseSeconds: 60,
+  retryMaxSeconds: 900,
 };
 
 /** Everything the dispatcher core needs, injected (architecture §7). */
@@ -45,21 +74,28 @@ export interface DispatcherDeps {
   readonly ledger: Ledger;
   readonly targets: TargetDelivery;
   readonly deadLetters: DeadLetters;
+  readonly notifier: Notifier;
   readonly logger: AppLogger;
   readonly metrics: AppMetrics;
+  /** The stack's name: in every envelope, notification and command it prints. */
+  readonly stackName: string;
   readonly options?: Partial<DispatcherOptions>;
 }
 
 /** The resolved deps shared by the dispatcher's parts. */
 export interface CoreContext extends Omit<DispatcherDeps, 'options'> {
   readonly options: DispatcherOptions;
+  readonly jobsById: ReadonlyMap<string, JobDefinition>;
 }
 
-/**
- * Why a run is being delivered: its own tick, a later tick catching it up, the sweep catching
- * up a missed run, the sweep retrying a stranded one, an operator.
- */
-export type RunOrigin = 'tick' | 'catch-up' | 'sweep' | 'retry' | 'manual' | 'redrive';
+/** Builds the shared context from the deps. */
+export function coreContext(deps: DispatcherDeps): CoreContext {
+  return {
+    ...deps,
+    options: { ...DEFAULT_DISPATCHER_OPTIONS, ...deps.options },
+    jobsById: new Map(deps.jobs.map((job) => [job.id, job])),
+  };
+}
 
 /** One run about to go through claim and delivery. */
 export interface PlannedRun {
@@ -70,6 +106,9 @@ export interface PlannedRun {
   readonly dst: string;
   readonly manual: boolean;
   readonly origin: RunOrigin;
+  readonly mode: ClaimMode;
+  /** The run was due and nobody decided it: raise `missed` when the claim creates it. */
+  readonly missed: boolean;
 }
 
 interface OutcomeBase {
@@ -88,33 +127,28 @@ export type RunOutcome =
       readonly lagMs: number;
       readonly late: boolean;
     })
-  | (OutcomeBase & { readonly outcome: 'duplicate'; readonly existing: RunRecord })
-  | (OutcomeBase & { readonly outcome: 'skipped-overlap'; readonly runningKey: string })
+  | (OutcomeBase & { readonly outcome: 'duplicate'; readonly existing: RunItem })
   | (OutcomeBase & {
-      readonly outcome: 'delivery-failed' | 'dead-lettered';
+      readonly outcome: 'skipped';
+      readonly reason: SkipReason;
+      readonly detail: string;
+    })
+  | (OutcomeBase & {
+      readonly outcome: 'delivery-failed';
+      readonly attempt: number;
+      readonly lastError: string;
+      /** UTC ISO instant of the next attempt. */
+      readonly retryAt: string;
+    })
+  | (OutcomeBase & {
+      readonly outcome: 'dead-lettered';
       readonly attempt: number;
       readonly lastError: string;
     });
 
-/** Statuses after which nobody will touch a run again without an operator. */
-const SETTLED_STATUSES: ReadonlySet<string> = new Set([
-  'dispatched',
-  'succeeded',
-  'failed',
-  'skipped-overlap',
-  'missed',
-]);
-
-/**
- * True when the run needs nothing more from this dispatcher: delivered, skipped,
- * dead-lettered, or a duplicate of a run someone already settled.
- *
- * A duplicate of a run another dispatcher still holds (`claimed`) or that failed and awaits
- * its retry (`delivery-failed`) is not settled: the watermark must not pass it.
- */
-export function isSettled(outcome: RunOutcome): boolean {
-  if (outcome.outcome === 'duplicate') return SETTLED_STATUSES.has(outcome.existing.status);
-  return outcome.outcome !== 'delivery-failed';
+/** Targets that report when a run finished (so a run can be stuck, and can fail). */
+export function tracksCompletion(job: JobDefinition): boolean {
+  return job.target.type === 'lambda' || job.target.type === 'stepfunctions';
 }
 
 /** A short, single-line description of a thrown value for the ledger and the DLQ. */
@@ -124,7 +158,8 @@ export function describeError(error: unknown): string {
   return text.replace(/\s+/g, ' ').slice(0, 1000);
 }
 
-function logFields(run: PlannedRun, extra: Record<string, unknown>) {
+/** The structured fields of every decision line about a run. */
+export function logFields(run: PlannedRun, extra: Record<string, unknown>) {
   return {
     jobId: run.job.id,
     expression: run.job.schedule,
@@ -139,128 +174,293 @@ function logFields(run: PlannedRun, extra: Record<string, unknown>) {
   };
 }
 
+/** The outbox deps from the core context. */
+export function outboxDeps(ctx: CoreContext): OutboxDeps {
+  return ctx;
+}
+
+/** Performs an outbox the caller just wrote (it holds its lease). */
+export function performNewOutbox(
+  ctx: CoreContext,
+  item: RunItem,
+  changes: Partial<RunItem>,
+  effects: readonly OutboxEffect[],
+  signals: readonly Signal[],
+): Promise<OutboxEffect[]> {
+  return performOutbox(outboxDeps(ctx), {
+    ...item,
+    ...changes,
+    outbox: effects,
+    signals: [...new Set([...item.signals, ...signals])],
+  });
+}
+
+/**
+ * The wait before retry number `attempt` (1 = the first retry): 1, 2, 4, 8 … minutes by
+ * default, at most 15.
+ *
+ * @example
+ * retryDelayMs(DEFAULT_DISPATCHER_OPTIONS, 3) //=> 240000
+ */
+export function retryDelayMs(options: DispatcherOptions, attempt: number): number {
+  const seconds = options.retryBaseSeconds * 2 ** Math.max(0, attempt - 1);
+  return Math.min(options.retryMaxSeconds, seconds) * 1000;
+}
+
 /**
  * Claims one run in the ledger and, if the claim is ours, delivers it.
  *
- * `DeliveryFailures` counts failed delivery attempts; a run abandoned by a dead dispatcher
- * on its last attempt counts one too, when it is dead-lettered.
- *
  * ```
  *  claim ──refused──> duplicate (the stored item comes back; logged, counted)
- *    │                 └─ stored item claimed, lease expired, no attempts left → abandon → DLQ
- *    ├─ forbid + previous run still dispatched and < maxRuntime old → skipped-overlap
- *    └─ deliver ──ok──> dispatched (lag, late?)
- *            └─fail──> attempts < max: delivery-failed (claim released; caller throws)
- *                      attempts = max: one DLQ message, then failed (never retried again)
+ *    ├─ forbid, another run holds the job's slot ──> skipped(overlap)
+ *    └─ deliver ──ok──> dispatched (late? → notify)       the write is retried in-invocation
+ *            └─fail──> attempts left: delivery-failed, retried by the sweep at a backoff
+ *                      none left:     failed(delivery) + one DLQ message + notify
  * ```
- *
- * The DLQ message is sent while the claim is still held and before the item turns `failed`:
- * if the dispatcher dies in between, the lease expires and `abandon` sends it again — a
- * duplicate DLQ message (consumers dedupe on `key`) rather than a lost one.
  */
 export async function deliverRun(ctx: CoreContext, run: PlannedRun): Promise<RunOutcome> {
-  const { ledger, logger, metrics, clock, options } = ctx;
-  const job = run.job;
-  const base = { key: run.key, jobId: job.id, at: run.at.toISOString() };
-  const claimedAt = clock();
-  const nowEpochMs = claimedAt.getTime();
+  const { ledger, clock, options } = ctx;
+  const nowEpochMs = clock().getTime();
   const claim = await ledger.claim({
     key: run.key,
-    jobId: job.id,
+    jobId: run.job.id,
     at: run.at,
     nominal: run.nominal,
     dst: run.dst,
     manual: run.manual,
-    maxAttempts: job.retry.maxAttempts,
+    origin: run.origin,
+    target: run.job.target.arn,
+    mode: run.mode,
+    maxAttempts: run.job.retry.maxAttempts,
     nowEpochMs,
     leaseUntilEpochMs: nowEpochMs + options.leaseSeconds * 1000,
     ttlEpochSec: Math.floor(nowEpochMs / 1000) + options.retentionDays * 86_400,
+    missed: run.missed,
   });
-
-  if (!claim.claimed) {
-    const existing = claim.existing;
-    const abandoned =
-      existing.status === 'claimed' &&
-      (existing.leaseUntilEpochMs ?? 0) < nowEpochMs &&
-      existing.attempts >= job.retry.maxAttempts;
-    if (abandoned) {
-      const outcome = await abandonRun(ctx, run, existing);
-      // Another dispatcher took the abandoned run over first: a duplicate like any other.
-      if (outcome) return outcome;
-    }
-    metrics.job(job.id, 'DuplicatesSuppressed');
-    logger.info(
-      'duplicate',
-      logFields(run, {
-        decision: 'duplicate',
-        attempt: existing.attempts,
-        existingStatus: existing.status,
-        lagMs: nowEpochMs - run.at.getTime(),
-        durationMs: clock().getTime() - nowEpochMs,
-      }),
-    );
-    return { ...base, outcome: 'duplicate', existing };
+  if (!claim.claimed) return duplicate(ctx, run, claim.existing, nowEpochMs);
+  const item = claim.item;
+  if (run.missed && item.attempts === 1) reportMissed(ctx, run, 'delivered late');
+  const outcome = await attemptDelivery(ctx, run, item);
+  // The claim of a missed run owes its notification; it can say what happened now.
+  if (item.outbox.length > 0) {
+    await performOutbox(outboxDeps(ctx), { ...item, status: STATUS_AFTER[outcome.outcome] });
   }
+  return outcome;
+}
 
-  const attempt = claim.record.attempts;
-  if (job.concurrency === 'forbid' && !run.manual) {
-    const maxRuntimeMs = job.maxRuntimeSeconds * 1000;
-    const running = await ledger.findRunning(
-      job.id,
-      new Date(run.at.getTime() - maxRuntimeMs),
-      run.at,
-    );
-    const runningSinceMs = running
-      ? Date.parse(running.dispatchedAt ?? running.at)
-      : Number.NEGATIVE_INFINITY;
-    if (running && runningSinceMs + maxRuntimeMs > nowEpochMs) {
-      const reason = `previous run ${running.key} (at ${running.at}) still running`;
-      await ledger.markSkippedOverlap(run.key, attempt, reason);
-      metrics.job(job.id, 'SkippedOverlap');
-      logger.warn(
-        'skipped',
-        logFields(run, {
-          decision: 'skipped-overlap',
-          attempt,
-          runningKey: running.key,
-          runningAt: running.at,
-          lagMs: nowEpochMs - run.at.getTime(),
-          durationMs: clock().getTime() - nowEpochMs,
-        }),
-      );
-      return { ...base, outcome: 'skipped-overlap', runningKey: running.key };
-    }
-  }
+const STATUS_AFTER: Record<RunOutcome['outcome'], RunItem['status']> = {
+  dispatched: 'dispatched',
+  duplicate: 'claimed',
+  skipped: 'skipped',
+  'delivery-failed': 'delivery-failed',
+  'dead-lettered': 'failed',
+};
 
-  const envelope = buildEnvelope(job, run, attempt);
-  const startedMs = clock().getTime();
+/** Holds the claim: takes the forbid slot, hands the envelope to the target, records what happened. */
+async function attemptDelivery(
+  ctx: CoreContext,
+  run: PlannedRun,
+  item: RunItem,
+): Promise<RunOutcome> {
+  const overlap = await checkOverlap(ctx, run, item);
+  if (overlap) return overlap;
+  const envelope = buildEnvelope(run.job, run, item.attempts, ctx.stackName);
   let deliveryId: string;
   try {
-    ({ deliveryId } = await ctx.targets.deliver(job.target, envelope));
+    ({ deliveryId } = await ctx.targets.deliver(run.job.target, envelope, {
+      generation: item.generation,
+    }));
   } catch (error) {
-    return failRun(ctx, run, envelope, attempt, describeError(error), startedMs);
+    return failAttempt(ctx, run, item, describeError(error));
   }
+  return recordDelivery(ctx, run, item, deliveryId);
+}
+
+/** Counts and logs a missed run, once: called by whoever decided it. */
+export function reportMissed(ctx: CoreContext, run: PlannedRun, action: string): void {
+  ctx.metrics.job(run.job.id, 'MissedRuns');
+  ctx.logger.error(
+    'missed',
+    logFields(run, {
+      decision: 'missed',
+      action,
+      policy: run.job.catchup.policy,
+      lagMs: ctx.clock().getTime() - run.at.getTime(),
+    }),
+  );
+}
+
+function baseOf(run: PlannedRun): OutcomeBase {
+  return { key: run.key, jobId: run.job.id, at: run.at.toISOString() };
+}
+
+function duplicate(
+  ctx: CoreContext,
+  run: PlannedRun,
+  existing: RunItem,
+  nowEpochMs: number,
+): RunOutcome {
+  ctx.metrics.job(run.job.id, 'DuplicatesSuppressed');
+  ctx.logger.info(
+    'duplicate',
+    logFields(run, {
+      decision: 'duplicate',
+      attempt: existing.attempts,
+      existingStatus: existing.status,
+      lagMs: nowEpochMs - run.at.getTime(),
+    }),
+  );
+  return { ...baseOf(run), outcome: 'duplicate', existing };
+}
+
+/** `concurrency: forbid`: the job's slot, or skipped(overlap). Manual runs do not take it. */
+async function checkOverlap(
+  ctx: CoreContext,
+  run: PlannedRun,
+  item: RunItem,
+): Promise<RunOutcome | undefined> {
+  if (run.job.concurrency !== 'forbid' || run.manual) return undefined;
+  const nowEpochMs = ctx.clock().getTime();
+  const slot = await ctx.ledger.acquireSlot(
+    run.job.id,
+    run.key,
+    nowEpochMs,
+    nowEpochMs + run.job.maxRuntimeSeconds * 1000,
+  );
+  if (slot.acquired) return undefined;
+  const detail = `previous run ${slot.runningKey ?? '(unknown)'} is still running`;
+  await ctx.ledger.markSkipped(run.key, item.attempts, 'overlap', detail);
+  ctx.metrics.job(run.job.id, 'SkippedOverlap');
+  ctx.logger.warn(
+    'skipped',
+    logFields(run, {
+      decision: 'skipped-overlap',
+      attempt: item.attempts,
+      runningKey: slot.runningKey,
+    }),
+  );
+  return { ...baseOf(run), outcome: 'skipped', reason: 'overlap', detail };
+}
+
+/** A delivery attempt failed: retry later, or dead-letter when the round's attempts are used. */
+async function failAttempt(
+  ctx: CoreContext,
+  run: PlannedRun,
+  item: RunItem,
+  lastError: string,
+): Promise<RunOutcome> {
+  const { ledger, clock, options, metrics, logger } = ctx;
+  const failedAt = clock();
+  const fields = {
+    attempt: item.attempts,
+    maxAttempts: run.job.retry.maxAttempts,
+    lastError,
+    target: run.job.target.type,
+    lagMs: failedAt.getTime() - run.at.getTime(),
+  };
+  metrics.job(run.job.id, 'DeliveryFailures');
+  if (run.job.concurrency === 'forbid' && !run.manual) {
+    await withRetries(() => ledger.releaseSlot(run.job.id, run.key), retryOptions(ctx));
+  }
+  if (item.roundAttempts < run.job.retry.maxAttempts) {
+    const retryAtEpochMs = failedAt.getTime() + retryDelayMs(options, item.roundAttempts);
+    await withRetries(
+      () => ledger.releaseFailed(run.key, item.attempts, { lastError, retryAtEpochMs }),
+      retryOptions(ctx),
+    );
+    const retryAt = new Date(retryAtEpochMs).toISOString();
+    logger.warn('failed', logFields(run, { decision: 'delivery-failed', ...fields, retryAt }));
+    return {
+      ...baseOf(run),
+      outcome: 'delivery-failed',
+      attempt: item.attempts,
+      lastError,
+      retryAt,
+    };
+  }
+  await deadLetter(ctx, run, item, lastError, failedAt);
+  return { ...baseOf(run), outcome: 'dead-lettered', attempt: item.attempts, lastError };
+}
+
+/** `failed(delivery)`: one dead-letter message and one notification, through the outbox. */
+export async function deadLetter(
+  ctx: CoreContext,
+  run: PlannedRun,
+  item: RunItem,
+  lastError: string,
+  failedAt: Date,
+): Promise<boolean> {
+  const outboxLeaseUntilEpochMs = failedAt.getTime() + ctx.options.outboxLeaseSeconds * 1000;
+  const failed = await withRetries(
+    () =>
+      ctx.ledger.failDelivery(run.key, item.attempts, {
+        lastError,
+        failedAt,
+        outboxLeaseUntilEpochMs,
+      }),
+    retryOptions(ctx),
+  );
+  if (!failed) return false;
+  ctx.logger.error(
+    'dead-lettered',
+    logFields(run, {
+      decision: 'dead-lettered',
+      attempt: item.attempts,
+      maxAttempts: run.job.retry.maxAttempts,
+      lastError,
+      target: run.job.target.type,
+    }),
+  );
+  await performNewOutbox(
+    ctx,
+    item,
+    { status: 'failed', failure: 'delivery', lastError, completedAt: failedAt.toISOString() },
+    ['dead-letter', 'notify:dead-lettered'],
+    ['dead-lettered'],
+  );
+  return true;
+}
+
+/** The target accepted the run: record it (retried until it lands), count, log. */
+async function recordDelivery(
+  ctx: CoreContext,
+  run: PlannedRun,
+  item: RunItem,
+  deliveryId: string,
+): Promise<RunOutcome> {
+  const { ledger, clock, options, metrics, logger } = ctx;
   const dispatchedAt = clock();
-  const durationMs = dispatchedAt.getTime() - startedMs;
-  const kept = await ledger.markDispatched(run.key, attempt, { dispatchedAt, deliveryId });
   const lagMs = dispatchedAt.getTime() - run.at.getTime();
-  const late =
-    run.origin !== 'manual' && run.origin !== 'redrive' && lagMs > job.alarm.graceSeconds * 1000;
-  metrics.job(job.id, 'Dispatched');
-  metrics.job(job.id, 'DispatchLagSeconds', Math.max(0, lagMs) / 1000);
-  if (run.origin === 'catch-up' || run.origin === 'sweep') metrics.job(job.id, 'CaughtUp');
-  if (late) metrics.job(job.id, 'LateRuns');
-  const decision = run.origin === 'catch-up' || run.origin === 'sweep' ? 'caught-up' : 'dispatched';
+  const late = run.origin === 'tick' && lagMs > run.job.alarm.graceSeconds * 1000;
+  const stuckCheckAtEpochMs = tracksCompletion(run.job)
+    ? dispatchedAt.getTime() + run.job.maxRuntimeSeconds * 1000
+    : undefined;
+  const kept = await withRetries(
+    () =>
+      ledger.markDispatched(run.key, item.attempts, {
+        dispatchedAt,
+        deliveryId,
+        stuckCheckAtEpochMs,
+        late,
+        outboxLeaseUntilEpochMs: dispatchedAt.getTime() + options.outboxLeaseSeconds * 1000,
+      }),
+    retryOptions(ctx),
+  );
+  const caughtUp = run.origin === 'catch-up' || run.origin === 'sweep';
+  metrics.job(run.job.id, 'Dispatched');
+  metrics.job(run.job.id, 'DispatchLagSeconds', Math.max(0, lagMs) / 1000);
+  if (caughtUp) metrics.job(run.job.id, 'CaughtUp');
+  if (late && kept) metrics.job(run.job.id, 'LateRuns');
+  const decision = caughtUp ? 'caught-up' : 'dispatched';
   logger.info(
     decision,
     logFields(run, {
       decision,
-      attempt,
+      attempt: item.attempts,
       deliveryId,
-      target: job.target.type,
+      target: run.job.target.type,
       lagMs,
-      durationMs,
-      ...(late ? { late: true, graceSeconds: job.alarm.graceSeconds } : {}),
+      ...(late ? { late: true, graceSeconds: run.job.alarm.graceSeconds } : {}),
     }),
   );
   if (!kept) {
@@ -268,102 +468,23 @@ export async function deliverRun(ctx: CoreContext, run: PlannedRun): Promise<Run
       'lease-lost',
       logFields(run, {
         decision: 'lease-lost',
-        attempt,
-        lagMs,
-        durationMs,
-        hint: 'delivery outlived the lease; another dispatcher may have delivered too',
+        attempt: item.attempts,
+        hint: 'the claim expired during delivery; the sweep may deliver the run again (Redelivered)',
       }),
     );
+  } else if (late) {
+    await performNewOutbox(
+      ctx,
+      item,
+      { status: 'dispatched', dispatchedAt: dispatchedAt.toISOString(), deliveryId },
+      ['notify:late'],
+      ['late'],
+    );
   }
-  return { ...base, outcome: 'dispatched', attempt, deliveryId, lagMs, late };
+  return { ...baseOf(run), outcome: 'dispatched', attempt: item.attempts, deliveryId, lagMs, late };
 }
 
-async function failRun(
-  ctx: CoreContext,
-  run: PlannedRun,
-  envelope: RunEnvelope,
-  attempt: number,
-  lastError: string,
-  startedMs: number,
-): Promise<RunOutcome> {
-  const { ledger, logger, metrics, clock } = ctx;
-  const job = run.job;
-  const base = { key: run.key, jobId: job.id, at: run.at.toISOString() };
-  const failedAt = clock();
-  const fields = {
-    attempt,
-    maxAttempts: job.retry.maxAttempts,
-    lastError,
-    target: job.target.type,
-    lagMs: failedAt.getTime() - run.at.getTime(),
-    durationMs: failedAt.getTime() - startedMs,
-  };
-  metrics.job(job.id, 'DeliveryFailures');
-  if (attempt < job.retry.maxAttempts) {
-    await ledger.releaseFailed(run.key, attempt, { lastError, terminal: false, failedAt });
-    logger.warn('failed', logFields(run, { decision: 'delivery-failed', ...fields }));
-    return { ...base, outcome: 'delivery-failed', attempt, lastError };
-  }
-  await sendDeadLetter(ctx, run, envelope, attempt, lastError, failedAt);
-  await ledger.releaseFailed(run.key, attempt, { lastError, terminal: true, failedAt });
-  logger.error('dead-lettered', logFields(run, { decision: 'dead-lettered', ...fields }));
-  return { ...base, outcome: 'dead-lettered', attempt, lastError };
-}
-
-/**
- * Dead-letters a run whose dispatcher died on its last attempt; undefined when another
- * dispatcher took it over first.
- *
- * The takeover is one conditional write (still `claimed`, same `attempts`, lease expired) that
- * sets a fresh lease without counting an attempt; then the run goes through `failRun` like a
- * failed last delivery: one DLQ message while the lease is held, then `failed`.
- *
- * ```
- *  claim@t0 (attempt = max) ── dispatcher dies ── t0 + lease ── tick / sweep at t1:
- *    claim refused → takeOverAbandoned (lease = t1 + lease) → DLQ message → failed(delivery)
- *                    └─ lost the race → duplicate (the winner sends the one DLQ message)
- * ```
- */
-async function abandonRun(
-  ctx: CoreContext,
-  run: PlannedRun,
-  existing: RunRecord,
-): Promise<RunOutcome | undefined> {
-  const { ledger, clock } = ctx;
-  const nowEpochMs = clock().getTime();
-  const leaseUntilEpochMs = nowEpochMs + ctx.options.leaseSeconds * 1000;
-  const lastError = `dispatcher stopped during delivery attempt ${existing.attempts} (lease expired at ${new Date(existing.leaseUntilEpochMs ?? 0).toISOString()})`;
-  // Take the expired claim over first, so exactly one dispatcher sends the DLQ message.
-  const won = await ledger.takeOverAbandoned(
-    run.key,
-    existing.attempts,
-    nowEpochMs,
-    leaseUntilEpochMs,
-  );
-  if (!won) return undefined;
-  const envelope = buildEnvelope(run.job, run, existing.attempts);
-  return failRun(ctx, run, envelope, existing.attempts, lastError, nowEpochMs);
-}
-
-async function sendDeadLetter(
-  ctx: CoreContext,
-  run: PlannedRun,
-  envelope: RunEnvelope,
-  attempts: number,
-  lastError: string,
-  failedAt: Date,
-): Promise<void> {
-  const message: DeadLetterMessage = {
-    version: 1,
-    reason: 'delivery-failed',
-    key: run.key,
-    jobId: run.job.id,
-    envelope,
-    target: run.job.target,
-    lastError,
-    attempts,
-    failedAt: failedAt.toISOString(),
-  };
-  await ctx.deadLetters.send(message);
-  ctx.metrics.job(run.job.id, 'DeadLettered');
+/** The in-invocation retries of ledger writes, with the context's sleep. */
+export function retryOptions(ctx: CoreContext) {
+  return ctx.options.sleep ? { sleep: ctx.options.sleep } : {};
 }

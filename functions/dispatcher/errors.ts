@@ -1,20 +1,4 @@
-import type { RunOutcome } from './deliver-run.ts';
-import type { RunRecord } from './ledger.ts';
-
-/** One or more runs failed delivery and will be retried: the tick must be retried. */
-export class DeliveryFailedError extends Error {
-  readonly failures: readonly RunOutcome[];
-  constructor(failures: readonly RunOutcome[]) {
-    const first = failures[0];
-    const detail =
-      first && 'lastError' in first
-        ? ` (${first.key} attempt ${first.attempt}: ${first.lastError})`
-        : '';
-    super(`delivery failed for ${failures.length} run(s), will be retried${detail}`);
-    this.name = new.target.name;
-    this.failures = failures;
-  }
-}
+import type { RunItem } from '../shared/ledger-item.ts';
 
 /** A job id the deployed configuration does not know. */
 export class UnknownJobError extends Error {
@@ -40,12 +24,13 @@ export class NotARunError extends Error {
   }
 }
 
-/** A redrive of a run that was delivered or is being delivered. */
+/** A redrive of a run that was delivered, is being delivered, or still owes its outbox. */
 export class RedriveRefusedError extends Error {
-  readonly existing: RunRecord;
-  constructor(existing: RunRecord) {
+  readonly existing: RunItem;
+  constructor(existing: RunItem) {
+    const pending = existing.outbox.length > 0 ? ` with ${existing.outbox.join(', ')} pending` : '';
     super(
-      `refusing to redrive run '${existing.key}' of job '${existing.jobId}' at ${existing.at}: status is '${existing.status}' (allowed: failed, delivery-failed, missed, skipped-overlap)`,
+      `refusing to redrive run '${existing.key}' of job '${existing.jobId}' at ${existing.at}: status is '${existing.status}'${pending} (allowed: failed, delivery-failed, skipped, with nothing pending)`,
     );
     this.name = new.target.name;
     this.existing = existing;

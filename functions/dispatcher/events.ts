@@ -1,13 +1,41 @@
 /** One problem found in an event: where, and what was expected. */
 type Issues = string[];
 
-const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
+/**
+ * An ISO 8601 instant with a zone designator; seconds and fractions optional. Every component
+ * is checked against the calendar afterwards: `Date.parse` would read `2023-02-30` as March 2.
+ */
+const ISO_INSTANT =
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-](\d{2}):?(\d{2}))$/;
+
+/**
+ * True when `text` is a strict ISO 8601 instant naming a real calendar date and time.
+ *
+ * @example
+ * isStrictInstant('2023-02-28T10:00:00Z') //=> true
+ * isStrictInstant('2023-02-30T10:00:00Z') //=> false
+ */
+export function isStrictInstant(text: string): boolean {
+  const m = ISO_INSTANT.exec(text);
+  if (!m) return false;
+  const [year, month, day, hour, minute, second] = [1, 2, 3, 4, 5, 6].map((i) => Number(m[i] ?? 0));
+  const offsetHours = Number(m[8] ?? 0);
+  const offsetMinutes = Number(m[9] ?? 0);
+  if (offsetHours > 23 || offsetMinutes > 59) return false;
+  if ((hour ?? 0) > 23 || (minute ?? 0) > 59 || (second ?? 0) > 59) return false;
+  const civil = new Date(Date.UTC(year ?? 0, (month ?? 1) - 1, day ?? 0));
+  return (
+    civil.getUTCFullYear() === year &&
+    civil.getUTCMonth() === (month ?? 1) - 1 &&
+    civil.getUTCDate() === day
+  );
+}
 
 function instant(record: Record<string, unknown>, field: string, issues: Issues): string {
   const value = record[field];
-  if (typeof value !== 'string' || !ISO_INSTANT.test(value) || Number.isNaN(Date.parse(value))) {
+  if (typeof value !== 'string' || !isStrictInstant(value)) {
     issues.push(
-      `${field}: expected an ISO 8601 instant with a zone designator, got ${JSON.stringify(value) ?? 'nothing'}`,
+      `${field}: expected an ISO 8601 instant with a zone designator naming a real date and time, got ${JSON.stringify(value) ?? 'nothing'}`,
     );
     return '';
   }

@@ -4,34 +4,34 @@ import { DEFAULT_LEASE_SECONDS, DEFAULT_RETENTION_DAYS } from '../shared/default
 import { positiveNumberEnv, requiredEnv } from '../shared/env.ts';
 import { dedicatedJobIds } from '../shared/job.ts';
 import { JOBS_BUNDLE_FILE, loadJobsBundle } from '../shared/jobs-bundle.ts';
+import { createLedgerStore } from '../shared/ledger-store.ts';
 import { createLogger } from '../shared/logger.ts';
 import { createMetrics } from '../shared/metrics.ts';
+import { createSnsNotifier } from '../shared/notifications.ts';
 import { createDispatcher, type DispatchResult } from './dispatch.ts';
 import { createDynamoLedger } from './ledger.ts';
 import { createTargetDelivery } from './targets/index.ts';
 
 // The jobs file the stack ships beside the bundle (architecture §7); none when run from source.
 const { jobs } = loadJobsBundle(new URL(JOBS_BUNDLE_FILE, import.meta.url));
+const stackName = requiredEnv('STACK_NAME');
 
 const clients = createAwsClients();
-const logger = createLogger('zonecron-dispatcher');
 const dispatcher = createDispatcher({
   clock: () => new Date(),
   jobs,
-  ledger: createDynamoLedger({
-    client: clients.dynamodb,
-    tableName: requiredEnv('LEDGER_TABLE_NAME'),
-  }),
+  ledger: createDynamoLedger(
+    createLedgerStore({ client: clients.dynamodb, tableName: requiredEnv('LEDGER_TABLE_NAME') }),
+  ),
   targets: createTargetDelivery(clients),
-  deadLetters: createSqsDeadLetters(clients.sqs, requiredEnv('DLQ_URL')),
-  logger,
-  metrics: createMetrics({
-    stackName: requiredEnv('STACK_NAME'),
-    dedicatedJobIds: dedicatedJobIds(jobs),
-  }),
+  deadLetters: createSqsDeadLetters(() => clients.sqs, requiredEnv('DLQ_URL')),
+  notifier: createSnsNotifier(() => clients.sns, requiredEnv('NOTIFY_TOPIC_ARN')),
+  logger: createLogger('zonecron-dispatcher'),
+  metrics: createMetrics({ stackName, dedicatedJobIds: dedicatedJobIds(jobs) }),
+  stackName,
   options: {
     retentionDays: positiveNumberEnv('RETENTION_DAYS', DEFAULT_RETENTION_DAYS),
-    // Optional: the stack may set it from the function's timeout (lease > timeout).
+    // The stack sets it from the function's timeout (lease > timeout).
     leaseSeconds: positiveNumberEnv('LEASE_SECONDS', DEFAULT_LEASE_SECONDS),
   },
 });
@@ -39,8 +39,8 @@ const dispatcher = createDispatcher({
 /**
  * The dispatcher Lambda's entry: per-job ticks and the one-minute sweep.
  *
- * Deps are built once per container, above. A thrown error (a delivery to retry, DynamoDB
- * unreachable) makes EventBridge Scheduler retry the event.
+ * Deps are built once per container, above. A thrown error (DynamoDB unreachable) makes Lambda
+ * retry the event; a failed delivery does not throw, the sweep retries it.
  */
 export async function handler(event: unknown): Promise<DispatchResult> {
   return dispatcher.handle(event);

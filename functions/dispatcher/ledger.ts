@@ -1,57 +1,27 @@
+import { createJobStateLedger, type JobStateLedger } from '../shared/job-state-ledger.ts';
 import {
-  type AttributeValue,
-  BatchGetItemCommand,
-  type BatchGetItemCommandOutput,
-  ConditionalCheckFailedException,
-  type DynamoDBClient,
-  GetItemCommand,
-  QueryCommand,
-  UpdateItemCommand,
-} from '@aws-sdk/client-dynamodb';
-import {
-  LEDGER_BY_JOB_INDEX,
-  LEDGER_PARTITION_KEY,
-  LEDGER_TTL_ATTRIBUTE,
-  WATERMARK_KEY_PREFIX,
-} from '../shared/ledger-table.ts';
+  av,
+  decodeRun,
+  openShardOf,
+  type RunItem,
+  type RunOrigin,
+  type SkipReason,
+} from '../shared/ledger-item.ts';
+import type { LedgerStore } from '../shared/ledger-store.ts';
+import { LEDGER_OPEN_INDEX, LEDGER_TTL_ATTRIBUTE } from '../shared/ledger-table.ts';
+import { addOutbox, createOutboxLedger, type OutboxLedger } from '../shared/outbox.ts';
+import { UpdateExpression } from '../shared/update-expression.ts';
 
-/**
- * The states of a run in the ledger.
- *
- * `missed` is written by the sweep for an expected run that no tick ever claimed and that the
- * job's catch-up policy does not re-run; it makes the `MissedRuns` signal exactly-once.
- */
-export type RunStatus =
-  | 'claimed'
-  | 'dispatched'
-  | 'delivery-failed'
-  | 'failed'
-  | 'succeeded'
-  | 'skipped-overlap'
-  | 'missed';
-
-/** One run's ledger item (architecture §5), as the dispatcher reads it. */
-export interface RunRecord {
-  readonly key: string;
-  readonly jobId: string;
-  /** UTC ISO instant with milliseconds. */
-  readonly at: string;
-  readonly nominal: string;
-  readonly dst: string;
-  readonly status: RunStatus;
-  readonly attempts: number;
-  readonly leaseUntilEpochMs?: number;
-  readonly dispatchedAt?: string;
-  readonly deliveryId?: string;
-  readonly lastError?: string;
-  readonly failure?: 'delivery' | 'execution';
-  readonly completedAt?: string;
-  readonly durationMs?: number;
-  readonly manual?: boolean;
-  readonly ttlEpochSec?: number;
-  /** Set once by the sweep when it reported the run as stuck. */
-  readonly stuckReportedAt?: string;
-}
+/** How a claim may take a run: only a new one, or also one that is due for another attempt. */
+export type ClaimMode =
+  /** A new run, or a retry of one whose attempt failed or whose claim expired. */
+  | 'any'
+  /** Only a run nobody has decided yet (catch-ups of missed runs, backfills of new runs). */
+  | 'create'
+  /** Only a retry: a failed attempt, or a claim whose holder died. */
+  | 'reclaim'
+  /** A new run, or one that was skipped and never delivered (an operator's backfill). */
+  | 'backfill';
 
 /** What a claim writes. All instants are computed by the caller from its injected clock. */
 export interface ClaimRequest {
@@ -61,471 +31,134 @@ export interface ClaimRequest {
   readonly nominal: string;
   readonly dst: string;
   readonly manual: boolean;
+  readonly origin: RunOrigin;
+  readonly target: string;
+  readonly mode: ClaimMode;
+  /** Attempts a round may make (`retry.maxAttempts`); a redrive starts a new round. */
   readonly maxAttempts: number;
   readonly nowEpochMs: number;
   readonly leaseUntilEpochMs: number;
   readonly ttlEpochSec: number;
+  /** Raise `missed` (only with `mode: 'create'`: the run was due and nobody had decided it). */
+  readonly missed: boolean;
 }
 
 /** The result of a claim: ours, or the stored item that refused it (a suppressed duplicate). */
 export type ClaimOutcome =
-  | { readonly claimed: true; readonly record: RunRecord }
-  | { readonly claimed: false; readonly existing: RunRecord };
+  | { readonly claimed: true; readonly item: RunItem }
+  | { readonly claimed: false; readonly existing: RunItem };
 
-/** A run the sweep found missing and records as `missed`. */
-export interface MissedRequest {
+/** A run decided without a delivery: skipped, with its reason. */
+export interface SkipRecord {
   readonly key: string;
   readonly jobId: string;
   readonly at: Date;
   readonly nominal: string;
   readonly dst: string;
-  readonly detectedAt: Date;
+  readonly origin: RunOrigin;
+  readonly reason: SkipReason;
+  /** One line for the operator: why, with the facts (the running run, the policy). */
+  readonly detail: string;
+  /** Raise `missed`: the run was due and never delivered. */
+  readonly missed: boolean;
+  readonly nowEpochMs: number;
+  readonly outboxLeaseUntilEpochMs: number;
   readonly ttlEpochSec: number;
 }
 
 /**
- * The run ledger: one item per run, one watermark per job.
+ * The run ledger: one item per run, one state item per job, one cursor for the sweep.
  *
- * Every state change is a conditional write on the run's own item, so concurrent dispatchers
- * can race freely: exactly one wins each transition. A claim is identified by the `attempts`
- * value it wrote — the later transitions (`markDispatched`, `releaseFailed`, ...) are
- * conditional on `status = claimed AND attempts = <ours>`, so a dispatcher whose lease expired
- * and was taken over cannot overwrite its successor.
+ * Every state change is one conditional write on the run's own item, so concurrent
+ * dispatchers, sweeps, retries and the recorder can race freely: exactly one wins each move.
+ * A claim is identified by the `attempts` it wrote (never reset, so it also numbers the
+ * delivery); the moves out of `claimed` are conditional on that attempt.
  *
  * ```
- *            claim (new key)             deliver ok
- *  (none) ─────────────────────> claimed ───────────> dispatched ──(recorder)──> succeeded | failed(execution)
- *                                 │  ▲  │
- *         lease expired, reclaim  │  │  │ deliver threw
- *        (dispatcher died) ───────┘  │  ▼
- *                                    └─ delivery-failed   (attempts < maxAttempts, claim released)
- *                                       │
- *                attempts = maxAttempts ▼
- *                              failed(delivery) + one DLQ message
+ *                  claim                       deliver ok
+ *   (none) ───────────────────> claimed ──────────────────> dispatched ──(recorder)──> succeeded
+ *     │                          │  ▲  │                         │  (lambda, stepfunctions)  failed(execution)
+ *     │ record skipped           │  │  │ deliver threw           │  sqs/sns/eventbridge: done
+ *     ▼                          │  │  ▼                         ▼
+ *   skipped(reason)      overlap │  └─ delivery-failed ──> failed(delivery) + one DLQ message
+ *                                ▼   (retry at checkAt)   (round's attempts used up)
+ *                             skipped(overlap)
  *
- *  lease:  claim@t0 ──── leaseUntilEpochMs = t0 + lease ──── now > lease: anyone may reclaim
- *  last:   claim@t0 (attempts = max) ── dispatcher dies ── now > lease: the claim is refused;
- *          takeOverAbandoned (one winner, fresh lease) → one DLQ message → failed(delivery)
- *  ttl:    every write sets ttlEpochSec = at + retention; DynamoDB deletes the item later
+ *   open index (byOpen): an item is in it while someone owes it something, keyed by when:
+ *     claimed ─ lease end   delivery-failed ─ retry time   dispatched (tracked) ─ maxRuntime
+ *     outbox (notifications, the DLQ message) ─ outbox lease end
+ *   the sweep queries it every minute: no open run is forgotten, whatever its age
  * ```
  */
-export interface Ledger {
-  /** One conditional write: new key, expired lease, or failed attempt under `maxAttempts`. */
+export interface RunLedger extends OutboxLedger {
+  /** One conditional write: the claim, per `mode`; refused → the stored item. */
   claim(request: ClaimRequest): Promise<ClaimOutcome>;
-  /** `claimed` → `dispatched`. False when our claim was lost meanwhile. */
+  /**
+   * `claimed` → `dispatched`. Open until `stuckCheckAtEpochMs` when the target reports
+   * completion; raises `late` when asked. False when our claim was lost meanwhile.
+   */
   markDispatched(
     key: string,
     attempts: number,
-    delivery: { dispatchedAt: Date; deliveryId: string },
+    delivery: {
+      readonly dispatchedAt: Date;
+      readonly deliveryId: string;
+      readonly stuckCheckAtEpochMs: number | undefined;
+      readonly late: boolean;
+      readonly outboxLeaseUntilEpochMs: number;
+    },
   ): Promise<boolean>;
-  /** `claimed` → `delivery-failed`, or → `failed` (`failure: delivery`) when `terminal`. */
+  /** `claimed` → `delivery-failed`, to be retried at `retryAtEpochMs`. */
   releaseFailed(
     key: string,
     attempts: number,
-    failure: { lastError: string; terminal: boolean; failedAt: Date },
+    failure: { readonly lastError: string; readonly retryAtEpochMs: number },
   ): Promise<boolean>;
-  /** `claimed` → `skipped-overlap` (terminal). */
-  markSkippedOverlap(key: string, attempts: number, reason: string): Promise<boolean>;
   /**
-   * Takes over a `claimed` run whose lease expired on its last attempt, without counting an
-   * attempt, so the caller can dead-letter it and release it as `failed`.
-   *
-   * The dispatcher died mid-delivery on its last attempt; without this the run would stay
-   * `claimed` forever.
+   * `claimed` or `delivery-failed` → `failed` (`failure: delivery`), owing one dead-letter
+   * message and a `dead-lettered` notification.
    */
-  takeOverAbandoned(
+  failDelivery(
     key: string,
     attempts: number,
+    failure: {
+      readonly lastError: string;
+      readonly failedAt: Date;
+      readonly outboxLeaseUntilEpochMs: number;
+    },
+  ): Promise<boolean>;
+  /** `claimed` → `skipped` (terminal), e.g. overlap. */
+  markSkipped(key: string, attempts: number, reason: SkipReason, detail: string): Promise<boolean>;
+  /** Creates a `skipped` item; false when any item exists already. */
+  recordSkipped(record: SkipRecord): Promise<boolean>;
+  /** Raises `stuck` on a still-`dispatched` run, once. */
+  markStuck(key: string, outboxLeaseUntilEpochMs: number): Promise<boolean>;
+  /**
+   * Takes a run out of the open index (or moves its next check to `nextCheckAtEpochMs`), if it
+   * is still as the caller saw it: same status, same check time, nothing in its outbox.
+   */
+  closeOpen(
+    key: string,
+    seen: { readonly status: RunItem['status']; readonly checkAtEpochMs: number },
+    nextCheckAtEpochMs?: number,
+  ): Promise<boolean>;
+  /**
+   * `failed` | `delivery-failed` | `skipped` → `delivery-failed` with a fresh round of attempts,
+   * due now; the item, or the stored one that refused it.
+   */
+  resetForRedrive(
+    key: string,
     nowEpochMs: number,
-    leaseUntilEpochMs: number,
-  ): Promise<boolean>;
-  /** Creates a `missed` item; false when any item exists already. */
-  recordMissed(request: MissedRequest): Promise<boolean>;
-  /** Sets `stuckReportedAt` on a still-`dispatched` run, once. */
-  markStuck(key: string, reportedAt: Date): Promise<boolean>;
-  /** `failed` | `delivery-failed` | `missed` | `skipped-overlap` → `delivery-failed` with attempts 0. */
-  resetForRedrive(key: string): Promise<boolean>;
-  getRun(key: string): Promise<RunRecord | undefined>;
-  /** Batched, eventually consistent reads; absent keys are absent from the map. */
-  getRuns(keys: readonly string[]): Promise<Map<string, RunRecord>>;
-  getWatermark(jobId: string): Promise<Watermark | undefined>;
-  /**
-   * Moves the watermark forward only; false when it already was at or past `at`.
-   *
-   * The first advance also sets `sinceAt`, which never moves again: the sweep does not call a
-   * run missed when it predates the job's first handled tick (a fresh deploy).
-   */
-  advanceWatermark(jobId: string, at: Date): Promise<boolean>;
-  /** The newest `dispatched` run of the job with `from <= at < before`. */
-  findRunning(jobId: string, from: Date, before: Date): Promise<RunRecord | undefined>;
+  ): Promise<{ readonly reset: boolean; readonly item: RunItem | undefined }>;
+  getRun(key: string): Promise<RunItem | undefined>;
+  /** Batched reads; absent keys are absent from the map. */
+  getRuns(keys: readonly string[], consistent?: boolean): Promise<Map<string, RunItem>>;
+  /** Open runs of one `byOpen` partition due by `nowEpochMs`, oldest check first. */
+  findDue(shard: string, nowEpochMs: number, limit: number): Promise<RunItem[]>;
 }
 
-/** A job's watermark: the latest run handled, and the first run ever handled. */
-export interface Watermark {
-  readonly at: Date;
-  readonly since: Date;
-}
-
-/** How the DynamoDB ledger reaches its table. */
-export interface DynamoLedgerOptions {
-  readonly client: DynamoDBClient;
-  readonly tableName: string;
-  /**
-   * Whether the store returns the refusing item with a failed condition
-   * (`ReturnValuesOnConditionCheckFailure`). DynamoDB and DynamoDB Local do; dynalite ignores
-   * the parameter, and then one consistent GetItem fetches the item instead.
-   * @default true (falls back per call when the item is not returned)
-   */
-  readonly returnValuesOnConditionCheckFailure?: boolean;
-}
-
-type Item = Record<string, AttributeValue>;
-
-const s = (value: string): AttributeValue => ({ S: value });
-const n = (value: number): AttributeValue => ({ N: String(value) });
-
-function str(item: Item, name: string): string | undefined {
-  const v = item[name];
-  return v && 'S' in v ? v.S : undefined;
-}
-
-function num(item: Item, name: string): number | undefined {
-  const v = item[name];
-  return v && 'N' in v && v.N !== undefined ? Number(v.N) : undefined;
-}
-
-/** Decodes a stored run item. */
-export function decodeRun(item: Item): RunRecord {
-  const optional: Record<string, unknown> = {
-    leaseUntilEpochMs: num(item, 'leaseUntilEpochMs'),
-    dispatchedAt: str(item, 'dispatchedAt'),
-    deliveryId: str(item, 'deliveryId'),
-    lastError: str(item, 'lastError'),
-    failure: str(item, 'failure'),
-    completedAt: str(item, 'completedAt'),
-    durationMs: num(item, 'durationMs'),
-    manual: item.manual && 'BOOL' in item.manual ? item.manual.BOOL : undefined,
-    ttlEpochSec: num(item, LEDGER_TTL_ATTRIBUTE),
-    stuckReportedAt: str(item, 'stuckReportedAt'),
-  };
-  for (const k of Object.keys(optional)) if (optional[k] === undefined) delete optional[k];
-  return {
-    key: str(item, LEDGER_PARTITION_KEY) ?? '',
-    jobId: str(item, 'jobId') ?? '',
-    at: str(item, 'at') ?? '',
-    nominal: str(item, 'nominal') ?? '',
-    dst: str(item, 'dst') ?? '',
-    status: (str(item, 'status') ?? 'claimed') as RunStatus,
-    attempts: num(item, 'attempts') ?? 0,
-    ...optional,
-  } as RunRecord;
-}
-
-function isConditionFailure(error: unknown): error is ConditionalCheckFailedException {
-  return (
-    error instanceof ConditionalCheckFailedException ||
-    (error as { name?: string } | null)?.name === 'ConditionalCheckFailedException'
-  );
-}
-
-const BATCH_GET_LIMIT = 100;
-const MAX_UNPROCESSED_ROUNDS = 8;
-
-/**
- * The ledger on a DynamoDB table shaped by `ledgerTableDefinition`.
- *
- * @example
- * const ledger = createDynamoLedger({ client: new DynamoDBClient({}), tableName: 'ledger' });
- * await ledger.claim({ key, jobId: 'daily', at, nominal, dst: 'none', manual: false,
- *   maxAttempts: 3, nowEpochMs, leaseUntilEpochMs: nowEpochMs + 300_000, ttlEpochSec });
- * //=> { claimed: true, record: { status: 'claimed', attempts: 1, ... } }
- */
-export function createDynamoLedger(options: DynamoLedgerOptions): Ledger {
-  const { client, tableName } = options;
-  const askForOld = options.returnValuesOnConditionCheckFailure ?? true;
-  const keyOf = (key: string): Item => ({ [LEDGER_PARTITION_KEY]: s(key) });
-
-  async function getRun(key: string): Promise<RunRecord | undefined> {
-    const out = await client.send(
-      new GetItemCommand({ TableName: tableName, Key: keyOf(key), ConsistentRead: true }),
-    );
-    return out.Item ? decodeRun(out.Item) : undefined;
-  }
-
-  /** A conditional update; true when it applied. */
-  async function update(
-    key: string,
-    expression: string,
-    condition: string,
-    names: Record<string, string>,
-    values: Item,
-  ): Promise<boolean> {
-    try {
-      await client.send(
-        new UpdateItemCommand({
-          TableName: tableName,
-          Key: keyOf(key),
-          UpdateExpression: expression,
-          ConditionExpression: condition,
-          ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
-          ExpressionAttributeValues: values,
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
-  }
-  /** A move out of `claimed`, allowed only to the holder of that claim (the same attempt). */
-  function updateOwnClaim(
-    key: string,
-    attempts: number,
-    expression: string,
-    values: Item,
-  ): Promise<boolean> {
-    return update(
-      key,
-      expression,
-      '#status = :claimed AND attempts = :attempts',
-      { '#status': 'status' },
-      { ...values, ':claimed': s('claimed'), ':attempts': n(attempts) },
-    );
-  }
-
-  return {
-    async claim(request) {
-      try {
-        const out = await client.send(
-          new UpdateItemCommand({
-            TableName: tableName,
-            Key: keyOf(request.key),
-            UpdateExpression:
-              'SET jobId = :jobId, #at = :at, nominal = :nominal, dst = :dst, #status = :claimed, ' +
-              'attempts = if_not_exists(attempts, :zero) + :one, leaseUntilEpochMs = :lease, ' +
-              `manual = :manual, ${LEDGER_TTL_ATTRIBUTE} = :ttl REMOVE failure`,
-            ConditionExpression:
-              'attribute_not_exists(#pk) OR ' +
-              '(#status = :claimed AND leaseUntilEpochMs < :now AND attempts < :max) OR ' +
-              '(#status = :deliveryFailed AND attempts < :max)',
-            ExpressionAttributeNames: {
-              '#pk': LEDGER_PARTITION_KEY,
-              '#at': 'at',
-              '#status': 'status',
-            },
-            ExpressionAttributeValues: {
-              ':jobId': s(request.jobId),
-              ':at': s(request.at.toISOString()),
-              ':nominal': s(request.nominal),
-              ':dst': s(request.dst),
-              ':claimed': s('claimed'),
-              ':deliveryFailed': s('delivery-failed'),
-              ':zero': n(0),
-              ':one': n(1),
-              ':lease': n(request.leaseUntilEpochMs),
-              ':manual': { BOOL: request.manual },
-              ':ttl': n(request.ttlEpochSec),
-              ':now': n(request.nowEpochMs),
-              ':max': n(request.maxAttempts),
-            },
-            ReturnValues: 'ALL_NEW',
-            ...(askForOld ? { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const } : {}),
-          }),
-        );
-        return { claimed: true, record: decodeRun(out.Attributes ?? {}) };
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-        const existing = error.Item ? decodeRun(error.Item) : await getRun(request.key);
-        if (!existing) {
-          // The refusing item vanished between the write and the read (TTL, a test reset).
-          throw new LedgerConflictError(request.key);
-        }
-        return { claimed: false, existing };
-      }
-    },
-
-    markDispatched(key, attempts, delivery) {
-      return updateOwnClaim(
-        key,
-        attempts,
-        'SET #status = :dispatched, dispatchedAt = :dispatchedAt, deliveryId = :deliveryId',
-        {
-          ':dispatched': s('dispatched'),
-          ':dispatchedAt': s(delivery.dispatchedAt.toISOString()),
-          ':deliveryId': s(delivery.deliveryId),
-        },
-      );
-    },
-
-    releaseFailed(key, attempts, failure) {
-      const values: Item = {
-        ':next': s(failure.terminal ? 'failed' : 'delivery-failed'),
-        ':lastError': s(failure.lastError),
-      };
-      let expression = 'SET #status = :next, lastError = :lastError REMOVE leaseUntilEpochMs';
-      if (failure.terminal) {
-        expression =
-          'SET #status = :next, lastError = :lastError, failure = :failure, completedAt = :failedAt ' +
-          'REMOVE leaseUntilEpochMs';
-        values[':failure'] = s('delivery');
-        values[':failedAt'] = s(failure.failedAt.toISOString());
-      }
-      return updateOwnClaim(key, attempts, expression, values);
-    },
-
-    markSkippedOverlap(key, attempts, reason) {
-      return updateOwnClaim(
-        key,
-        attempts,
-        'SET #status = :skipped, lastError = :reason REMOVE leaseUntilEpochMs',
-        { ':skipped': s('skipped-overlap'), ':reason': s(reason) },
-      );
-    },
-
-    takeOverAbandoned(key, attempts, nowEpochMs, leaseUntilEpochMs) {
-      return update(
-        key,
-        'SET leaseUntilEpochMs = :lease',
-        '#status = :claimed AND attempts = :attempts AND leaseUntilEpochMs < :now',
-        { '#status': 'status' },
-        {
-          ':lease': n(leaseUntilEpochMs),
-          ':claimed': s('claimed'),
-          ':attempts': n(attempts),
-          ':now': n(nowEpochMs),
-        },
-      );
-    },
-
-    recordMissed(request) {
-      return update(
-        request.key,
-        'SET jobId = :jobId, #at = :at, nominal = :nominal, dst = :dst, #status = :missed, ' +
-          `attempts = :zero, lastError = :reason, ${LEDGER_TTL_ATTRIBUTE} = :ttl`,
-        'attribute_not_exists(#pk)',
-        { '#pk': LEDGER_PARTITION_KEY, '#at': 'at', '#status': 'status' },
-        {
-          ':jobId': s(request.jobId),
-          ':at': s(request.at.toISOString()),
-          ':nominal': s(request.nominal),
-          ':dst': s(request.dst),
-          ':missed': s('missed'),
-          ':zero': n(0),
-          ':reason': s(`no tick claimed this run; sweep at ${request.detectedAt.toISOString()}`),
-          ':ttl': n(request.ttlEpochSec),
-        },
-      );
-    },
-
-    markStuck(key, reportedAt) {
-      return update(
-        key,
-        'SET stuckReportedAt = :reportedAt',
-        '#status = :dispatched AND attribute_not_exists(stuckReportedAt)',
-        { '#status': 'status' },
-        { ':reportedAt': s(reportedAt.toISOString()), ':dispatched': s('dispatched') },
-      );
-    },
-
-    resetForRedrive(key) {
-      return update(
-        key,
-        'SET #status = :deliveryFailed, attempts = :zero REMOVE failure, leaseUntilEpochMs',
-        '#status IN (:failed, :deliveryFailed, :missed, :skipped)',
-        { '#status': 'status' },
-        {
-          ':deliveryFailed': s('delivery-failed'),
-          ':zero': n(0),
-          ':failed': s('failed'),
-          ':missed': s('missed'),
-          ':skipped': s('skipped-overlap'),
-        },
-      );
-    },
-
-    getRun,
-
-    async getRuns(keys) {
-      const found = new Map<string, RunRecord>();
-      const unique = [...new Set(keys)];
-      for (let i = 0; i < unique.length; i += BATCH_GET_LIMIT) {
-        let request: Record<string, { Keys: Item[] }> | undefined = {
-          [tableName]: { Keys: unique.slice(i, i + BATCH_GET_LIMIT).map(keyOf) },
-        };
-        for (let round = 0; request; round++) {
-          if (round >= MAX_UNPROCESSED_ROUNDS) {
-            throw new LedgerThrottledError(request[tableName]?.Keys.length ?? 0);
-          }
-          if (round > 0) await new Promise((r) => setTimeout(r, 20 * 2 ** round));
-          const out: BatchGetItemCommandOutput = await client.send(
-            new BatchGetItemCommand({ RequestItems: request }),
-          );
-          for (const item of out.Responses?.[tableName] ?? []) {
-            const run = decodeRun(item);
-            found.set(run.key, run);
-          }
-          const rest: Item[] | undefined = out.UnprocessedKeys?.[tableName]?.Keys;
-          request = rest && rest.length > 0 ? { [tableName]: { Keys: rest } } : undefined;
-        }
-      }
-      return found;
-    },
-
-    async getWatermark(jobId) {
-      const out = await client.send(
-        new GetItemCommand({
-          TableName: tableName,
-          Key: keyOf(WATERMARK_KEY_PREFIX + jobId),
-          ConsistentRead: true,
-        }),
-      );
-      const at = out.Item ? str(out.Item, 'watermarkAt') : undefined;
-      if (!at || !out.Item) return undefined;
-      return { at: new Date(at), since: new Date(str(out.Item, 'sinceAt') ?? at) };
-    },
-
-    advanceWatermark(jobId, at) {
-      // ISO strings with milliseconds in UTC sort like the instants they name.
-      return update(
-        WATERMARK_KEY_PREFIX + jobId,
-        'SET watermarkAt = :at, sinceAt = if_not_exists(sinceAt, :at)',
-        'attribute_not_exists(watermarkAt) OR watermarkAt < :at',
-        {},
-        { ':at': s(at.toISOString()) },
-      );
-    },
-
-    async findRunning(jobId, from, before) {
-      const beforeIso = new Date(before.getTime() - 1).toISOString();
-      const fromIso = from.toISOString();
-      if (fromIso > beforeIso) return undefined;
-      let startKey: Item | undefined;
-      do {
-        const out = await client.send(
-          new QueryCommand({
-            TableName: tableName,
-            IndexName: LEDGER_BY_JOB_INDEX,
-            KeyConditionExpression: 'jobId = :jobId AND #at BETWEEN :from AND :before',
-            FilterExpression: '#status = :dispatched',
-            ExpressionAttributeNames: { '#at': 'at', '#status': 'status' },
-            ExpressionAttributeValues: {
-              ':jobId': s(jobId),
-              ':from': s(fromIso),
-              ':before': s(beforeIso),
-              ':dispatched': s('dispatched'),
-            },
-            ScanIndexForward: false,
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        const first = out.Items?.[0];
-        if (first) return decodeRun(first);
-        startKey = out.LastEvaluatedKey;
-      } while (startKey);
-      return undefined;
-    },
-  };
-}
+/** The whole ledger the dispatcher core uses. */
+export interface Ledger extends RunLedger, JobStateLedger {}
 
 /** A claim was refused but the refusing item could not be read back. */
 export class LedgerConflictError extends Error {
@@ -537,12 +170,249 @@ export class LedgerConflictError extends Error {
   }
 }
 
-/** BatchGetItem kept returning UnprocessedKeys. */
-export class LedgerThrottledError extends Error {
-  readonly unprocessedKeys: number;
-  constructor(unprocessedKeys: number) {
-    super(`ledger batch read left ${unprocessedKeys} key(s) unprocessed after retries`);
-    this.name = new.target.name;
-    this.unprocessedKeys = unprocessedKeys;
+/** The condition a claim of each mode writes under, with its placeholders registered on `u`. */
+function claimCondition(u: UpdateExpression, request: ClaimRequest): string {
+  const isNew = () => `attribute_not_exists(${u.name('pk')})`;
+  const status = u.name('status');
+  const again = () => {
+    const roundLeft = `${u.name('roundAttempts')} < ${u.value('max', av.n(request.maxAttempts))}`;
+    return (
+      `(${status} = ${u.value('claimed', av.s('claimed'))} AND ${u.name('leaseUntilEpochMs')} < ${u.value('now', av.n(request.nowEpochMs))} AND ${roundLeft}) OR ` +
+      `(${status} = ${u.value('deliveryFailed', av.s('delivery-failed'))} AND ${roundLeft})`
+    );
+  };
+  switch (request.mode) {
+    case 'create':
+      return isNew();
+    case 'any':
+      return `${isNew()} OR ${again()}`;
+    case 'reclaim':
+      return again();
+    case 'backfill':
+      return `${isNew()} OR ${status} = ${u.value('skipped', av.s('skipped'))}`;
   }
 }
+
+/**
+ * The ledger on a DynamoDB table shaped by `ledgerTableDefinition`.
+ *
+ * @example
+ * const ledger = createDynamoLedger(createLedgerStore({ client, tableName: 'ledger' }));
+ * await ledger.claim({ key, jobId: 'daily', at, nominal, dst: 'none', manual: false,
+ *   origin: 'tick', target: arn, mode: 'any', maxAttempts: 3, nowEpochMs,
+ *   leaseUntilEpochMs: nowEpochMs + 90_000, ttlEpochSec, missed: false });
+ * //=> { claimed: true, item: { status: 'claimed', attempts: 1, ... } }
+ */
+export function createDynamoLedger(store: LedgerStore): Ledger {
+  async function conditional(
+    key: string,
+    u: UpdateExpression,
+    condition: (u: UpdateExpression) => string,
+  ): Promise<boolean> {
+    const cond = condition(u);
+    const { update, names, values } = u.build();
+    const result = await store.update({ key, update, condition: cond, names, values });
+    return result.applied;
+  }
+
+  const ownClaim = (attempts: number) => (u: UpdateExpression) =>
+    `${u.name('status')} = ${u.value('claimed', av.s('claimed'))} AND ${u.name('attempts')} = ${u.value('attempts', av.n(attempts))}`;
+
+  return {
+    ...createJobStateLedger(store),
+    ...createOutboxLedger(store),
+
+    async claim(request) {
+      const u = new UpdateExpression()
+        .set('jobId', av.s(request.jobId))
+        .set('at', av.s(request.at.toISOString()))
+        .set('nominal', av.s(request.nominal))
+        .set('dst', av.s(request.dst))
+        .set('status', av.s('claimed'))
+        .set('leaseUntilEpochMs', av.n(request.leaseUntilEpochMs))
+        .set('manual', av.b(request.manual))
+        .set('origin', av.s(request.origin))
+        .set('target', av.s(request.target))
+        .set('openShard', av.s(openShardOf(request.key)))
+        .set('checkAtEpochMs', av.n(request.leaseUntilEpochMs))
+        .set(LEDGER_TTL_ATTRIBUTE, av.n(request.ttlEpochSec))
+        .add('attempts', av.n(1))
+        .add('roundAttempts', av.n(1))
+        .remove('skipReason');
+      if (request.missed && request.mode === 'create') {
+        // The outbox shares the claim's lease: the item is open until then anyway.
+        addOutbox(u, request.key, ['missed'], ['notify:missed'], request.leaseUntilEpochMs);
+      }
+      const condition = claimCondition(u, request);
+      const { update, names, values } = u.build();
+      const result = await store.update({
+        key: request.key,
+        update,
+        condition,
+        names,
+        values,
+        returnValues: 'ALL_NEW',
+      });
+      if (result.applied) return { claimed: true, item: decodeRun(result.item ?? {}) };
+      if (!result.current) throw new LedgerConflictError(request.key);
+      return { claimed: false, existing: decodeRun(result.current) };
+    },
+
+    markDispatched(key, attempts, delivery) {
+      const u = new UpdateExpression()
+        .set('status', av.s('dispatched'))
+        .set('dispatchedAt', av.s(delivery.dispatchedAt.toISOString()))
+        .set('deliveryId', av.s(delivery.deliveryId))
+        .remove('leaseUntilEpochMs');
+      if (delivery.late) {
+        addOutbox(u, key, ['late'], ['notify:late'], delivery.outboxLeaseUntilEpochMs);
+      } else if (delivery.stuckCheckAtEpochMs !== undefined) {
+        u.set('checkAtEpochMs', av.n(delivery.stuckCheckAtEpochMs));
+      } else {
+        u.remove('openShard', 'checkAtEpochMs');
+      }
+      return conditional(key, u, ownClaim(attempts));
+    },
+
+    releaseFailed(key, attempts, failure) {
+      const u = new UpdateExpression()
+        .set('status', av.s('delivery-failed'))
+        .set('lastError', av.s(failure.lastError))
+        .set('checkAtEpochMs', av.n(failure.retryAtEpochMs))
+        .remove('leaseUntilEpochMs');
+      return conditional(key, u, ownClaim(attempts));
+    },
+
+    failDelivery(key, attempts, failure) {
+      const u = new UpdateExpression()
+        .set('status', av.s('failed'))
+        .set('failure', av.s('delivery'))
+        .set('lastError', av.s(failure.lastError))
+        .set('completedAt', av.s(failure.failedAt.toISOString()))
+        .remove('leaseUntilEpochMs');
+      addOutbox(
+        u,
+        key,
+        ['dead-lettered'],
+        ['dead-letter', 'notify:dead-lettered'],
+        failure.outboxLeaseUntilEpochMs,
+      );
+      return conditional(
+        key,
+        u,
+        (c) =>
+          `(${c.name('status')} = ${c.value('claimed', av.s('claimed'))} OR ${c.name('status')} = ${c.value('deliveryFailed', av.s('delivery-failed'))}) AND ${c.name('attempts')} = ${c.value('attempts', av.n(attempts))}`,
+      );
+    },
+
+    markSkipped(key, attempts, reason, detail) {
+      const u = new UpdateExpression()
+        .set('status', av.s('skipped'))
+        .set('skipReason', av.s(reason))
+        .set('lastError', av.s(detail))
+        .remove('leaseUntilEpochMs', 'openShard', 'checkAtEpochMs');
+      return conditional(key, u, ownClaim(attempts));
+    },
+
+    recordSkipped(record) {
+      const u = new UpdateExpression()
+        .set('jobId', av.s(record.jobId))
+        .set('at', av.s(record.at.toISOString()))
+        .set('nominal', av.s(record.nominal))
+        .set('dst', av.s(record.dst))
+        .set('status', av.s('skipped'))
+        .set('skipReason', av.s(record.reason))
+        .set('lastError', av.s(record.detail))
+        .set('attempts', av.n(0))
+        .set('roundAttempts', av.n(0))
+        .set('manual', av.b(false))
+        .set('origin', av.s(record.origin))
+        .set(LEDGER_TTL_ATTRIBUTE, av.n(record.ttlEpochSec));
+      if (record.missed) {
+        addOutbox(u, record.key, ['missed'], ['notify:missed'], record.outboxLeaseUntilEpochMs);
+      }
+      return conditional(record.key, u, (c) => `attribute_not_exists(${c.name('pk')})`);
+    },
+
+    markStuck(key, outboxLeaseUntilEpochMs) {
+      const u = new UpdateExpression();
+      addOutbox(u, key, ['stuck'], ['notify:stuck'], outboxLeaseUntilEpochMs);
+      return conditional(key, u, (c) => {
+        const signals = c.name('signals');
+        return `${c.name('status')} = ${c.value('dispatched', av.s('dispatched'))} AND (attribute_not_exists(${signals}) OR NOT contains(${signals}, ${c.value('stuck', av.s('stuck'))}))`;
+      });
+    },
+
+    closeOpen(key, seen, nextCheckAtEpochMs) {
+      const u = new UpdateExpression();
+      if (nextCheckAtEpochMs === undefined) {
+        u.remove('openShard', 'checkAtEpochMs', 'outboxLeaseUntilEpochMs');
+      } else {
+        u.set('checkAtEpochMs', av.n(nextCheckAtEpochMs));
+      }
+      return conditional(
+        key,
+        u,
+        (c) =>
+          `attribute_not_exists(${c.name('outbox')}) AND ${c.name('status')} = ${c.value('seenStatus', av.s(seen.status))} AND ${c.name('checkAtEpochMs')} = ${c.value('seenCheck', av.n(seen.checkAtEpochMs))}`,
+      );
+    },
+
+    async resetForRedrive(key, nowEpochMs) {
+      const u = new UpdateExpression()
+        .set('status', av.s('delivery-failed'))
+        .set('roundAttempts', av.n(0))
+        .set('openShard', av.s(openShardOf(key)))
+        .set('checkAtEpochMs', av.n(nowEpochMs))
+        .add('generation', av.n(1))
+        .remove(
+          'failure',
+          'skipReason',
+          'leaseUntilEpochMs',
+          'signals',
+          'completedAt',
+          'completionId',
+          'startedAt',
+          'deadLetteredAt',
+        );
+      const status = u.name('status');
+      const condition =
+        `attribute_not_exists(${u.name('outbox')}) AND ` +
+        `${status} IN (${u.value('failed', av.s('failed'))}, ${u.value('deliveryFailed', av.s('delivery-failed'))}, ${u.value('skipped', av.s('skipped'))})`;
+      const { update, names, values } = u.build();
+      const result = await store.update({
+        key,
+        update,
+        condition,
+        names,
+        values,
+        returnValues: 'ALL_NEW',
+      });
+      if (result.applied) return { reset: true, item: result.item && decodeRun(result.item) };
+      return { reset: false, item: result.current && decodeRun(result.current) };
+    },
+
+    async getRun(key) {
+      const item = await store.get(key);
+      return item ? decodeRun(item) : undefined;
+    },
+
+    async getRuns(keys, consistent = false) {
+      const items = await store.batchGet(keys, consistent);
+      return new Map([...items].map(([key, item]) => [key, decodeRun(item)]));
+    },
+
+    async findDue(shard, nowEpochMs, limit) {
+      const items = await store.query({
+        index: LEDGER_OPEN_INDEX,
+        keyCondition: '#shard = :shard AND #check <= :now',
+        names: { '#shard': 'openShard', '#check': 'checkAtEpochMs' },
+        values: { ':shard': av.s(shard), ':now': av.n(nowEpochMs) },
+        limit,
+      });
+      return items.map(decodeRun);
+    },
+  };
+}
+
+export type { RunItem };

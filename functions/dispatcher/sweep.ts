@@ -5,47 +5,53 @@ import {
   periodBucket,
 } from '../schedule/index.ts';
 import { type JobDefinition, scheduleSpecOf } from '../shared/job.ts';
-import { type CoreContext, deliverRun, type PlannedRun, type RunOutcome } from './deliver-run.ts';
-import { DeliveryFailedError } from './errors.ts';
-import type { Watermark } from './ledger.ts';
+import { type JobStateItem, openShards } from '../shared/ledger-item.ts';
+import { catchUpJob } from './catch-up.ts';
+import type { CoreContext, RunOutcome } from './deliver-run.ts';
+import { reconcileRun, type Settled } from './reconcile.ts';
+import { CONFIG_PAUSED_BY, pauseEnded, skipPaused } from './tick.ts';
 
 /** What one sweep found and did. */
 export interface SweepResult {
   readonly kind: 'sweep';
   readonly scheduledAt: string;
+  /** The range of sweep instants checked: each job's due window is this minus its grace. */
+  readonly checked: { readonly from: string; readonly to: string };
   /** Enabled jobs looked at (engine only; no reads for jobs with nothing due). */
   readonly jobsChecked: number;
   /** Run keys read from the ledger (BatchGetItem, ≤ 100 per request). */
   readonly keysRead: number;
-  /** Watermark items read (only for jobs with a missing run). */
-  readonly watermarksRead: number;
-  /** Runs newly reported missed (`MissedRuns`), UTC ISO instants by job. */
-  readonly missed: readonly { jobId: string; at: string; action: 'dispatched' | 'recorded' }[];
-  /** Runs newly reported stuck (`StuckRuns`). */
-  readonly stuck: readonly { jobId: string; at: string; key: string }[];
-  /** Claim + delivery outcomes of the runs the sweep re-drove. */
+  /** Due runs no tick had decided: caught up or skipped by their job's policy. */
+  readonly undecided: readonly { readonly jobId: string; readonly at: string }[];
+  /** Runs the catch-ups delivered, in order. */
   readonly outcomes: readonly RunOutcome[];
+  /** Open runs settled from the `byOpen` index. */
+  readonly settled: readonly Settled[];
 }
 
-interface Expected {
-  readonly job: JobDefinition;
-  readonly occurrence: Occurrence;
-  readonly key: string;
+/** Errors of a sweep's independent parts, all awaited: the sweep fails once, with all of them. */
+export class SweepFailedError extends AggregateError {
+  constructor(errors: readonly unknown[]) {
+    super(errors, `sweep failed in ${errors.length} part(s): ${describe(errors[0])}`);
+    this.name = new.target.name;
+  }
 }
 
-const COMPLETION_TRACKED = new Set(['lambda', 'stepfunctions']);
+function describe(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
 
 /**
  * The runs of a job in a window `(from, to]`, skipping the engine when a remembered "next run"
  * shows the window is empty.
  *
- * Sweep windows only move forward, so per job and window kind one fact is kept: the first run
- * after instant A is N. For a window with `A <= from < N` and `to < N` nothing is due and the
- * engine is not called: a daily job costs one engine call a day, not one per sweep. The cache
- * lives as long as the dispatcher (a warm Lambda container).
+ * Sweep windows only move forward, so per job one fact is kept: the first run after instant A
+ * is N. For a window with `A <= from < N` and `to < N` nothing is due and the engine is not
+ * called: a daily job costs one engine call a day, not one per sweep. The cache lives as long
+ * as the dispatcher (a warm Lambda container).
  */
 export interface RunWindows {
-  runsIn(job: JobDefinition, kind: 'due' | 'stuck', from: Date, to: Date): Occurrence[];
+  runsIn(job: JobDefinition, from: Date, to: Date): Occurrence[];
 }
 
 /**
@@ -53,23 +59,21 @@ export interface RunWindows {
  *
  * @example
  * const windows = createRunWindows();
- * windows.runsIn(dailyJob, 'due', new Date('2023-06-01T11:53Z'), new Date('2023-06-01T11:55Z'))
+ * windows.runsIn(dailyJob, new Date('2023-06-01T11:53Z'), new Date('2023-06-01T11:55Z'))
  * //=> [] (and the next sweeps of the day do not call the engine for this job)
  */
 export function createRunWindows(): RunWindows {
   const next = new Map<string, { job: JobDefinition; afterMs: number; nextMs: number }>();
   return {
-    runsIn(job, kind, from, to) {
-      const key = `${kind}:${job.id}`;
+    runsIn(job, from, to) {
       const fromMs = from.getTime();
-      const known = next.get(key);
+      const known = next.get(job.id);
       if (known?.job === job && known.afterMs <= fromMs && fromMs < known.nextMs) {
         if (to.getTime() < known.nextMs) return [];
       } else {
-        const spec = scheduleSpecOf(job);
-        const first = nextOccurrences(spec, from, 1)[0];
+        const first = nextOccurrences(scheduleSpecOf(job), from, 1)[0];
         const nextMs = first ? first.at.getTime() : Number.POSITIVE_INFINITY;
-        next.set(key, { job, afterMs: fromMs, nextMs });
+        next.set(job.id, { job, afterMs: fromMs, nextMs });
         if (to.getTime() < nextMs) return [];
       }
       return occurrencesBetween(scheduleSpecOf(job), from, to);
@@ -77,255 +81,247 @@ export function createRunWindows(): RunWindows {
   };
 }
 
-/** Runs `fn` over `items` with at most `limit` in flight; results in input order. */
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>) {
-  const results: R[] = new Array(items.length);
+/** What a sweep keeps between invocations of one container. */
+export interface SweepMemory {
+  readonly windows: RunWindows;
+  /** Whether this container already recorded the jobs jobs.yaml disables as paused. */
+  disabledStamped: boolean;
+  /** How far this container's sweeps have checked; read from the ledger at a cold start. */
+  cursor: Date | undefined;
+  /** The cursor last written to the ledger. */
+  persisted: Date | undefined;
+}
+
+/** A fresh container's sweep memory. */
+export function createSweepMemory(): SweepMemory {
+  return {
+    windows: createRunWindows(),
+    disabledStamped: false,
+    cursor: undefined,
+    persisted: undefined,
+  };
+}
+
+/**
+ * How often a warm container writes its cursor to the ledger. A container that dies loses at
+ * most this much progress: the next one checks those minutes again, which changes nothing.
+ */
+const CURSOR_PERSIST_MS = 10 * 60_000;
+
+interface Due {
+  readonly job: JobDefinition;
+  readonly occurrence: Occurrence;
+  readonly key: string;
+}
+
+/**
+ * The one-minute safety net: every run that was due and undecided, and every open run.
+ *
+ * ```
+ *            cursor C (the last sweep's S)                    S
+ *   ─────────(──────────────────────────────────────────────]──> sweep instants
+ *   job j's due window:  (C - grace_j, S - grace_j]   (after an outage, up to 30 min of it
+ *                                                       per sweep, oldest first)
+ * ```
+ *
+ * 1. **Undecided runs**: the engine lists each enabled job's runs in its due window; their keys
+ *    are deterministic, so one batched read tells which exist. A job with a missing run is
+ *    caught up under its own policy (`catchUpJob`), the same code a late tick uses; runs before
+ *    its first run or inside its last pause are not called missed.
+ * 2. **Open runs**: every run in the `byOpen` index whose check time passed is settled
+ *    (`reconcileRun`): retried, dead-lettered, reported stuck, or its outbox performed.
+ * 3. Once per container, jobs that jobs.yaml disables are recorded as paused, so enabling them
+ *    again never replays the disabled period.
+ *
+ * Every part runs to the end even when another fails; the cursor moves only when all
+ * succeeded, and then the sweep throws one `SweepFailedError` with every error.
+ */
+export async function runSweep(
+  ctx: CoreContext,
+  scheduledAt: Date,
+  memory: SweepMemory = createSweepMemory(),
+): Promise<SweepResult> {
+  const errors: unknown[] = [];
+  // A cold container starts from the ledger's cursor (or a short lookback on a first run); a
+  // failed sweep leaves the cursor where it was, so the next one checks the same minutes again.
+  memory.cursor ??=
+    (await ctx.ledger.getSweepCursor()) ??
+    new Date(scheduledAt.getTime() - ctx.options.sweepLookbackSeconds * 1000);
+  const range = sweepRange(ctx, scheduledAt, memory.cursor);
+  const due = dueRuns(ctx, range, memory.windows);
+  const records = due.length > 0 ? await ctx.ledger.getRuns(due.map((d) => d.key)) : new Map();
+  const undecided = due.filter((d) => !records.has(d.key));
+  const outcomes = await catchUpUndecided(ctx, undecided, range, errors);
+  const settled = await settleOpen(ctx, errors);
+  if (!memory.disabledStamped) {
+    memory.disabledStamped = await settle(errors, () => stampDisabledJobs(ctx), false);
+  }
+  if (errors.length > 0) throw new SweepFailedError(errors);
+  if (range.to > range.from) await moveCursor(ctx, memory, range.to, scheduledAt);
+  return {
+    kind: 'sweep',
+    scheduledAt: scheduledAt.toISOString(),
+    checked: { from: range.from.toISOString(), to: range.to.toISOString() },
+    jobsChecked: ctx.jobs.filter((job) => job.enabled).length,
+    keysRead: new Set(due.map((d) => d.key)).size,
+    undecided: undecided.map((d) => ({ jobId: d.job.id, at: d.occurrence.at.toISOString() })),
+    outcomes,
+    settled,
+  };
+}
+
+/** Runs `fn`, collecting its error instead of throwing; `fallback` then. */
+async function settle<T>(errors: unknown[], fn: () => Promise<T>, fallback: T): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    errors.push(error);
+    return fallback;
+  }
+}
+
+/** Runs `fn` over `items`, at most `limit` at a time, every one to its end. */
+async function settleAll<T, R>(
+  items: readonly T[],
+  limit: number,
+  errors: unknown[],
+  fn: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = [];
   let next = 0;
   const worker = async () => {
     while (next < items.length) {
-      const index = next++;
-      results[index] = await fn(items[index] as T);
+      const item = items[next++] as T;
+      try {
+        results.push(await fn(item));
+      } catch (error) {
+        errors.push(error);
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return results;
 }
 
-/**
- * The one-minute safety net: missed, stuck and stranded runs.
- *
- * For each enabled job, the engine lists the runs that became due in the sweep's window; their
- * keys are deterministic (`periodBucket`), so one batched read tells which exist. A job with
- * nothing due in the window costs no read at all.
- *
- * ```
- *                 lookback          grace
- *   ──────────(──────────────](───────────]──> time
- *        S-grace-lookback   S-grace       S = the sweep's scheduledTime
- *   due window:   runs whose ticks should have been handled by now
- *   stuck window: runs with at + maxRuntime in (S-lookback, S] (lambda / stepfunctions targets)
- * ```
- *
- * - **missed**: no item, and the job's watermark shows it was live by then. Per catch-up policy
- *   the run is delivered through the same claim (`all`; `latest` when nothing newer is due) or
- *   recorded as `missed`. Either is one conditional write, so `MissedRuns` is counted once even
- *   when sweeps overlap or run twice.
- * - **stranded**: `delivery-failed`, or `claimed` with an expired lease — re-driven through the
- *   claim path (no signal: `DeliveryFailures` already told). An expired claim on the last
- *   attempt is dead-lettered there, once (see `deliverRun`).
- * - **stuck**: still `dispatched` at `dispatchedAt + maxRuntime`; `stuckReportedAt` is set once,
- *   so `StuckRuns` is counted once.
- * - **late** is not the sweep's: it is counted when a run is dispatched with a lag over grace.
- */
-export async function runSweep(
-  ctx: CoreContext,
-  scheduledAt: Date,
-  windows: RunWindows = createRunWindows(),
-): Promise<SweepResult> {
-  const { ledger, logger, metrics, options } = ctx;
+/** Moves the cursor: in memory every time, in the ledger every ten minutes or while behind. */
+async function moveCursor(ctx: CoreContext, memory: SweepMemory, to: Date, scheduledAt: Date) {
+  memory.cursor = to;
+  const behind = to < scheduledAt;
+  if (
+    behind ||
+    !memory.persisted ||
+    to.getTime() - memory.persisted.getTime() >= CURSOR_PERSIST_MS
+  ) {
+    await ctx.ledger.advanceSweepCursor(to);
+    memory.persisted = to;
+  }
+}
+
+/** The sweep instants this sweep checks: from the cursor, at most a chunk, never beyond S. */
+function sweepRange(ctx: CoreContext, scheduledAt: Date, cursor: Date): { from: Date; to: Date } {
+  const { options } = ctx;
   const sMs = scheduledAt.getTime();
-  const lookbackMs = options.sweepLookbackSeconds * 1000;
-  const due: Expected[] = [];
-  const stuckCandidates: Expected[] = [];
-  let jobsChecked = 0;
+  const earliest = sMs - options.sweepMaxBacklogSeconds * 1000;
+  const fromMs = Math.min(sMs, Math.max(cursor.getTime(), earliest));
+  const toMs = Math.min(sMs, fromMs + options.sweepChunkSeconds * 1000);
+  return { from: new Date(fromMs), to: new Date(toMs) };
+}
+
+function dueRuns(ctx: CoreContext, range: { from: Date; to: Date }, windows: RunWindows): Due[] {
+  const due: Due[] = [];
+  if (range.to <= range.from) return due;
   for (const job of ctx.jobs) {
     if (!job.enabled) continue;
-    jobsChecked++;
-    const end = sMs - job.alarm.graceSeconds * 1000;
-    for (const occurrence of windows.runsIn(
-      job,
-      'due',
-      new Date(end - lookbackMs),
-      new Date(end),
-    )) {
+    const graceMs = job.alarm.graceSeconds * 1000;
+    const from = new Date(range.from.getTime() - graceMs);
+    const to = new Date(range.to.getTime() - graceMs);
+    for (const occurrence of windows.runsIn(job, from, to)) {
       due.push({ job, occurrence, key: periodBucket(job.id, occurrence.at) });
     }
-    if (COMPLETION_TRACKED.has(job.target.type)) {
-      const stuckEnd = sMs - job.maxRuntimeSeconds * 1000;
-      const window = windows.runsIn(
-        job,
-        'stuck',
-        new Date(stuckEnd - lookbackMs),
-        new Date(stuckEnd),
-      );
-      for (const occurrence of window) {
-        stuckCandidates.push({ job, occurrence, key: periodBucket(job.id, occurrence.at) });
-      }
-    }
   }
-  const keys = [...due, ...stuckCandidates].map((e) => e.key);
-  if (keys.length === 0) {
-    // Most sweeps: nothing became due or stuck in any window, so there is nothing to read.
-    const nothing = { keysRead: 0, watermarksRead: 0, missed: [], stuck: [], outcomes: [] };
-    return { kind: 'sweep', scheduledAt: scheduledAt.toISOString(), jobsChecked, ...nothing };
+  return due;
+}
+
+/** Catches up each job that has undecided runs, under its own policy and lease. */
+async function catchUpUndecided(
+  ctx: CoreContext,
+  undecided: readonly Due[],
+  range: { from: Date; to: Date },
+  errors: unknown[],
+): Promise<RunOutcome[]> {
+  if (undecided.length === 0) return [];
+  const byJob = new Map<string, Due[]>();
+  for (const d of undecided) byJob.set(d.job.id, [...(byJob.get(d.job.id) ?? []), d]);
+  const states = await ctx.ledger.getJobStates([...byJob.keys()]);
+  const results = await settleAll(
+    [...byJob.values()],
+    ctx.options.sweepConcurrency,
+    errors,
+    (list) => catchUpJobRuns(ctx, list, states.get(list[0]?.job.id ?? ''), range),
+  );
+  return results.flat();
+}
+
+async function catchUpJobRuns(
+  ctx: CoreContext,
+  list: readonly Due[],
+  state: JobStateItem | undefined,
+  range: { from: Date; to: Date },
+): Promise<RunOutcome[]> {
+  const job = list[0]?.job;
+  // A job that never ran (a fresh deploy), or runs before its first: nothing was expected.
+  if (!job || !state?.sinceAt) return [];
+  const since = Date.parse(state.sinceAt);
+  const live = list.filter((d) => d.occurrence.at.getTime() >= since).map((d) => d.occurrence);
+  if (live.length === 0) return [];
+  if (state.pausedAt && !pauseEnded(job, state, ctx.clock())) {
+    const skipped: RunOutcome[] = [];
+    for (const occurrence of live) skipped.push(await skipPaused(ctx, job, occurrence, state));
+    return skipped;
   }
-  const records = await ledger.getRuns(keys);
+  if (state.pausedAt) await ctx.ledger.resume(job.id, { at: ctx.clock(), catchUp: false });
+  const upTo = new Date(range.to.getTime() - job.alarm.graceSeconds * 1000);
+  const watermarkMs = Date.parse(state.watermarkAt ?? state.sinceAt);
+  return catchUpJob(ctx, job, {
+    upTo,
+    orphans: live.filter((o) => o.at.getTime() <= watermarkMs),
+    newerDue: newerRunDue(job, upTo, ctx.clock()),
+    origin: 'sweep',
+  });
+}
+
+/** Whether a run of the job after `upTo` is due by `now`. */
+function newerRunDue(job: JobDefinition, upTo: Date, now: Date): boolean {
+  return now > upTo && occurrencesBetween(scheduleSpecOf(job), upTo, now).length > 0;
+}
+
+/** Settles every open run whose check time passed, shard by shard. */
+async function settleOpen(ctx: CoreContext, errors: unknown[]): Promise<Settled[]> {
+  const nowEpochMs = ctx.clock().getTime();
+  const perShard = await settleAll(openShards(), ctx.options.sweepConcurrency, errors, (shard) =>
+    ctx.ledger.findDue(shard, nowEpochMs, ctx.options.openRunsPerShard),
+  );
+  const items = perShard.flat().sort((a, b) => (a.checkAtEpochMs ?? 0) - (b.checkAtEpochMs ?? 0));
+  return settleAll(items, ctx.options.sweepConcurrency, errors, (item) => reconcileRun(ctx, item));
+}
+
+/**
+ * Records the jobs jobs.yaml disables as paused (by `jobs.yaml`), once per container: a job
+ * enabled again later resumes from then on instead of replaying its disabled days.
+ */
+async function stampDisabledJobs(ctx: CoreContext): Promise<boolean> {
+  const disabled = ctx.jobs.filter((job) => !job.enabled).map((job) => job.id);
+  if (disabled.length === 0) return true;
+  const states = await ctx.ledger.getJobStates(disabled);
   const now = ctx.clock();
-  const nowMs = now.getTime();
-
-  const missingByJob = new Map<string, Expected[]>();
-  const stranded: Expected[] = [];
-  for (const expected of due) {
-    const record = records.get(expected.key);
-    if (!record) {
-      const list = missingByJob.get(expected.job.id);
-      if (list) list.push(expected);
-      else missingByJob.set(expected.job.id, [expected]);
-    } else if (
-      record.status === 'delivery-failed' ||
-      (record.status === 'claimed' && (record.leaseUntilEpochMs ?? 0) < nowMs)
-    ) {
-      stranded.push(expected);
-    }
+  for (const [jobId, state] of states) {
+    if (!state.sinceAt || state.pausedAt) continue;
+    await ctx.ledger.pause(jobId, {
+      at: now,
+      by: CONFIG_PAUSED_BY,
+      reason: 'enabled: false in jobs.yaml',
+    });
+    ctx.logger.info('paused', { decision: 'paused', jobId, by: CONFIG_PAUSED_BY });
   }
-
-  const watermarks = new Map<string, Watermark | undefined>();
-  await mapLimit([...missingByJob.keys()], options.sweepConcurrency, async (jobId) => {
-    watermarks.set(jobId, await ledger.getWatermark(jobId));
-  });
-
-  const toDeliver: PlannedRun[] = [];
-  const toRecord: Expected[] = [];
-  for (const [jobId, missing] of missingByJob) {
-    const watermark = watermarks.get(jobId);
-    // A job that never ticked, or runs before its first tick: a fresh deploy, not a miss.
-    const live = missing.filter((m) => watermark && m.occurrence.at >= watermark.since);
-    if (live.length === 0) continue;
-    const job = live[0]?.job as JobDefinition;
-    const windowStartMs = sMs - job.catchup.windowSeconds * 1000;
-    const eligible = live.filter((m) => m.occurrence.at.getTime() > windowStartMs);
-    let deliver: Expected[] = [];
-    if (job.catchup.policy === 'all') {
-      deliver = eligible;
-    } else if (job.catchup.policy === 'latest') {
-      const newest = eligible.at(-1);
-      const end = sMs - job.alarm.graceSeconds * 1000;
-      const newerDue =
-        occurrencesBetween(scheduleSpecOf(job), new Date(end), scheduledAt).length > 0;
-      const newerInLedger = due.some(
-        (d) =>
-          d.job.id === job.id &&
-          newest !== undefined &&
-          d.occurrence.at > newest.occurrence.at &&
-          records.has(d.key),
-      );
-      if (newest && !newerDue && !newerInLedger) deliver = [newest];
-    }
-    const delivered = new Set(deliver);
-    for (const m of live) {
-      if (delivered.has(m)) {
-        toDeliver.push({
-          job,
-          key: m.key,
-          at: m.occurrence.at,
-          nominal: m.occurrence.nominal,
-          dst: m.occurrence.dst,
-          manual: false,
-          origin: 'sweep',
-        });
-      } else {
-        toRecord.push(m);
-      }
-    }
-  }
-  for (const s of stranded) {
-    toDeliver.push({
-      job: s.job,
-      key: s.key,
-      at: s.occurrence.at,
-      nominal: s.occurrence.nominal,
-      dst: s.occurrence.dst,
-      manual: false,
-      origin: 'retry',
-    });
-  }
-
-  const missed: { jobId: string; at: string; action: 'dispatched' | 'recorded' }[] = [];
-  const reportMissed = (
-    job: JobDefinition,
-    occurrence: Occurrence,
-    key: string,
-    action: 'dispatched' | 'recorded',
-  ) => {
-    metrics.job(job.id, 'MissedRuns');
-    missed.push({ jobId: job.id, at: occurrence.at.toISOString(), action });
-    logger.error('missed', {
-      decision: 'missed',
-      action,
-      jobId: job.id,
-      expression: job.schedule,
-      timezone: job.timezone,
-      nominal: occurrence.nominal,
-      dst: occurrence.dst,
-      at: occurrence.at.toISOString(),
-      key,
-      policy: job.catchup.policy,
-      sweep: scheduledAt.toISOString(),
-      lagMs: nowMs - occurrence.at.getTime(),
-    });
-  };
-
-  await mapLimit(toRecord, options.sweepConcurrency, async (m) => {
-    const recorded = await ledger.recordMissed({
-      key: m.key,
-      jobId: m.job.id,
-      at: m.occurrence.at,
-      nominal: m.occurrence.nominal,
-      dst: m.occurrence.dst,
-      detectedAt: now,
-      ttlEpochSec: Math.floor(nowMs / 1000) + options.retentionDays * 86_400,
-    });
-    if (recorded) reportMissed(m.job, m.occurrence, m.key, 'recorded');
-  });
-
-  const outcomes = await mapLimit(toDeliver, options.sweepConcurrency, async (run) => {
-    const outcome = await deliverRun(ctx, run);
-    if (run.origin === 'sweep' && outcome.outcome !== 'duplicate') {
-      reportMissed(
-        run.job,
-        { at: run.at, nominal: run.nominal, dst: run.dst as Occurrence['dst'] },
-        run.key,
-        'dispatched',
-      );
-    }
-    return outcome;
-  });
-
-  const stuck: { jobId: string; at: string; key: string }[] = [];
-  await mapLimit(stuckCandidates, options.sweepConcurrency, async (candidate) => {
-    const record = records.get(candidate.key);
-    if (record?.status !== 'dispatched' || record.stuckReportedAt) return;
-    const sinceMs = Date.parse(record.dispatchedAt ?? record.at);
-    if (sinceMs + candidate.job.maxRuntimeSeconds * 1000 > nowMs) return;
-    if (!(await ledger.markStuck(candidate.key, now))) return;
-    metrics.job(candidate.job.id, 'StuckRuns');
-    stuck.push({ jobId: candidate.job.id, at: record.at, key: record.key });
-    logger.error('stuck', {
-      decision: 'stuck',
-      jobId: candidate.job.id,
-      expression: candidate.job.schedule,
-      timezone: candidate.job.timezone,
-      nominal: record.nominal,
-      at: record.at,
-      key: record.key,
-      attempt: record.attempts,
-      dispatchedAt: record.dispatchedAt,
-      deliveryId: record.deliveryId,
-      maxRuntimeSeconds: candidate.job.maxRuntimeSeconds,
-      runningMs: nowMs - sinceMs,
-    });
-  });
-
-  const failures = outcomes.filter((o) => o.outcome === 'delivery-failed');
-  if (failures.length > 0) throw new DeliveryFailedError(failures);
-  return {
-    kind: 'sweep',
-    scheduledAt: scheduledAt.toISOString(),
-    jobsChecked,
-    keysRead: new Set(keys).size,
-    watermarksRead: missingByJob.size,
-    missed,
-    stuck,
-    outcomes,
-  };
+  return true;
 }

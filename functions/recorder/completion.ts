@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { RunEnvelope } from '../shared/envelope.ts';
+import type { TargetType } from '../shared/job.ts';
 
 /**
  * The run envelope v1 (architecture §6) as it comes back from a target.
@@ -18,10 +19,29 @@ const runEnvelopeSchema = z.looseObject({
   attempt: z.number().int().positive(),
   logicalDate: z.string(),
   payload: z.unknown(),
+  stack: z.string().optional(),
 });
 
 function toEnvelope(parsed: z.infer<typeof runEnvelopeSchema>): RunEnvelope {
-  return { ...parsed, payload: parsed.payload ?? null };
+  return { ...parsed, payload: parsed.payload ?? null, stack: parsed.stack ?? '' };
+}
+
+/** What Lambda puts on an event bus for an asynchronous invocation's outcome. */
+const LAMBDA_RESULT_DETAIL_TYPES = [
+  'Lambda Function Invocation Result - Success',
+  'Lambda Function Invocation Result - Failure',
+];
+
+/**
+ * The invocation record inside an event, whichever way it came: straight from a destination,
+ * or through EventBridge (`source: lambda`, the record in `detail`).
+ */
+function invocationRecord(event: object): unknown {
+  const e = event as { source?: unknown; 'detail-type'?: unknown; detail?: unknown };
+  if (e.source === 'lambda' && LAMBDA_RESULT_DETAIL_TYPES.includes(String(e['detail-type']))) {
+    return e.detail;
+  }
+  return 'requestContext' in event ? event : undefined;
 }
 
 const destinationRecordSchema = z.object({
@@ -89,7 +109,10 @@ export interface Completion {
   /** Identifies this completion: Lambda's request id, or the execution ARN. */
   readonly completionId: string;
   /** Where it ran: the function ARN (with qualifier) or the state machine ARN. */
-  readonly target: { readonly type: 'lambda' | 'stepfunctions'; readonly arn: string };
+  readonly target: {
+    readonly type: Extract<TargetType, 'lambda' | 'stepfunctions'>;
+    readonly arn: string;
+  };
   /** Lambda's `approximateInvokeCount`; 1 for Step Functions. */
   readonly attempts: number;
 }
@@ -150,8 +173,9 @@ function summariseIssues(error: z.ZodError): string {
  * //=> { kind: 'completion', completion: { status: 'succeeded', source: 'lambda-destination', … } }
  */
 export function parseCompletionEvent(event: unknown): ParseResult {
-  if (event && typeof event === 'object' && 'requestContext' in event) {
-    const record = destinationRecordSchema.safeParse(event);
+  const invocation = event && typeof event === 'object' ? invocationRecord(event) : undefined;
+  if (invocation !== undefined) {
+    const record = destinationRecordSchema.safeParse(invocation);
     if (!record.success) {
       return {
         kind: 'unrecognised',

@@ -1,144 +1,92 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { LEDGER_PARTITION_KEY } from '../shared/ledger-table.ts';
-import type { CompletionLedger, CompletionWrite, LedgerRun } from './record.ts';
+import { createJobStateLedger } from '../shared/job-state-ledger.ts';
+import {
+  av,
+  decodeRun,
+  type OutboxEffect,
+  type RunItem,
+  type Signal,
+} from '../shared/ledger-item.ts';
+import type { LedgerStore } from '../shared/ledger-store.ts';
+import { addOutbox, createOutboxLedger, type OutboxLedger } from '../shared/outbox.ts';
+import { UpdateExpression } from '../shared/update-expression.ts';
 
-/** Where the ledger lives and how to reach it. */
-export interface DynamoCompletionLedgerProps {
-  readonly client: DynamoDBDocumentClient;
-  readonly tableName: string;
+/** The terminal write the recorder makes for one completion. */
+export interface CompletionWrite {
+  readonly key: string;
+  readonly jobId: string;
+  /** The envelope's `attempt`: which delivery this completion belongs to. */
+  readonly attempt: number;
+  /** The target's id of that delivery: Lambda's request id, or the execution ARN. */
+  readonly completionId: string;
+  readonly status: 'succeeded' | 'failed';
+  readonly completedAt: Date;
+  /** When the target started it (Step Functions); Lambda says only when it ended. */
+  readonly startedAt: Date | undefined;
+  readonly lastError: string | undefined;
+  /** What a failure owes: the dead-letter message (Lambda) and the `run-failed` notification. */
+  readonly effects: readonly OutboxEffect[];
+  readonly signals: readonly Signal[];
+  readonly outboxLeaseUntilEpochMs: number;
 }
 
-function toRun(item: Record<string, unknown> | undefined): LedgerRun | undefined {
-  if (!item) return undefined;
-  const str = (name: string) =>
-    typeof item[name] === 'string' ? (item[name] as string) : undefined;
-  const lease = item.deadLetterLeaseUntilEpochMs;
-  const optional = {
-    dispatchedAt: str('dispatchedAt'),
-    failure: str('failure'),
-    completionId: str('completionId'),
-    deadLetteredAt: str('deadLetteredAt'),
-    deadLetterLeaseUntilEpochMs: typeof lease === 'number' ? lease : undefined,
-  };
-  return {
-    key: String(item[LEDGER_PARTITION_KEY]),
-    jobId: str('jobId') ?? '',
-    status: str('status') ?? '',
-    ...Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== undefined)),
-  };
+/** The recorder's view of the ledger. */
+export interface RecorderLedger extends OutboxLedger {
+  /**
+   * `dispatched` (this delivery: same attempt, same delivery id) or still `claimed` by it (its
+   * dispatcher has not recorded the delivery yet) → `succeeded` | `failed(execution)`. Applied:
+   * the item as it was before; refused: the item as it is (undefined when there is none).
+   */
+  recordCompletion(
+    write: CompletionWrite,
+  ): Promise<{ readonly recorded: boolean; readonly item: RunItem | undefined }>;
+  /** Gives `concurrency: forbid`'s slot back when this run holds it. */
+  releaseSlot(jobId: string, key: string): Promise<boolean>;
 }
 
 /**
- * The recorder's view of the run ledger (architecture §5) on DynamoDB.
- *
- * Every write is conditional, so the ledger itself decides which of several concurrent
- * reports of the same completion wins; the loser reads the stored item back.
+ * The recorder's ledger on the ledger table: one conditional write per completion.
  *
  * @example
- * const ledger = createDynamoCompletionLedger({ client: documentClient, tableName: 'zonecron-ledger' });
- * await ledger.getRun('9f86d0…');
- * //=> { key: '9f86d0…', jobId: 'nightly', status: 'dispatched', dispatchedAt: '2026-03-29T01:00:02.113Z', … }
+ * const ledger = createRecorderLedger(createLedgerStore({ client, tableName: 'zonecron-ledger' }));
  */
-export function createDynamoCompletionLedger(props: DynamoCompletionLedgerProps): CompletionLedger {
-  const { client, tableName } = props;
+export function createRecorderLedger(store: LedgerStore): RecorderLedger {
+  const { releaseSlot } = createJobStateLedger(store);
   return {
-    async getRun(key) {
-      const out = await client.send(
-        new GetCommand({
-          TableName: tableName,
-          Key: { [LEDGER_PARTITION_KEY]: key },
-          ConsistentRead: true,
-        }),
-      );
-      return toRun(out.Item);
-    },
-
-    async recordCompletion(write: CompletionWrite) {
-      const set = [
-        '#status = :status',
-        'completedAt = :completedAt',
-        'durationMs = :durationMs',
-        'completionId = :completionId',
-      ];
-      const values: Record<string, unknown> = {
-        ':status': write.status,
-        ':completedAt': write.completedAt,
-        ':durationMs': write.durationMs,
-        ':completionId': write.completionId,
-        ':dispatched': 'dispatched',
-        ':jobId': write.jobId,
-      };
-      if (write.status === 'failed') {
-        set.push('failure = :failure');
-        values[':failure'] = 'execution';
+    ...createOutboxLedger(store),
+    releaseSlot,
+    async recordCompletion(write) {
+      const u = new UpdateExpression()
+        .set('status', av.s(write.status))
+        .set('completedAt', av.s(write.completedAt.toISOString()))
+        .set('completionId', av.s(write.completionId))
+        .remove('leaseUntilEpochMs');
+      if (write.startedAt) u.set('startedAt', av.s(write.startedAt.toISOString()));
+      if (write.lastError !== undefined) u.set('lastError', av.s(write.lastError));
+      if (write.status === 'failed') u.set('failure', av.s('execution'));
+      if (write.effects.length > 0) {
+        addOutbox(u, write.key, write.signals, write.effects, write.outboxLeaseUntilEpochMs);
+      } else {
+        u.remove('openShard', 'checkAtEpochMs');
       }
-      if (write.lastError !== undefined) {
-        set.push('lastError = :lastError');
-        values[':lastError'] = write.lastError;
+      const status = u.name('status');
+      const condition =
+        `${u.name('jobId')} = ${u.value('jobId', av.s(write.jobId))} AND ` +
+        `${u.name('attempts')} = ${u.value('attempt', av.n(write.attempt))} AND ` +
+        `(${status} = ${u.value('claimed', av.s('claimed'))} OR ` +
+        `(${status} = ${u.value('dispatched', av.s('dispatched'))} AND ${u.name('deliveryId')} = ${u.value('completionId', av.s(write.completionId))}))`;
+      const { update, names, values } = u.build();
+      const result = await store.update({
+        key: write.key,
+        update,
+        condition,
+        names,
+        values,
+        returnValues: 'ALL_OLD',
+      });
+      if (result.applied) {
+        return { recorded: true, item: result.item && decodeRun(result.item) };
       }
-      if (write.deadLetterLeaseUntilEpochMs !== undefined) {
-        set.push('deadLetterLeaseUntilEpochMs = :lease');
-        values[':lease'] = write.deadLetterLeaseUntilEpochMs;
-      }
-      try {
-        await client.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: { [LEDGER_PARTITION_KEY]: write.key },
-            UpdateExpression: `SET ${set.join(', ')}`,
-            ConditionExpression:
-              'attribute_exists(#pk) AND #status = :dispatched AND jobId = :jobId',
-            ExpressionAttributeNames: { '#pk': LEDGER_PARTITION_KEY, '#status': 'status' },
-            ExpressionAttributeValues: values,
-          }),
-        );
-        return { recorded: true as const };
-      } catch (error) {
-        if (error instanceof ConditionalCheckFailedException) {
-          // lib-dynamodb leaves the returned item marshalled; a consistent read is simpler,
-          // and a run's state only moves forward, so what it reads is at least as new.
-          const current = await this.getRun(write.key);
-          return { recorded: false as const, current };
-        }
-        throw error;
-      }
-    },
-
-    async acquireDeadLetterLease(key, completionId, nowEpochMs, leaseUntilEpochMs) {
-      try {
-        await client.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: { [LEDGER_PARTITION_KEY]: key },
-            UpdateExpression: 'SET deadLetterLeaseUntilEpochMs = :until',
-            ConditionExpression:
-              'completionId = :completionId AND attribute_not_exists(deadLetteredAt) AND ' +
-              '(attribute_not_exists(deadLetterLeaseUntilEpochMs) OR deadLetterLeaseUntilEpochMs < :now)',
-            ExpressionAttributeValues: {
-              ':completionId': completionId,
-              ':now': nowEpochMs,
-              ':until': leaseUntilEpochMs,
-            },
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (error instanceof ConditionalCheckFailedException) return false;
-        throw error;
-      }
-    },
-
-    async markDeadLettered(key, completionId, deadLetteredAt) {
-      await client.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: { [LEDGER_PARTITION_KEY]: key },
-          UpdateExpression: 'SET deadLetteredAt = :at REMOVE deadLetterLeaseUntilEpochMs',
-          ConditionExpression: 'completionId = :completionId',
-          ExpressionAttributeValues: { ':at': deadLetteredAt, ':completionId': completionId },
-        }),
-      );
+      return { recorded: false, item: result.current && decodeRun(result.current) };
     },
   };
 }

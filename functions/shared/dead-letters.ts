@@ -1,6 +1,6 @@
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { JobTarget } from '../shared/job.ts';
 import type { RunEnvelope } from './envelope.ts';
+import type { JobTarget } from './job.ts';
 
 /** A run that will not be retried automatically (architecture §6), as the DLQ message body. */
 export interface DeadLetterMessage {
@@ -28,12 +28,16 @@ export interface DeadLetters {
  * parsing bodies; consumers dedupe on `key`.
  *
  * @example
- * const dlq = createSqsDeadLetters(new SQSClient({}), process.env.DLQ_URL);
+ * const dlq = createSqsDeadLetters(() => clients.sqs, process.env.DLQ_URL); // built on first use
  */
-export function createSqsDeadLetters(sqs: Pick<SQSClient, 'send'>, queueUrl: string): DeadLetters {
+export function createSqsDeadLetters(
+  sqs: Pick<SQSClient, 'send'> | (() => Pick<SQSClient, 'send'>),
+  queueUrl: string,
+): DeadLetters {
+  const client = typeof sqs === 'function' ? sqs : () => sqs;
   return {
     async send(message) {
-      await sqs.send(
+      await client().send(
         new SendMessageCommand({
           QueueUrl: queueUrl,
           MessageBody: JSON.stringify(message),

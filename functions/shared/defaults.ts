@@ -15,3 +15,6 @@ export const DEFAULT_RETENTION_DAYS = 35;
  * the value for a dispatcher built without it.
  */
 export const DEFAULT_LEASE_SECONDS = 300;
+
+/** The stack's name unless told otherwise (`-c stackName=…`, `--stack`, `ZONECRON_STACK`). */
+export const DEFAULT_STACK_NAME = 'Zonecron';

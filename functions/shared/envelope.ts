@@ -1,4 +1,4 @@
-import type { JobDefinition } from '../shared/job.ts';
+import type { JobDefinition } from './job.ts';
 
 /** The version of {@link RunEnvelope} this dispatcher writes. */
 export const RUN_ENVELOPE_VERSION = 1;
@@ -21,12 +21,20 @@ export interface RunEnvelope {
   readonly timezone: string;
   /** `none`, `gap` (the slot did not exist) or `overlap` (the slot happened twice). */
   readonly dst: string;
-  /** 1 on the first delivery attempt, 2 on the first retry, ... */
+  /**
+   * Numbers the delivery: 1 on the first attempt, 2 on the first retry, … and on after an
+   * operator's redrive (never reused for the same run).
+   */
   readonly attempt: number;
   /** The local date of the nominal slot, `YYYY-MM-DD` — the run's "business date". */
   readonly logicalDate: string;
   /** The job's static `payload` from `jobs.yaml`, or null. */
   readonly payload: unknown;
+  /**
+   * The zonecron stack that delivered it. The stack's completion rule matches on it, so two
+   * stacks delivering to one function each hear only of their own runs.
+   */
+  readonly stack: string;
 }
 
 /** The run a target is asked to perform. */
@@ -42,10 +50,15 @@ export interface RunIdentity {
  *
  * @example
  * buildEnvelope(job, { key: '9f…', at: new Date('2023-03-26T01:30:00Z'),
- *   nominal: '2023-03-26T02:30', dst: 'gap' }, 1).logicalDate
+ *   nominal: '2023-03-26T02:30', dst: 'gap' }, 1, 'Zonecron').logicalDate
  * //=> '2023-03-26'
  */
-export function buildEnvelope(job: JobDefinition, run: RunIdentity, attempt: number): RunEnvelope {
+export function buildEnvelope(
+  job: Pick<JobDefinition, 'id' | 'timezone' | 'payload'>,
+  run: RunIdentity,
+  attempt: number,
+  stack: string,
+): RunEnvelope {
   return {
     version: RUN_ENVELOPE_VERSION,
     jobId: job.id,
@@ -57,5 +70,6 @@ export function buildEnvelope(job: JobDefinition, run: RunIdentity, attempt: num
     attempt,
     logicalDate: run.nominal.slice(0, 10),
     payload: job.payload ?? null,
+    stack,
   };
 }

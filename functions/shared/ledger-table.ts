@@ -35,12 +35,14 @@ export const LEDGER_OPEN_SORT_KEY = 'checkAtEpochMs';
 /**
  * How many partition key values `byOpen` spreads open runs over.
  *
- * An index's partition key value takes at most 1,000 write units per second (DynamoDB
- * developer guide, "Partitions and data distribution"); a top-of-the-hour burst of thousands
- * of runs writes each open run two or three times within seconds. Sixteen values keep a burst
- * of 5,000 runs under that, and cost the sweep sixteen queries a minute.
+ * One partition takes at most 1,000 write units per second (DynamoDB developer guide,
+ * "Partitions and data distribution"), and an index whose partition key has few values should
+ * spread its writes ("Using write sharding to distribute workloads evenly"). A run writes the
+ * index twice on its way through (claim, then dispatched); a top-of-the-hour burst of 5,000
+ * runs in a minute is about 170 index writes a second, under 50 per shard with four. Each
+ * shard costs the sweep one query a minute.
  */
-export const LEDGER_OPEN_SHARDS = 16;
+export const LEDGER_OPEN_SHARDS = 4;
 
 /**
  * The ledger table's key schema and indexes, minus the name.

@@ -143,9 +143,10 @@ describe('operating a stack: run, dlq list, dlq redrive, history', () => {
       ...connection,
     ]);
     expect(after.code).toBe(0);
+    // Attempts count on across a redrive: the redriven delivery is attempt 2.
     expect(after.stdout).toMatch(
       new RegExp(
-        `2026-11-29 10:00 +2026-11-29T11:00 +manual +dispatched +1 +\\S+ +${MANUAL_KEY.slice(0, 7)}`,
+        `2026-11-29 10:00 +2026-11-29T11:00 +manual +dispatched +2 +\\S+ +${MANUAL_KEY.slice(0, 7)}`,
       ),
     );
   });

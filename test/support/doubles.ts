@@ -22,6 +22,7 @@ export class TestClock {
 export interface Received {
   readonly target: JobTarget;
   readonly envelope: RunEnvelope;
+  readonly deliveryId: string;
 }
 
 /**
@@ -38,8 +39,15 @@ export class RecordingTargets implements TargetDelivery {
     this.attempts++;
     await this.beforeDeliver?.(envelope);
     if (this.failWith) throw this.failWith;
-    this.received.push({ target, envelope });
-    return { deliveryId: `delivery-${this.received.length}` };
+    const deliveryId = `delivery-${this.received.length + 1}`;
+    this.received.push({ target, envelope, deliveryId });
+    return { deliveryId };
+  }
+  /** The delivery that carried one attempt of one run. */
+  deliveryOf(key: string, attempt?: number): Received | undefined {
+    return this.received.find(
+      (r) => r.envelope.key === key && (attempt === undefined || r.envelope.attempt === attempt),
+    );
   }
   /** Scheduled instants received, in order. */
   instants(jobId?: string): string[] {
@@ -49,10 +57,12 @@ export class RecordingTargets implements TargetDelivery {
   }
 }
 
-/** A DLQ that keeps its messages. */
+/** A DLQ that keeps its messages, and fails on demand. */
 export class RecordingDeadLetters implements DeadLetters {
   readonly messages: DeadLetterMessage[] = [];
+  failWith: Error | undefined;
   async send(message: DeadLetterMessage): Promise<void> {
+    if (this.failWith) throw this.failWith;
     this.messages.push(message);
   }
 }

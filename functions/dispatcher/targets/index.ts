@@ -8,7 +8,7 @@ import { createStepFunctionsDelivery, type SfnLike } from './stepfunctions.ts';
 
 export { isTargetDeliveryError, TargetDeliveryError } from './errors.ts';
 export { type QueueUrlResolver, queueUrlFromArn, queueUrlViaGetQueueUrl } from './sqs.ts';
-export { executionNameForKey } from './stepfunctions.ts';
+export { executionNameFor } from './stepfunctions.ts';
 
 /**
  * The delivery boundary (architecture §6): hand one run envelope to one target.
@@ -18,13 +18,24 @@ export { executionNameForKey } from './stepfunctions.ts';
  * operator can follow the run into the target's logs. A failure throws.
  */
 export interface TargetDelivery {
-  deliver(target: JobTarget, envelope: RunEnvelope): Promise<{ deliveryId: string }>;
+  deliver(
+    target: JobTarget,
+    envelope: RunEnvelope,
+    context?: DeliveryContext,
+  ): Promise<{ deliveryId: string }>;
+}
+
+/** What a target may need to know about a delivery besides its envelope. */
+export interface DeliveryContext {
+  /** The run's round: 0, then one more for each operator redrive. */
+  readonly generation: number;
 }
 
 /** Delivery to one kind of target. */
 export type SingleTargetDelivery = (
   arn: string,
   envelope: RunEnvelope,
+  context: DeliveryContext,
 ) => Promise<{ deliveryId: string }>;
 
 /** SDK clients (or anything with their `send`), each needed only if a job targets it. */
@@ -69,13 +80,13 @@ export function createTargetDelivery(
     stepfunctions: () => createStepFunctionsDelivery(clients.sfn),
   };
   return {
-    deliver(target, envelope) {
+    deliver(target, envelope, context = { generation: 0 }) {
       let single = cache.get(target.type);
       if (!single) {
         single = build[target.type]();
         cache.set(target.type, single);
       }
-      return single(target.arn, envelope);
+      return single(target.arn, envelope, context);
     },
   };
 }

@@ -8,11 +8,12 @@ import {
   createDynamoLedger,
   type Ledger,
 } from '../../../functions/dispatcher/ledger.ts';
+import { openShardOf } from '../../../functions/shared/ledger-item.ts';
+import { createLedgerStore } from '../../../functions/shared/ledger-store.ts';
 import { createLedgerTable, localDynamoClient } from '../../support/ledger.ts';
-import { createMemoryLedger } from '../../support/memory-ledger.ts';
 
-// One contract, three stores: DynamoDB Local (what the tests trust), dynalite (the CLI
-// simulation's store) and the in-memory ledger (unit tests, the CPU benchmark).
+// One contract, two stores: DynamoDB Local (what the tests trust) and dynalite (the CLI
+// simulation's and the sandbox's store). Every expression the ledger writes runs on both.
 let dynamoLocal: DynamoDBClient;
 let dynalite: Server;
 let dynaliteClient: DynamoDBClient;
@@ -37,201 +38,396 @@ const stores: [string, () => Promise<Ledger>][] = [
   [
     'DynamoDB Local',
     async () =>
-      createDynamoLedger({
-        client: dynamoLocal,
-        tableName: await createLedgerTable(dynamoLocal, 'contract'),
-      }),
+      createDynamoLedger(
+        createLedgerStore({
+          client: dynamoLocal,
+          tableName: await createLedgerTable(dynamoLocal, 'contract'),
+        }),
+      ),
   ],
   [
     'dynalite',
     async () =>
-      createDynamoLedger({
-        client: dynaliteClient,
-        tableName: await createLedgerTable(dynaliteClient, 'contract'),
-      }),
+      createDynamoLedger(
+        createLedgerStore({
+          client: dynaliteClient,
+          tableName: await createLedgerTable(dynaliteClient, 'contract'),
+        }),
+      ),
   ],
-  ['the memory ledger', async () => createMemoryLedger()],
 ];
 
 const AT = new Date('2023-10-29T00:30:00.000Z');
 const T = 1_700_000_000_000;
+const KEY = '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08';
 const claim = (over: Partial<ClaimRequest> = {}): ClaimRequest => ({
-  key: 'run-1',
+  key: KEY,
   jobId: 'job',
   at: AT,
   nominal: '2023-10-29T02:30',
   dst: 'overlap',
   manual: false,
+  origin: 'tick',
+  target: 'arn:aws:sqs:us-east-1:000000000000:q',
+  mode: 'any',
   maxAttempts: 3,
   nowEpochMs: T,
-  leaseUntilEpochMs: T + 300_000,
+  leaseUntilEpochMs: T + 90_000,
   ttlEpochSec: 1_800_000_000,
+  missed: false,
   ...over,
 });
+const delivered = (over = {}) => ({
+  dispatchedAt: new Date(T + 1000),
+  deliveryId: 'd-1',
+  stuckCheckAtEpochMs: undefined,
+  late: false,
+  outboxLeaseUntilEpochMs: T + 120_000,
+  ...over,
+});
+const shard = openShardOf(KEY);
 
 describe.each(stores)('the ledger on %s', (_name, open) => {
-  it('admits a key once, and returns the stored item to the refused claim', async () => {
-    const ledger = await open();
-    const first = await ledger.claim(claim());
-    const second = await ledger.claim(claim({ nowEpochMs: T + 1 }));
-    expect(first).toMatchObject({
-      claimed: true,
-      record: {
-        status: 'claimed',
-        attempts: 1,
-        at: AT.toISOString(),
-        leaseUntilEpochMs: T + 300_000,
-        dst: 'overlap',
-        manual: false,
-      },
-    });
-    expect(second).toEqual({ claimed: false, existing: (first as { record: unknown }).record });
-  });
-
-  it('lets a claim take over an expired lease, and fences the old holder out', async () => {
-    const ledger = await open();
-    await ledger.claim(claim());
-    const takeover = await ledger.claim(
-      claim({ nowEpochMs: T + 300_001, leaseUntilEpochMs: T + 600_001 }),
-    );
-    expect(takeover).toMatchObject({ claimed: true, record: { attempts: 2 } });
-    expect(
-      await ledger.markDispatched('run-1', 1, { dispatchedAt: new Date(T), deliveryId: 'old' }),
-    ).toBe(false);
-    expect(
-      await ledger.markDispatched('run-1', 2, { dispatchedAt: new Date(T), deliveryId: 'new' }),
-    ).toBe(true);
-    expect(await ledger.getRun('run-1')).toMatchObject({
-      status: 'dispatched',
-      deliveryId: 'new',
-      attempts: 2,
-    });
-    expect(await ledger.claim(claim({ nowEpochMs: T + 10_000_000 }))).toMatchObject({
-      claimed: false,
-    });
-  });
-
-  it('re-admits a failed attempt until maxAttempts, then only a redrive reopens it', async () => {
-    const ledger = await open();
-    for (let attempt = 1; attempt <= 3; attempt++) {
-      expect(await ledger.claim(claim())).toMatchObject({
+  describe('runs', () => {
+    it('admits a key once, returns the stored item to the refused claim, and lists it open until its lease ends', async () => {
+      const ledger = await open();
+      const first = await ledger.claim(claim());
+      const second = await ledger.claim(claim({ nowEpochMs: T + 1 }));
+      expect(first).toMatchObject({
         claimed: true,
-        record: { attempts: attempt },
+        item: { status: 'claimed', attempts: 1, roundAttempts: 1, leaseUntilEpochMs: T + 90_000 },
       });
-      const terminal = attempt === 3;
+      expect(second).toMatchObject({
+        claimed: false,
+        existing: { status: 'claimed', attempts: 1 },
+      });
+      expect(await ledger.findDue(shard, T + 89_999, 10)).toEqual([]);
+      expect((await ledger.findDue(shard, T + 90_000, 10)).map((r) => r.key)).toEqual([KEY]);
+    });
+
+    it('lets a reclaim take over an expired lease, counting the attempt, and fences the old holder out', async () => {
+      const ledger = await open();
+      await ledger.claim(claim());
+      expect((await ledger.claim(claim({ mode: 'reclaim', nowEpochMs: T + 60_000 }))).claimed).toBe(
+        false,
+      );
+      const taken = await ledger.claim(claim({ mode: 'reclaim', nowEpochMs: T + 91_000 }));
+      expect(taken).toMatchObject({ claimed: true, item: { attempts: 2, roundAttempts: 2 } });
+      expect(await ledger.markDispatched(KEY, 1, delivered())).toBe(false);
+      expect(await ledger.markDispatched(KEY, 2, delivered())).toBe(true);
+    });
+
+    it('creates only with mode create, and raises missed with its notification owed', async () => {
+      const ledger = await open();
+      const created = await ledger.claim(claim({ mode: 'create', missed: true }));
+      expect(created).toMatchObject({
+        claimed: true,
+        item: {
+          signals: ['missed'],
+          outbox: ['notify:missed'],
+          outboxLeaseUntilEpochMs: T + 90_000,
+        },
+      });
+      expect((await ledger.claim(claim({ mode: 'create' }))).claimed).toBe(false);
+    });
+
+    it('takes a dispatched queue run out of the open index, and keeps a tracked one until maxRuntime', async () => {
+      const ledger = await open();
+      await ledger.claim(claim());
+      await ledger.markDispatched(KEY, 1, delivered());
+      expect(await ledger.getRun(KEY)).toMatchObject({ status: 'dispatched', deliveryId: 'd-1' });
+      expect(await ledger.findDue(shard, T + 10_000_000, 10)).toEqual([]);
+
+      const tracked = await open();
+      await tracked.claim(claim());
+      await tracked.markDispatched(KEY, 1, delivered({ stuckCheckAtEpochMs: T + 3_600_000 }));
+      expect(await tracked.findDue(shard, T + 3_599_999, 10)).toEqual([]);
+      expect(await tracked.findDue(shard, T + 3_600_000, 10)).toHaveLength(1);
+    });
+
+    it('records lateness with its notification owed, once', async () => {
+      const ledger = await open();
+      await ledger.claim(claim());
+      await ledger.markDispatched(KEY, 1, delivered({ late: true }));
+      expect(await ledger.getRun(KEY)).toMatchObject({
+        signals: ['late'],
+        outbox: ['notify:late'],
+        checkAtEpochMs: T + 120_000,
+      });
+    });
+
+    it('re-admits a failed attempt until the round is used, at its retry time', async () => {
+      const ledger = await open();
+      await ledger.claim(claim());
+      await ledger.releaseFailed(KEY, 1, { lastError: 'boom', retryAtEpochMs: T + 60_000 });
+      expect(await ledger.getRun(KEY)).toMatchObject({
+        status: 'delivery-failed',
+        lastError: 'boom',
+        checkAtEpochMs: T + 60_000,
+      });
+      expect((await ledger.findDue(shard, T + 60_000, 10)).map((r) => r.status)).toEqual([
+        'delivery-failed',
+      ]);
+      for (const attempt of [2, 3]) {
+        const again = await ledger.claim(claim({ mode: 'reclaim', nowEpochMs: T + attempt }));
+        expect(again).toMatchObject({ claimed: true, item: { attempts: attempt } });
+        await ledger.releaseFailed(KEY, attempt, { lastError: 'boom', retryAtEpochMs: T });
+      }
+      expect((await ledger.claim(claim({ mode: 'reclaim' }))).claimed).toBe(false);
+    });
+
+    it('fails a delivery for good once, owing one dead letter and its notification', async () => {
+      const ledger = await open();
+      await ledger.claim(claim());
+      const failure = {
+        lastError: 'gone',
+        failedAt: new Date(T + 5_000),
+        outboxLeaseUntilEpochMs: T + 125_000,
+      };
+      expect(await ledger.failDelivery(KEY, 1, failure)).toBe(true);
+      expect(await ledger.failDelivery(KEY, 1, failure)).toBe(false);
+      expect(await ledger.getRun(KEY)).toMatchObject({
+        status: 'failed',
+        failure: 'delivery',
+        signals: ['dead-lettered'],
+        outbox: ['dead-letter', 'notify:dead-lettered'],
+        completedAt: new Date(T + 5_000).toISOString(),
+      });
+    });
+
+    it('hands the outbox to one taker at a time and forgets what was confirmed', async () => {
+      const ledger = await open();
+      await ledger.claim(claim());
+      await ledger.failDelivery(KEY, 1, {
+        lastError: 'gone',
+        failedAt: new Date(T),
+        outboxLeaseUntilEpochMs: T + 120_000,
+      });
+      expect(await ledger.takeOutbox(KEY, T + 119_000, T + 240_000)).toBeUndefined();
+      const taken = await ledger.takeOutbox(KEY, T + 121_000, T + 240_000);
+      expect(taken?.outbox).toEqual(['dead-letter', 'notify:dead-lettered']);
+      expect(await ledger.takeOutbox(KEY, T + 122_000, T + 240_000)).toBeUndefined();
+      await ledger.confirmOutbox(KEY, ['dead-letter'], new Date(T + 122_000));
+      expect(await ledger.getRun(KEY)).toMatchObject({
+        outbox: ['notify:dead-lettered'],
+        deadLetteredAt: new Date(T + 122_000).toISOString(),
+      });
+      await ledger.confirmOutbox(KEY, ['notify:dead-lettered']);
+      expect((await ledger.getRun(KEY))?.outbox).toEqual([]);
+      expect(await ledger.closeOpen(KEY, { status: 'failed', checkAtEpochMs: T + 240_000 })).toBe(
+        true,
+      );
+      expect(await ledger.findDue(shard, T + 10_000_000, 10)).toEqual([]);
+    });
+
+    it('closes an open run only as the caller saw it', async () => {
+      const ledger = await open();
+      await ledger.claim(claim());
+      await ledger.markDispatched(KEY, 1, delivered({ stuckCheckAtEpochMs: T + 60_000 }));
+      expect(await ledger.closeOpen(KEY, { status: 'dispatched', checkAtEpochMs: T + 1 })).toBe(
+        false,
+      );
+      expect(await ledger.closeOpen(KEY, { status: 'claimed', checkAtEpochMs: T + 60_000 })).toBe(
+        false,
+      );
       expect(
-        await ledger.releaseFailed('run-1', attempt, {
-          lastError: `e${attempt}`,
-          terminal,
-          failedAt: new Date(T),
-        }),
+        await ledger.closeOpen(
+          KEY,
+          { status: 'dispatched', checkAtEpochMs: T + 60_000 },
+          T + 99_000,
+        ),
       ).toBe(true);
-    }
-    expect(await ledger.getRun('run-1')).toMatchObject({
-      status: 'failed',
-      failure: 'delivery',
-      attempts: 3,
-      lastError: 'e3',
+      expect((await ledger.getRun(KEY))?.checkAtEpochMs).toBe(T + 99_000);
     });
-    expect(await ledger.claim(claim())).toMatchObject({
-      claimed: false,
-      existing: { status: 'failed' },
+
+    it('raises stuck on a dispatched run once', async () => {
+      const ledger = await open();
+      await ledger.claim(claim());
+      await ledger.markDispatched(KEY, 1, delivered({ stuckCheckAtEpochMs: T + 60_000 }));
+      expect(await ledger.markStuck(KEY, T + 200_000)).toBe(true);
+      expect(await ledger.markStuck(KEY, T + 200_000)).toBe(false);
+      expect(await ledger.getRun(KEY)).toMatchObject({
+        signals: ['stuck'],
+        outbox: ['notify:stuck'],
+      });
     });
-    expect(await ledger.resetForRedrive('run-1')).toBe(true);
-    expect(await ledger.claim(claim())).toMatchObject({ claimed: true, record: { attempts: 1 } });
-    expect(await ledger.resetForRedrive('run-1')).toBe(false); // claimed: not redrivable
+
+    it('records a skipped run once, with its reason, and a missed one owing its notification', async () => {
+      const ledger = await open();
+      const record = {
+        key: KEY,
+        jobId: 'job',
+        at: AT,
+        nominal: '2023-10-29T02:30',
+        dst: 'overlap',
+        origin: 'sweep' as const,
+        reason: 'catch-up-latest' as const,
+        detail: 'catchup.policy latest',
+        missed: true,
+        nowEpochMs: T,
+        outboxLeaseUntilEpochMs: T + 120_000,
+        ttlEpochSec: 1_800_000_000,
+      };
+      expect(await ledger.recordSkipped(record)).toBe(true);
+      expect(await ledger.recordSkipped(record)).toBe(false);
+      expect(await ledger.getRun(KEY)).toMatchObject({
+        status: 'skipped',
+        skipReason: 'catch-up-latest',
+        attempts: 0,
+        signals: ['missed'],
+        outbox: ['notify:missed'],
+      });
+      expect((await ledger.claim(claim())).claimed).toBe(false);
+      expect((await ledger.claim(claim({ mode: 'backfill' }))).claimed).toBe(true);
+    });
+
+    it('redrives a failed run with a fresh round, attempts counting on, but not a delivered one', async () => {
+      const ledger = await open();
+      await ledger.claim(claim({ maxAttempts: 1 }));
+      await ledger.failDelivery(KEY, 1, {
+        lastError: 'x',
+        failedAt: new Date(T),
+        outboxLeaseUntilEpochMs: T,
+      });
+      expect((await ledger.resetForRedrive(KEY, T + 5)).reset).toBe(false); // outbox still owed
+      await ledger.confirmOutbox(KEY, ['dead-letter', 'notify:dead-lettered'], new Date(T));
+      const reset = await ledger.resetForRedrive(KEY, T + 10);
+      expect(reset).toMatchObject({
+        reset: true,
+        item: {
+          status: 'delivery-failed',
+          roundAttempts: 0,
+          attempts: 1,
+          generation: 1,
+          signals: [],
+        },
+      });
+      const again = await ledger.claim(claim({ mode: 'reclaim', maxAttempts: 1 }));
+      expect(again).toMatchObject({ claimed: true, item: { attempts: 2, roundAttempts: 1 } });
+      await ledger.markDispatched(KEY, 2, delivered());
+      expect(await ledger.resetForRedrive(KEY, T + 20)).toMatchObject({
+        reset: false,
+        item: { status: 'dispatched' },
+      });
+    });
+
+    it('reads many keys in batches of 100', async () => {
+      const ledger = await open();
+      const keys = Array.from(
+        { length: 150 },
+        (_, i) => `${String(i).padStart(4, '0')}${KEY.slice(4)}`,
+      );
+      for (const key of keys.slice(0, 120)) await ledger.claim(claim({ key }));
+      expect((await ledger.getRuns(keys)).size).toBe(120);
+    });
   });
 
-  it('takes over an abandoned last attempt only after its lease expired, once', async () => {
-    const ledger = await open();
-    await ledger.claim(claim({ maxAttempts: 1 }));
-    expect(await ledger.claim(claim({ maxAttempts: 1, nowEpochMs: T + 400_000 }))).toMatchObject({
-      claimed: false,
+  describe('job state', () => {
+    it('swaps the watermark only when it stands at or after the previous run and the job is not paused', async () => {
+      const ledger = await open();
+      const s = new Date('2023-06-01T10:00:00Z');
+      const p = new Date('2023-06-01T09:00:00Z');
+      expect(await ledger.swapWatermark('j', { previous: p, scheduledAt: s })).toEqual({
+        swapped: false,
+        state: undefined,
+      });
+      expect(await ledger.createJobState('j', p)).toBe(true);
+      expect(await ledger.createJobState('j', s)).toBe(false);
+      expect(await ledger.swapWatermark('j', { previous: p, scheduledAt: s })).toEqual({
+        swapped: true,
+      });
+      const later = new Date('2023-06-01T12:00:00Z');
+      const behind = await ledger.swapWatermark('j', {
+        previous: new Date('2023-06-01T11:00:00Z'),
+        scheduledAt: later,
+      });
+      expect(behind).toMatchObject({ swapped: false, state: { watermarkAt: s.toISOString() } });
+      await ledger.pause('j', { at: s, by: 'ops', reason: 'maintenance' });
+      expect(await ledger.swapWatermark('j', { previous: s, scheduledAt: later })).toMatchObject({
+        swapped: false,
+        state: { pausedAt: s.toISOString(), pausedBy: 'ops', pauseReason: 'maintenance' },
+      });
     });
-    expect(await ledger.takeOverAbandoned('run-1', 1, T + 1, T + 2)).toBe(false);
-    expect(await ledger.takeOverAbandoned('run-1', 1, T + 400_000, T + 700_000)).toBe(true);
-    expect(await ledger.takeOverAbandoned('run-1', 1, T + 400_000, T + 700_000)).toBe(false);
-    // The taker holds a fresh lease on the same attempt: claims stay refused, and it alone
-    // releases the run as failed.
-    expect(await ledger.claim(claim({ maxAttempts: 1, nowEpochMs: T + 500_000 }))).toMatchObject({
-      claimed: false,
-      existing: { status: 'claimed', attempts: 1, leaseUntilEpochMs: T + 700_000 },
-    });
-    const failure = { lastError: 'stopped', terminal: true, failedAt: new Date(T + 400_000) };
-    expect(await ledger.releaseFailed('run-1', 1, failure)).toBe(true);
-    expect(await ledger.takeOverAbandoned('run-1', 1, T + 800_000, T + 900_000)).toBe(false);
-    expect(await ledger.getRun('run-1')).toMatchObject({
-      status: 'failed',
-      failure: 'delivery',
-      attempts: 1,
-      lastError: 'stopped',
-    });
-  });
 
-  it('records missed, skipped-overlap and stuck once each', async () => {
-    const ledger = await open();
-    const missed = {
-      key: 'run-2',
-      jobId: 'job',
-      at: AT,
-      nominal: 'n',
-      dst: 'none',
-      detectedAt: new Date(T),
-      ttlEpochSec: 1,
-    };
-    expect(await ledger.recordMissed(missed)).toBe(true);
-    expect(await ledger.recordMissed(missed)).toBe(false);
-    expect(await ledger.getRun('run-2')).toMatchObject({ status: 'missed', attempts: 0 });
-    await ledger.claim(claim({ key: 'run-3' }));
-    expect(await ledger.markSkippedOverlap('run-3', 1, 'busy')).toBe(true);
-    expect(await ledger.getRun('run-3')).toMatchObject({
-      status: 'skipped-overlap',
-      lastError: 'busy',
+    it('moves the watermark forward only, and remembers the first run', async () => {
+      const ledger = await open();
+      const a = new Date('2023-06-01T10:00:00Z');
+      const b = new Date('2023-06-01T11:00:00Z');
+      expect(await ledger.advanceWatermark('j', b)).toBe(true);
+      expect(await ledger.advanceWatermark('j', a)).toBe(false);
+      expect(await ledger.getJobState('j')).toEqual({
+        jobId: 'j',
+        watermarkAt: b.toISOString(),
+        sinceAt: b.toISOString(),
+      });
     });
-    await ledger.claim(claim({ key: 'run-4' }));
-    expect(await ledger.markStuck('run-4', new Date(T))).toBe(false); // not dispatched yet
-    await ledger.markDispatched('run-4', 1, { dispatchedAt: new Date(T), deliveryId: 'd' });
-    expect(await ledger.markStuck('run-4', new Date(T))).toBe(true);
-    expect(await ledger.markStuck('run-4', new Date(T))).toBe(false);
-  });
 
-  it('moves the watermark forward only, remembering the first one', async () => {
-    const ledger = await open();
-    expect(await ledger.getWatermark('job')).toBeUndefined();
-    expect(await ledger.advanceWatermark('job', new Date('2023-10-29T00:30:00Z'))).toBe(true);
-    expect(await ledger.advanceWatermark('job', new Date('2023-10-29T00:15:00Z'))).toBe(false);
-    expect(await ledger.advanceWatermark('job', new Date('2023-10-29T00:30:00Z'))).toBe(false);
-    expect(await ledger.advanceWatermark('job', new Date('2023-10-29T01:30:00Z'))).toBe(true);
-    expect(await ledger.getWatermark('job')).toEqual({
-      at: new Date('2023-10-29T01:30:00Z'),
-      since: new Date('2023-10-29T00:30:00Z'),
+    it('lends the catch-up lease to one holder, and moves W on when it is given back', async () => {
+      const ledger = await open();
+      const w = new Date('2023-06-01T10:00:00Z');
+      expect(await ledger.acquireCatchup('j', T, T + 60_000)).toBeUndefined(); // never ran
+      await ledger.createJobState('j', w);
+      expect(await ledger.acquireCatchup('j', T, T + 60_000)).toMatchObject({
+        watermarkAt: w.toISOString(),
+      });
+      expect(await ledger.acquireCatchup('j', T + 1, T + 60_001)).toBeUndefined();
+      const upTo = new Date('2023-06-01T12:00:00Z');
+      await ledger.finishCatchup('j', T + 60_000, upTo);
+      expect(await ledger.getJobState('j')).toEqual({
+        jobId: 'j',
+        watermarkAt: upTo.toISOString(),
+        sinceAt: w.toISOString(),
+      });
+      expect(await ledger.acquireCatchup('j', T + 2, T + 60_002)).toBeDefined();
+      await ledger.finishCatchup('j', T + 60_002, w); // W never moves back
+      expect((await ledger.getJobState('j'))?.watermarkAt).toBe(upTo.toISOString());
     });
-  });
 
-  it('reads many keys in batches of 100 and finds the newest running run by index', async () => {
-    const ledger = await open();
-    const keys = Array.from({ length: 130 }, (_, i) => `k${i}`);
-    await Promise.all(
-      [0, 99, 100, 101, 102, 103, 104].map(async (i) => {
-        const key = `k${i}`;
-        const at = new Date(AT.getTime() + i * 60_000);
-        await ledger.claim(claim({ key, at }));
-        if (i % 2 === 0) {
-          await ledger.markDispatched(key, 1, { dispatchedAt: at, deliveryId: key });
-        }
-      }),
-    );
-    const found = await ledger.getRuns(keys);
-    expect([...found.keys()].sort()).toEqual(['k0', 'k100', 'k101', 'k102', 'k103', 'k104', 'k99']);
-    expect(found.get('k104')).toMatchObject({ key: 'k104', status: 'dispatched' });
-    const running = await ledger.findRunning('job', AT, new Date(AT.getTime() + 104 * 60_000));
-    expect(running?.key).toBe('k102'); // k103 is only claimed, k104 is not before
-    expect(
-      await ledger.findRunning(
-        'job',
-        new Date(AT.getTime() + 200 * 60_000),
-        new Date(AT.getTime() + 300 * 60_000),
-      ),
-    ).toBeUndefined();
+    it('holds the forbid slot for one run until released or expired', async () => {
+      const ledger = await open();
+      expect(await ledger.acquireSlot('j', 'run-a', T, T + 1_000)).toEqual({ acquired: true });
+      expect(await ledger.acquireSlot('j', 'run-a', T, T + 2_000)).toEqual({ acquired: true });
+      expect(await ledger.acquireSlot('j', 'run-b', T + 10, T + 3_000)).toEqual({
+        acquired: false,
+        runningKey: 'run-a',
+      });
+      expect(await ledger.releaseSlot('j', 'run-b')).toBe(false);
+      expect(await ledger.acquireSlot('j', 'run-b', T + 2_001, T + 3_000)).toEqual({
+        acquired: true,
+      });
+      expect(await ledger.releaseSlot('j', 'run-b')).toBe(true);
+      expect((await ledger.getJobState('j'))?.runningKey).toBeUndefined();
+    });
+
+    it('resumes without replay by moving W to the resume, and remembers the pause', async () => {
+      const ledger = await open();
+      const from = new Date('2023-06-01T10:00:00Z');
+      const to = new Date('2023-06-03T10:00:00Z');
+      await ledger.createJobState('j', new Date('2023-05-01T00:00:00Z'));
+      expect(await ledger.resume('j', { at: to, catchUp: false })).toBe(false);
+      await ledger.pause('j', { at: from, by: 'ops', reason: 'db migration', until: to });
+      await ledger.pause('j', { at: to, by: 'ops', reason: 'still migrating' });
+      expect(await ledger.getJobState('j')).toMatchObject({
+        pausedAt: from.toISOString(),
+        pauseReason: 'still migrating',
+      });
+      expect((await ledger.getJobState('j'))?.pausedUntil).toBeUndefined();
+      expect(await ledger.resume('j', { at: to, catchUp: false })).toBe(true);
+      expect(await ledger.getJobState('j')).toEqual({
+        jobId: 'j',
+        watermarkAt: to.toISOString(),
+        sinceAt: '2023-05-01T00:00:00.000Z',
+        lastPauseFrom: from.toISOString(),
+        lastPauseTo: to.toISOString(),
+      });
+    });
+
+    it('keeps the sweep cursor moving forward only', async () => {
+      const ledger = await open();
+      expect(await ledger.getSweepCursor()).toBeUndefined();
+      await ledger.advanceSweepCursor(new Date('2023-06-01T10:05:00Z'));
+      await ledger.advanceSweepCursor(new Date('2023-06-01T10:01:00Z'));
+      expect(await ledger.getSweepCursor()).toEqual(new Date('2023-06-01T10:05:00Z'));
+    });
   });
 });

@@ -1,6 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { DeliveryFailedError } from '../../../functions/dispatcher/dispatch.ts';
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { createDynamoLedger } from '../../../functions/dispatcher/ledger.ts';
 import {
   createTargetDelivery,
@@ -14,14 +13,15 @@ import {
 } from '../../../functions/shared/dead-letters.ts';
 import type { RunEnvelope } from '../../../functions/shared/envelope.ts';
 import type { JobDefinition } from '../../../functions/shared/job.ts';
+import { createLedgerStore } from '../../../functions/shared/ledger-store.ts';
 import type { RunMetricName } from '../../../functions/shared/metrics.ts';
 import { coveringSchedule } from '../../../infra/covering/covering-cron.ts';
 import { RecordingTargets, TestClock } from '../../support/doubles.ts';
 import { freePort } from '../../support/dynamodb-local.ts';
 import { type LocalSqs, startLocalSqs } from '../../support/fauxqs.ts';
+import { harness, sweepEvent, tickEvent as tick } from '../../support/harness.ts';
 import { makeJob } from '../../support/jobs.ts';
 import { createLedgerTable, localDynamoClient } from '../../support/ledger.ts';
-import { harness, tick } from './harness.ts';
 
 let client: DynamoDBClient;
 let tableName: string;
@@ -29,8 +29,12 @@ let local: LocalSqs;
 
 beforeAll(async () => {
   client = localDynamoClient(inject('dynamoEndpoint'));
-  tableName = await createLedgerTable(client, 'scenarios');
   local = await startLocalSqs();
+});
+
+// The sweep looks at every open run of its table: each scenario gets a table of its own.
+beforeEach(async () => {
+  tableName = await createLedgerTable(client, 'scenarios');
 });
 
 afterAll(async () => {
@@ -100,7 +104,8 @@ describe('dispatcher scenarios against DynamoDB Local and fauxqs', () => {
     const at = new Date('2023-06-01T10:00:00Z');
     const key = periodBucket('crash', at);
     // The dead dispatcher's claim, exactly as it wrote it before dying: lease 5 minutes.
-    const ledger = createDynamoLedger({ client, tableName });
+    const ledger = createDynamoLedger(createLedgerStore({ client, tableName }));
+    await ledger.createJobState('crash', new Date('2023-06-01T09:50:00Z'));
     const dead = await ledger.claim({
       key,
       jobId: 'crash',
@@ -108,28 +113,34 @@ describe('dispatcher scenarios against DynamoDB Local and fauxqs', () => {
       nominal: '2023-06-01T10:00',
       dst: 'none',
       manual: false,
+      origin: 'tick',
+      target: queueArn,
+      mode: 'any',
       maxAttempts: 3,
       nowEpochMs: clock.now().getTime(),
       leaseUntilEpochMs: clock.now().getTime() + 300_000,
       ttlEpochSec: 0,
+      missed: false,
     });
     expect(dead.claimed).toBe(true);
 
     const h = harness({ client, tableName, clock, jobs: [job], targets: sqsTargets() });
-    clock.advance(60_000); // Scheduler's retry, one minute later: lease still held
+    clock.advance(60_000); // Lambda's retry, one minute later: lease still held
     const early = await h.dispatcher.handle(tick('crash', '2023-06-01T10:00:00Z', 2));
     expect(early).toMatchObject({ outcomes: [{ outcome: 'duplicate' }] });
     expect(local.messages('crash-target')).toHaveLength(0);
 
-    clock.set('2023-06-01T10:05:02.000Z'); // past the lease
-    const late = await h.dispatcher.handle(tick('crash', '2023-06-01T10:00:00Z', 3));
-    expect(late).toMatchObject({ outcomes: [{ outcome: 'dispatched', attempt: 2 }] });
+    clock.set('2023-06-01T10:05:20.000Z'); // past the lease: the sweep settles the open run
+    const sweep = await h.dispatcher.handle(sweepEvent('2023-06-01T10:05:00Z'));
+    expect(sweep).toMatchObject({
+      settled: [{ key, action: 'redelivered', outcome: { outcome: 'dispatched', attempt: 2 } }],
+    });
     const again = await h.dispatcher.handle(tick('crash', '2023-06-01T10:00:00Z', 3));
     expect(again).toMatchObject({ outcomes: [{ outcome: 'duplicate' }] });
 
     const received = local.messages<RunEnvelope>('crash-target');
     expect(received).toHaveLength(1);
-    expect(received[0]).toMatchObject({ key, attempt: 2 });
+    expect(received[0]).toMatchObject({ key, attempt: 2, stack: 'Test' });
     expect(await ledger.getRun(key)).toMatchObject({ status: 'dispatched', attempts: 2 });
   });
 
@@ -154,17 +165,18 @@ describe('dispatcher scenarios against DynamoDB Local and fauxqs', () => {
       targets,
       deadLetters: createSqsDeadLetters(local.sqs, dlqUrl),
     });
-    const event = tick('failing', '2023-06-01T12:00:00Z');
-
-    await expect(h.dispatcher.handle(event)).rejects.toBeInstanceOf(DeliveryFailedError);
-    clock.advance(60_000);
-    await expect(h.dispatcher.handle(event)).rejects.toBeInstanceOf(DeliveryFailedError);
-    clock.advance(60_000);
-    const third = await h.dispatcher.handle(event);
-    expect(third).toMatchObject({ outcomes: [{ outcome: 'dead-lettered', attempt: 3 }] });
-    clock.advance(60_000);
-    const fourth = await h.dispatcher.handle(event);
-    expect(fourth).toMatchObject({ outcomes: [{ outcome: 'duplicate' }] });
+    await h.ledger.createJobState('failing', new Date('2023-06-01T11:00:00Z'));
+    const first = await h.dispatcher.handle(tick('failing', '2023-06-01T12:00:00Z'));
+    expect(first).toMatchObject({
+      outcomes: [{ outcome: 'delivery-failed', attempt: 1, retryAt: '2023-06-01T12:01:03.000Z' }],
+    });
+    // The sweep retries it at its backoff: 12:01, then 12:03 (two minutes later).
+    for (const minute of ['12:01', '12:02', '12:03', '12:04', '12:05']) {
+      clock.set(`2023-06-01T${minute}:05.000Z`);
+      await h.dispatcher.handle(sweepEvent(`2023-06-01T${minute}:00Z`));
+    }
+    const again = await h.dispatcher.handle(tick('failing', '2023-06-01T12:00:00Z', 2));
+    expect(again).toMatchObject({ outcomes: [{ outcome: 'duplicate' }] });
 
     expect(targets.attempts).toBe(3);
     expect(targets.received).toHaveLength(0);
@@ -187,11 +199,12 @@ describe('dispatcher scenarios against DynamoDB Local and fauxqs', () => {
           attempt: 3,
           logicalDate: '2023-06-01',
           payload: { report: 'daily' },
+          stack: 'Test',
         },
         target: job.target,
         lastError: 'Error: ResourceNotFoundException: Function not found',
         attempts: 3,
-        failedAt: '2023-06-01T12:02:03.000Z',
+        failedAt: '2023-06-01T12:03:05.000Z',
       },
     ]);
     expect(await h.ledger.getRun(key)).toMatchObject({
@@ -203,6 +216,7 @@ describe('dispatcher scenarios against DynamoDB Local and fauxqs', () => {
     expect(h.metrics.count('failing', 'DeliveryFailures')).toBe(3);
     expect(h.metrics.count('failing', 'DeadLettered')).toBe(1);
     expect(h.logger.withMessage('dead-lettered')).toHaveLength(1);
+    expect(h.notifier.count(key, 'dead-lettered')).toBe(1);
   });
 
   describe('a dispatcher that died on the last attempt, between claim and delivery', () => {
@@ -221,31 +235,37 @@ describe('dispatcher scenarios against DynamoDB Local and fauxqs', () => {
         retry: { maxAttempts: 3 },
       });
       const key = periodBucket(jobId, at);
-      const ledger = createDynamoLedger({ client, tableName });
-      const request = (nowIso: string) => ({
+      const ledger = createDynamoLedger(createLedgerStore({ client, tableName }));
+      await ledger.createJobState(jobId, new Date('2023-06-01T09:50:00Z'));
+      const request = (nowIso: string, mode: 'any' | 'reclaim') => ({
         key,
         jobId,
         at,
         nominal: '2023-06-01T12:00',
         dst: 'none',
         manual: false,
+        origin: 'tick' as const,
+        target: queueArn,
+        mode,
         maxAttempts: 3,
         nowEpochMs: Date.parse(nowIso),
         leaseUntilEpochMs: Date.parse(nowIso) + 300_000,
         ttlEpochSec: 0,
+        missed: false,
       });
       for (const [attempt, nowIso] of [
         [1, '2023-06-01T09:58:00.000Z'],
         [2, '2023-06-01T09:59:00.000Z'],
       ] as const) {
-        expect(await ledger.claim(request(nowIso))).toMatchObject({ claimed: true });
-        const failure = { lastError: 'e', terminal: false, failedAt: new Date(nowIso) };
+        const mode = attempt === 1 ? 'any' : 'reclaim';
+        expect(await ledger.claim(request(nowIso, mode))).toMatchObject({ claimed: true });
+        const failure = { lastError: 'e', retryAtEpochMs: Date.parse(nowIso) };
         expect(await ledger.releaseFailed(key, attempt, failure)).toBe(true);
       }
-      const dead = await ledger.claim(request('2023-06-01T10:00:01.000Z'));
+      const dead = await ledger.claim(request('2023-06-01T10:00:01.000Z', 'reclaim'));
       expect(dead).toMatchObject({
         claimed: true,
-        record: {
+        item: {
           status: 'claimed',
           attempts: 3,
           leaseUntilEpochMs: Date.parse('2023-06-01T10:05:01.000Z'),
@@ -258,9 +278,9 @@ describe('dispatcher scenarios against DynamoDB Local and fauxqs', () => {
         clock,
         jobs: [job],
         targets: sqsTargets(),
-        deadLetters: createSqsDeadLetters(local.sqs, dlqUrl),
       };
-      return { job, key, ledger, clock, setup };
+      const deadLetters = createSqsDeadLetters(local.sqs, dlqUrl);
+      return { job, key, ledger, clock, setup, deadLetters };
     }
 
     /** The one DLQ message such a run must produce, taken over at `failedAt`. */
@@ -281,6 +301,7 @@ describe('dispatcher scenarios against DynamoDB Local and fauxqs', () => {
           attempt: 3,
           logicalDate: '2023-06-01',
           payload: { report: 'ten-minutely' },
+          stack: 'Test',
         },
         target: job.target,
         lastError:
@@ -290,26 +311,28 @@ describe('dispatcher scenarios against DynamoDB Local and fauxqs', () => {
       };
     }
 
-    it('is dead-lettered once by the next tick after its lease expired, not before', async () => {
-      const { job, key, ledger, clock, setup } = await abandonedRun('abandoned-tick');
-      const h = harness(setup);
-      clock.set('2023-06-01T10:05:00.000Z'); // Scheduler's retry while the lease still holds
+    it('is dead-lettered once by the sweep after its lease expired, not before; a retried tick is refused', async () => {
+      const { job, key, ledger, clock, setup, deadLetters } = await abandonedRun('abandoned');
+      const h = harness({ ...setup, deadLetters });
+      clock.set('2023-06-01T10:05:00.000Z'); // Lambda's retry while the lease still holds
       const early = await h.dispatcher.handle(tick(job.id, '2023-06-01T10:00:00Z', 2));
       expect(early).toMatchObject({ outcomes: [{ outcome: 'duplicate' }] });
-      expect(local.messages(`${job.id}-dlq`)).toHaveLength(0);
-      expect(await ledger.getRun(key)).toMatchObject({ status: 'claimed', attempts: 3 });
-
-      clock.set('2023-06-01T10:05:02.000Z');
-      const late = await h.dispatcher.handle(tick(job.id, '2023-06-01T10:00:00Z', 3));
-      expect(late).toMatchObject({ outcomes: [{ outcome: 'dead-lettered', attempt: 3 }] });
-      clock.advance(60_000);
-      const again = await h.dispatcher.handle(tick(job.id, '2023-06-01T10:00:00Z', 3));
-      expect(again).toMatchObject({
-        outcomes: [{ outcome: 'duplicate', existing: { status: 'failed' } }],
+      expect(await h.dispatcher.handle(sweepEvent('2023-06-01T10:05:00Z'))).toMatchObject({
+        settled: [],
       });
+      expect(local.messages(`${job.id}-dlq`)).toHaveLength(0);
+
+      clock.set('2023-06-01T10:06:02.000Z');
+      const late = await h.dispatcher.handle(tick(job.id, '2023-06-01T10:00:00Z', 3));
+      expect(late).toMatchObject({ outcomes: [{ outcome: 'duplicate' }] });
+      expect(await h.dispatcher.handle(sweepEvent('2023-06-01T10:06:00Z'))).toMatchObject({
+        settled: [{ key, action: 'dead-lettered' }],
+      });
+      clock.set('2023-06-01T10:07:02.000Z');
+      await h.dispatcher.handle(sweepEvent('2023-06-01T10:07:00Z'));
 
       expect(local.messages<DeadLetterMessage>(`${job.id}-dlq`)).toEqual([
-        expectedDeadLetter(job, key, '2023-06-01T10:05:02.000Z'),
+        expectedDeadLetter(job, key, '2023-06-01T10:06:02.000Z'),
       ]);
       expect(local.messages(`${job.id}-target`)).toHaveLength(0);
       expect(await ledger.getRun(key)).toMatchObject({
@@ -317,63 +340,30 @@ describe('dispatcher scenarios against DynamoDB Local and fauxqs', () => {
         failure: 'delivery',
         attempts: 3,
         lastError: expectedDeadLetter(job, key, '').lastError,
-        completedAt: '2023-06-01T10:05:02.000Z',
+        completedAt: '2023-06-01T10:06:02.000Z',
+        outbox: [],
       });
       expect(h.metrics.count(job.id, 'DeadLettered')).toBe(1);
-      expect(h.metrics.count(job.id, 'DuplicatesSuppressed')).toBe(2);
       expect(h.logger.withMessage('dead-lettered')).toHaveLength(1);
+      expect(h.notifier.count(key, 'dead-lettered')).toBe(1);
     });
 
-    it('is dead-lettered once by the sweep after its lease expired, not before', async () => {
-      const { job, key, ledger, clock, setup } = await abandonedRun('abandoned-sweep');
-      const h = harness(setup);
-      const sweep = (scheduledTime: string) => ({ sweep: true, scheduledTime });
-      // The run is in the due window of the sweeps from 10:05 to 10:06 (grace 5 min, lookback 2).
-      clock.set('2023-06-01T10:05:00.500Z');
-      expect(await h.dispatcher.handle(sweep('2023-06-01T10:05:00Z'))).toMatchObject({
-        outcomes: [],
-      });
-      expect(local.messages(`${job.id}-dlq`)).toHaveLength(0);
-      expect(await ledger.getRun(key)).toMatchObject({ status: 'claimed', attempts: 3 });
-
-      clock.set('2023-06-01T10:06:02.000Z');
-      expect(await h.dispatcher.handle(sweep('2023-06-01T10:06:00Z'))).toMatchObject({
-        outcomes: [{ outcome: 'dead-lettered', attempt: 3 }],
-      });
-      expect(await h.dispatcher.handle(sweep('2023-06-01T10:06:00Z'))).toMatchObject({
-        outcomes: [],
-      });
-
-      expect(local.messages<DeadLetterMessage>(`${job.id}-dlq`)).toEqual([
-        expectedDeadLetter(job, key, '2023-06-01T10:06:02.000Z'),
-      ]);
-      expect(await ledger.getRun(key)).toMatchObject({ status: 'failed', failure: 'delivery' });
-      expect(h.metrics.count(job.id, 'DeadLettered')).toBe(1);
-      expect(h.logger.withMessage('dead-lettered')).toHaveLength(1);
-    });
-
-    it('is dead-lettered once when 10 dispatchers handle its tick concurrently', async () => {
-      const { job, key, ledger, clock, setup } = await abandonedRun('abandoned-race');
-      const containers = Array.from({ length: 10 }, () => harness(setup));
+    it('is dead-lettered once when 10 sweeps settle it concurrently', async () => {
+      const { job, key, ledger, clock, setup, deadLetters } = await abandonedRun('abandoned-race');
+      const containers = Array.from({ length: 10 }, () => harness({ ...setup, deadLetters }));
       clock.set('2023-06-01T10:05:02.000Z');
-      const results = await Promise.all(
-        containers.map((c) => c.dispatcher.handle(tick(job.id, '2023-06-01T10:00:00Z', 2))),
+      await Promise.all(
+        containers.map((c) => c.dispatcher.handle(sweepEvent('2023-06-01T10:05:00Z'))),
       );
-
-      const outcomes = results.flatMap((r) => ('outcomes' in r ? r.outcomes : []));
-      expect(outcomes.filter((o) => o.outcome === 'dead-lettered')).toHaveLength(1);
-      expect(outcomes.filter((o) => o.outcome === 'duplicate')).toHaveLength(9);
       expect(local.messages<DeadLetterMessage>(`${job.id}-dlq`)).toEqual([
         expectedDeadLetter(job, key, '2023-06-01T10:05:02.000Z'),
       ]);
       const sum = (name: RunMetricName) =>
         containers.reduce((total, c) => total + c.metrics.count(job.id, name), 0);
       expect(sum('DeadLettered')).toBe(1);
-      expect(sum('DuplicatesSuppressed')).toBe(9);
       const logged = (message: string) =>
         containers.reduce((total, c) => total + c.logger.withMessage(message).length, 0);
       expect(logged('dead-lettered')).toBe(1);
-      expect(logged('duplicate')).toBe(9);
       expect(await ledger.getRun(key)).toMatchObject({ status: 'failed', attempts: 3 });
     });
   });
@@ -405,11 +395,11 @@ describe('dispatcher scenarios against DynamoDB Local and fauxqs', () => {
       );
 
     it.each([
-      // policy, maxRuns, delivered, dropped
-      ['all', 100, hourly('2023-06-03T00:00:00Z', resume), 0],
-      ['all', 5, hourly('2023-06-03T19:00:00Z', resume), 19],
-      ['latest', 100, [new Date(resume).toISOString()], 23],
-      ['none', 100, [new Date(resume).toISOString()], 23],
+      // policy, maxRuns, delivered, dropped (the window is closed: a run 24 h old counts)
+      ['all', 100, hourly('2023-06-02T23:59:00Z', resume), 0],
+      ['all', 5, hourly('2023-06-03T19:00:00Z', resume), 20],
+      ['latest', 100, [new Date(resume).toISOString()], 24],
+      ['none', 100, [new Date(resume).toISOString()], 24],
     ] as const)('policy %s with maxRuns %i', async (policy, maxRuns, delivered, dropped) => {
       const id = `outage-${policy}-${maxRuns}`;
       const job = makeJob({
@@ -426,16 +416,19 @@ describe('dispatcher scenarios against DynamoDB Local and fauxqs', () => {
       const result = await h.dispatcher.handle(tick(id, resume));
 
       expect(targets.instants()).toEqual([new Date(start).toISOString(), ...delivered]);
-      expect(result).toMatchObject({ dropped: { length: dropped } });
-      expect(h.metrics.count(id, 'CatchupDropped')).toBe(dropped);
+      expect(result).toMatchObject({ outcomes: { length: delivered.length } });
+      expect(h.metrics.count(id, 'CatchupDropped')).toBe(dropped + 47);
       expect(h.metrics.count(id, 'CaughtUp')).toBe(delivered.length - 1);
+      // Every run of the three days ended: delivered, or skipped with its reason.
       const keys = hourly(start, resume).map((at) => periodBucket(id, new Date(at)));
       const items = await h.ledger.getRuns(keys);
-      expect([...items.values()].map((r) => r.at).sort()).toEqual(delivered.slice());
-      expect([...items.values()].every((r) => r.status === 'dispatched')).toBe(true);
-      expect((await h.ledger.getWatermark(id))?.at.toISOString()).toBe(
-        new Date(resume).toISOString(),
-      );
+      expect(items.size).toBe(keys.length);
+      const dispatched = [...items.values()].filter((r) => r.status === 'dispatched');
+      expect(dispatched.map((r) => r.at).sort()).toEqual(delivered.slice());
+      const skipped = [...items.values()].filter((r) => r.status === 'skipped');
+      expect(skipped.filter((r) => r.skipReason === 'outside-window')).toHaveLength(47);
+      expect(skipped).toHaveLength(dropped + 47);
+      expect((await h.ledger.getJobState(id))?.watermarkAt).toBe(new Date(resume).toISOString());
     });
   });
 

@@ -28,6 +28,7 @@ const envelope = (key: string): RunEnvelope => ({
   attempt: 1,
   logicalDate: '2023-10-29',
   payload: null,
+  stack: 'Test',
 });
 
 describe('sqs target against fauxqs', () => {

@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import {
   type GapPolicy,
   type OverlapPolicy,
@@ -10,9 +10,9 @@ import { type JobDefinition, scheduleSpecOf } from '../../../functions/shared/jo
 import { coveringSchedule } from '../../../infra/covering/covering-cron.ts';
 import { referenceOccurrences } from '../../reference/minute-reference.ts';
 import { TestClock } from '../../support/doubles.ts';
+import { type Lifecycle, lifecycle, sweepEvent, tickEvent } from '../../support/harness.ts';
 import { makeJob } from '../../support/jobs.ts';
 import { createLedgerTable, localDynamoClient } from '../../support/ledger.ts';
-import { type Lifecycle, lifecycle, sweepEvent, tickEvent } from './lifecycle.ts';
 
 // Replays DST nights through the real dispatcher core, the real sweep and the recorder against
 // DynamoDB Local. The runs each job must get come from the minute-by-minute reference
@@ -20,11 +20,6 @@ import { type Lifecycle, lifecycle, sweepEvent, tickEvent } from './lifecycle.ts
 // dispatcher and the sweep would agree on still fails here.
 
 const client = localDynamoClient(inject('dynamoEndpoint'));
-let tableName: string;
-
-beforeAll(async () => {
-  tableName = await createLedgerTable(client, 'dst-nights');
-});
 
 const MINUTE_MS = 60_000;
 /** Replayed on each side of the transition: every DST-affected run of the jobs lies within. */
@@ -193,6 +188,8 @@ async function replay(
     }),
   );
   const clock = new TestClock(from.toISOString());
+  // A table per replay: the sweep settles every open run of its table.
+  const tableName = await createLedgerTable(client, 'dst-nights');
   const life = lifecycle({ client, tableName, clock, jobs });
   const droppedId = options.drop
     ? jobs[plans.findIndex((p) => p.name === options.drop?.plan)]?.id
@@ -327,14 +324,16 @@ describe('a run that no tick delivered', () => {
     const id = jobs[0]?.id as string;
     expect(expected.get(id)).toContain(lost.toISOString());
     expect(life.dispatch.metrics.count(id, 'MissedRuns')).toBe(1);
-    // Caught up by the sweep after grace, so its dispatch lag exceeded grace: late, by
-    // definition ("a run whose dispatch lag exceeded grace").
-    expect(life.dispatch.metrics.count(id, 'LateRuns')).toBe(1);
+    // Caught up by the sweep after grace: missed (its own tick did not deliver it), not late.
+    expect(life.dispatch.metrics.count(id, 'LateRuns')).toBe(0);
+    expect(life.notifier.sent.map((n) => [n.at, n.signal])).toEqual([
+      [lost.toISOString(), 'missed'],
+    ]);
     expect(life.dispatch.metrics.count(id, 'StuckRuns')).toBe(0);
     expect(life.targets.instants(id)).toEqual(expected.get(id));
     const missed = life.dispatch.logger.entries.filter((e) => e.fields.decision === 'missed');
     expect(missed.map((e) => [e.fields.at, e.fields.action])).toEqual([
-      [lost.toISOString(), 'dispatched'],
+      [lost.toISOString(), 'delivered late'],
     ]);
   });
 
@@ -358,6 +357,10 @@ describe('a run that no tick delivered', () => {
     expect(life.targets.instants(id)).toEqual(
       expected.get(id)?.filter((at) => at !== lost.toISOString()),
     );
-    expect((await life.dispatch.ledger.getRun(periodBucket(id, lost)))?.status).toBe('missed');
+    expect(await life.dispatch.ledger.getRun(periodBucket(id, lost))).toMatchObject({
+      status: 'skipped',
+      skipReason: 'catch-up-none',
+      signals: ['missed'],
+    });
   });
 });

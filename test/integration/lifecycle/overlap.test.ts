@@ -1,16 +1,17 @@
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeEach, describe, expect, inject, it } from 'vitest';
 import { periodBucket } from '../../../functions/schedule/index.ts';
 import { TestClock } from '../../support/doubles.ts';
+import { lifecycle, sweepEvent, tickEvent } from '../../support/harness.ts';
 import { makeJob } from '../../support/jobs.ts';
 import { createLedgerTable, localDynamoClient } from '../../support/ledger.ts';
-import { lifecycle, sweepEvent, tickEvent } from './lifecycle.ts';
 
 // A job whose target "finishes late": its run stays `dispatched` until the recorder hears
 // back from Lambda. Every five minutes, UTC, so each tick stands for exactly one run.
 const client = localDynamoClient(inject('dynamoEndpoint'));
 let tableName: string;
 
-beforeAll(async () => {
+// The sweep looks at every open run of its table: each test gets a table of its own.
+beforeEach(async () => {
   tableName = await createLedgerTable(client, 'overlap');
 });
 
@@ -53,13 +54,14 @@ describe('concurrency: forbid', () => {
       kind: 'tick',
       outcomes: [
         {
-          outcome: 'skipped-overlap',
+          outcome: 'skipped',
+          reason: 'overlap',
           at: iso(5),
-          runningKey: periodBucket('forbid-late', at(0)),
+          detail: `previous run ${periodBucket('forbid-late', at(0))} is still running`,
         },
       ],
     });
-    expect(await status(5)).toBe('skipped-overlap');
+    expect(await status(5)).toBe('skipped');
     expect(life.dispatch.metrics.count('forbid-late', 'SkippedOverlap')).toBe(1);
     const skipped = life.dispatch.logger.entries.filter(
       (e) => e.fields.decision === 'skipped-overlap',
@@ -68,10 +70,10 @@ describe('concurrency: forbid', () => {
     expect(skipped[0]?.fields).toMatchObject({
       jobId: 'forbid-late',
       at: iso(5),
-      runningAt: iso(0),
+      runningKey: periodBucket('forbid-late', at(0)),
     });
 
-    // Lambda reports the first run finished at 10:07 (a destination record to the recorder).
+    // Lambda reports the first run finished at 10:07 (its invocation result, through the bus).
     const first = life.targets.received[0]?.envelope;
     if (!first) throw new Error('first run was not delivered');
     clock.set(iso(7));
@@ -111,7 +113,7 @@ describe('concurrency: forbid', () => {
     await tickAt(5); // 10:00 run dispatched 5 min ago, maxRuntime 7 min: still "running"
     await tickAt(10); // 10 min ago: past maxRuntime, no longer blocks
     expect(await status(0)).toBe('dispatched');
-    expect(await status(5)).toBe('skipped-overlap');
+    expect(await status(5)).toBe('skipped');
     expect(await status(10)).toBe('dispatched');
     expect(life.targets.instants('forbid-timeout')).toEqual([iso(0), iso(10)]);
   });

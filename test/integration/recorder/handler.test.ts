@@ -1,45 +1,56 @@
 import { createHash } from 'node:crypto';
-import { GetItemCommand } from '@aws-sdk/client-dynamodb';
-import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, expect, inject, it, vi } from 'vitest';
 import { createDynamoLedger } from '../../../functions/dispatcher/ledger.ts';
+import { createLedgerStore } from '../../../functions/shared/ledger-store.ts';
+import { type BundledHandler, bundleHandler } from '../../support/bundle-handler.ts';
+import { type FakeSns, startFakeSns } from '../../support/fake-sns.ts';
 import { type LocalSqs, startLocalSqs } from '../../support/fauxqs.ts';
+import { lambdaResult } from '../../support/harness.ts';
+import { makeJob } from '../../support/jobs.ts';
 import { createLedgerTable, LOCAL_CREDENTIALS, localDynamoClient } from '../../support/ledger.ts';
 
-// The real handler module, wired only through its environment, as in Lambda.
+// The real handler module, bundled as the stack ships it and wired only through its
+// environment, as in Lambda; SNS is a local endpoint that records what it is sent.
+const FUNCTION = 'arn:aws:lambda:us-east-1:123456789012:function:nightly';
+const job = makeJob({ id: 'nightly', target: { type: 'lambda', arn: FUNCTION } });
 const endpoint = inject('dynamoEndpoint');
 const ddb = localDynamoClient(endpoint);
+let sns: FakeSns;
 let localSqs: LocalSqs;
 let tableName: string;
 let dlqUrl: string;
-let handler: (event: unknown) => Promise<unknown>;
+let handler: BundledHandler;
 
 beforeAll(async () => {
   tableName = await createLedgerTable(ddb, 'recorder-handler');
   localSqs = await startLocalSqs();
+  sns = await startFakeSns();
   // fauxqs names queues `http://sqs.<region>.127.0.0.1:<port>/…`, which the SQS client's
   // queue-URL middleware cannot parse; it warns and keeps AWS_ENDPOINT_URL_SQS, as wanted.
   dlqUrl = localSqs.createQueue('zonecron-dlq').queueUrl;
   vi.stubEnv('LEDGER_TABLE_NAME', tableName);
   vi.stubEnv('DLQ_URL', dlqUrl);
   vi.stubEnv('STACK_NAME', 'RecorderTest');
+  vi.stubEnv('NOTIFY_TOPIC_ARN', 'arn:aws:sns:us-east-1:123456789012:on-call');
   vi.stubEnv('AWS_REGION', 'us-east-1');
   vi.stubEnv('AWS_ACCESS_KEY_ID', LOCAL_CREDENTIALS.accessKeyId);
   vi.stubEnv('AWS_SECRET_ACCESS_KEY', LOCAL_CREDENTIALS.secretAccessKey);
   vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', endpoint);
   vi.stubEnv('AWS_ENDPOINT_URL_SQS', localSqs.endpoint);
-  ({ handler } = await import('../../../functions/recorder/handler.ts'));
+  vi.stubEnv('AWS_ENDPOINT_URL_SNS', sns.endpoint);
+  handler = await bundleHandler('functions/recorder/handler.ts', [job], 'recorder');
 });
 
 afterAll(async () => {
   vi.unstubAllEnvs();
+  await sns.stop();
   await localSqs.stop();
 });
 
-it('records a failed destination record, dead-letters it and emits the stack-wide EMF metrics', async () => {
+it('records a failed invocation result, dead-letters it, notifies on-call and emits the stack-wide EMF metrics', async () => {
   const at = new Date('2023-10-29T00:30:00.000Z');
   const key = createHash('sha256').update('nightly:2023-10-29-00:30-UTC').digest('hex');
-  const ledger = createDynamoLedger({ client: ddb, tableName });
+  const ledger = createDynamoLedger(createLedgerStore({ client: ddb, tableName }));
   await ledger.claim({
     key,
     jobId: 'nightly',
@@ -47,14 +58,24 @@ it('records a failed destination record, dead-letters it and emits the stack-wid
     nominal: '2023-10-29T02:30',
     dst: 'overlap',
     manual: false,
+    origin: 'tick',
+    target: FUNCTION,
+    mode: 'any',
     maxAttempts: 3,
     nowEpochMs: at.getTime(),
     leaseUntilEpochMs: at.getTime() + 300_000,
     ttlEpochSec: 2_000_000_000,
+    missed: false,
   });
-  await ledger.markDispatched(key, 1, { dispatchedAt: at, deliveryId: 'req-1' });
+  await ledger.markDispatched(key, 1, {
+    dispatchedAt: at,
+    deliveryId: 'req-1',
+    stuckCheckAtEpochMs: at.getTime() + 3_600_000,
+    late: false,
+    outboxLeaseUntilEpochMs: 0,
+  });
   const envelope = {
-    version: 1,
+    version: 1 as const,
     jobId: 'nightly',
     key,
     scheduledAt: at.toISOString(),
@@ -64,6 +85,7 @@ it('records a failed destination record, dead-letters it and emits the stack-wid
     attempt: 1,
     logicalDate: '2023-10-29',
     payload: null,
+    stack: 'RecorderTest',
   };
   const lines: string[] = [];
   const capture = (chunk: unknown) => {
@@ -76,35 +98,40 @@ it('records a failed destination record, dead-letters it and emits the stack-wid
     vi.spyOn(process.stderr, 'write').mockImplementation(capture),
   ];
   try {
-    await handler({
-      version: '1.0',
-      timestamp: '2023-10-29T00:32:00.000Z',
-      requestContext: {
-        requestId: 'req-1',
-        functionArn: 'arn:aws:lambda:us-east-1:123456789012:function:nightly:$LATEST',
-        condition: 'RetriesExhausted',
-        approximateInvokeCount: 3,
-      },
-      requestPayload: envelope,
-      responseContext: { statusCode: 200, functionError: 'Unhandled' },
-      responsePayload: { errorType: 'Error', errorMessage: 'boom' },
-    });
+    await handler(
+      lambdaResult(
+        FUNCTION,
+        'req-1',
+        envelope,
+        new Date('2023-10-29T00:32:00.000Z'),
+        'RetriesExhausted',
+      ),
+    );
   } finally {
     for (const spy of spies) spy.mockRestore();
   }
 
-  const item = await ddb.send(
-    new GetItemCommand({ TableName: tableName, Key: { pk: { S: key } }, ConsistentRead: true }),
-  );
-  expect(item.Item?.status?.S).toBe('failed');
-  expect(item.Item?.durationMs?.N).toBe('120000');
-
-  const received = await localSqs.sqs.send(
-    new ReceiveMessageCommand({ QueueUrl: dlqUrl, MaxNumberOfMessages: 10 }),
-  );
-  expect(received.Messages?.map((m) => JSON.parse(m.Body ?? '{}').reason)).toEqual([
+  expect(await ledger.getRun(key)).toMatchObject({
+    status: 'failed',
+    failure: 'execution',
+    completedAt: '2023-10-29T00:32:00.000Z',
+    outbox: [],
+  });
+  expect(localSqs.messages<{ reason: string }>('zonecron-dlq').map((m) => m.reason)).toEqual([
     'execution-failed',
   ]);
+  expect(sns.published).toHaveLength(1);
+  expect(sns.published[0]?.subject).toBe(
+    '[RecorderTest] run-failed: nightly at 2023-10-29 02:30 +02:00 CEST',
+  );
+  expect(JSON.parse(sns.published[0]?.message ?? '{}')).toMatchObject({
+    signal: 'run-failed',
+    jobId: 'nightly',
+    key,
+    at: at.toISOString(),
+    local: '2023-10-29 02:30 +02:00 CEST (Europe/Berlin)',
+    commands: { act: `zonecron dlq redrive --key ${key} --stack RecorderTest` },
+  });
 
   const emf = lines
     .flatMap((chunk) => chunk.split('\n'))
@@ -117,5 +144,5 @@ it('records a failed destination record, dead-letters it and emits the stack-wid
     .flatMap((chunk) => chunk.split('\n'))
     .filter((line) => line.includes('"decision"'))
     .map((line) => JSON.parse(line).decision);
-  expect(decisions).toEqual(['failed', 'dead-lettered']);
+  expect(decisions).toEqual(['failed']);
 });

@@ -1,18 +1,17 @@
 import { createHash } from 'node:crypto';
-import { GetItemCommand } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { createDynamoLedger, type Ledger } from '../../../functions/dispatcher/ledger.ts';
-import { createDynamoCompletionLedger } from '../../../functions/recorder/ledger.ts';
-import {
-  CompletionBeforeDispatchError,
-  createRecorder,
-  DeadLetterPendingError,
-} from '../../../functions/recorder/record.ts';
+import { createRecorderLedger } from '../../../functions/recorder/ledger.ts';
+import { createRecorder } from '../../../functions/recorder/record.ts';
 import { createSqsDeadLetters, type DeadLetters } from '../../../functions/shared/dead-letters.ts';
+import type { JobDefinition } from '../../../functions/shared/job.ts';
+import { createLedgerStore } from '../../../functions/shared/ledger-store.ts';
 import { RecordingLogger } from '../../../functions/shared/logger.ts';
 import { RecordingMetrics } from '../../../functions/shared/metrics.ts';
+import { RecordingNotifier } from '../../../functions/shared/notifications.ts';
 import { type LocalSqs, startLocalSqs } from '../../support/fauxqs.ts';
+import { lambdaResult } from '../../support/harness.ts';
+import { makeJob } from '../../support/jobs.ts';
 import { createLedgerTable, localDynamoClient } from '../../support/ledger.ts';
 
 const ddb = localDynamoClient(inject('dynamoEndpoint'));
@@ -21,9 +20,14 @@ let dispatcherLedger: Ledger;
 let localSqs: LocalSqs;
 let dlqUrl: string;
 
+const FUNCTION = 'arn:aws:lambda:eu-central-1:123456789012:function:target';
+const MACHINE = 'arn:aws:states:eu-central-1:123456789012:stateMachine:etl';
+const lambdaJob = makeJob({ id: 'nightly', target: { type: 'lambda', arn: FUNCTION } });
+const sfnJob = makeJob({ id: 'etl', target: { type: 'stepfunctions', arn: MACHINE } });
+
 beforeAll(async () => {
   tableName = await createLedgerTable(ddb, 'recorder');
-  dispatcherLedger = createDynamoLedger({ client: ddb, tableName });
+  dispatcherLedger = createDynamoLedger(createLedgerStore({ client: ddb, tableName }));
   localSqs = await startLocalSqs();
   dlqUrl = localSqs.createQueue('zonecron-dlq').queueUrl;
 });
@@ -36,66 +40,71 @@ beforeEach(() => {
 });
 
 interface Harness {
-  now: Date;
-  metrics: RecordingMetrics;
-  logs: RecordingLogger;
-  recorder: ReturnType<typeof createRecorder>;
-}
-
-/** Every metric value emitted, in order, as `jobId/name=value` (or `name=value`). */
-function emitted(metrics: RecordingMetrics): string[] {
-  return [...metrics.values].flatMap(([name, values]) => values.map((v) => `${name}=${v}`));
+  readonly metrics: RecordingMetrics;
+  readonly logs: RecordingLogger;
+  readonly notifier: RecordingNotifier;
+  readonly recorder: ReturnType<typeof createRecorder>;
 }
 
 function harness(deadLetters?: DeadLetters): Harness {
-  const h: Partial<Harness> & Pick<Harness, 'metrics' | 'logs'> = {
-    now: new Date('2026-03-29T01:10:00.000Z'),
-    metrics: new RecordingMetrics(),
-    logs: new RecordingLogger(),
-  };
-  h.recorder = createRecorder({
-    clock: () => h.now as Date,
-    ledger: createDynamoCompletionLedger({
-      client: DynamoDBDocumentClient.from(ddb),
-      tableName,
-    }),
+  const metrics = new RecordingMetrics();
+  const logs = new RecordingLogger();
+  const notifier = new RecordingNotifier();
+  const recorder = createRecorder({
+    clock: () => new Date('2026-03-29T01:10:00.000Z'),
+    jobs: [lambdaJob, sfnJob],
+    ledger: createRecorderLedger(createLedgerStore({ client: ddb, tableName })),
     deadLetters: deadLetters ?? createSqsDeadLetters(localSqs.sqs, dlqUrl),
-    logger: h.logs,
-    metrics: h.metrics,
-    deadLetterLeaseSeconds: 120,
+    notifier,
+    logger: logs,
+    metrics,
+    stackName: 'Test',
   });
-  return h as Harness;
+  return { metrics, logs, notifier, recorder };
 }
 
 let runCounter = 0;
 
-/** A run the dispatcher really claimed and delivered, through its own ledger. */
-async function dispatchedRun(jobId: string, dispatchedAt: string) {
+/** A run the dispatcher really claimed and (unless `claimedOnly`) recorded as delivered. */
+async function deliveredRun(
+  job: JobDefinition,
+  deliveryId: string,
+  options: { claimedOnly?: boolean } = {},
+) {
   runCounter += 1;
   const at = new Date(Date.parse('2026-03-29T01:00:00.000Z') + runCounter * 60_000);
   const key = createHash('sha256')
-    .update(`${jobId}:${at.toISOString().slice(0, 16).replace('T', '-')}-UTC`)
+    .update(`${job.id}:${at.toISOString().slice(0, 16).replace('T', '-')}-UTC`)
     .digest('hex');
   const claim = await dispatcherLedger.claim({
     key,
-    jobId,
+    jobId: job.id,
     at,
     nominal: '2026-03-29T03:00',
     dst: 'none',
     manual: false,
+    origin: 'tick',
+    target: job.target.arn,
+    mode: 'any',
     maxAttempts: 3,
     nowEpochMs: at.getTime(),
     leaseUntilEpochMs: at.getTime() + 300_000,
     ttlEpochSec: Math.floor(at.getTime() / 1000) + 35 * 86_400,
+    missed: false,
   });
   if (!claim.claimed) throw new Error('seed claim refused');
-  await dispatcherLedger.markDispatched(key, 1, {
-    dispatchedAt: new Date(dispatchedAt),
-    deliveryId: `req-${runCounter}`,
-  });
+  if (!options.claimedOnly) {
+    await dispatcherLedger.markDispatched(key, 1, {
+      dispatchedAt: new Date(at.getTime() + 2_000),
+      deliveryId,
+      stuckCheckAtEpochMs: at.getTime() + 3_600_000,
+      late: false,
+      outboxLeaseUntilEpochMs: at.getTime(),
+    });
+  }
   const envelope = {
-    version: 1,
-    jobId,
+    version: 1 as const,
+    jobId: job.id,
     key,
     scheduledAt: at.toISOString(),
     nominal: '2026-03-29T03:00',
@@ -104,52 +113,27 @@ async function dispatchedRun(jobId: string, dispatchedAt: string) {
     attempt: 1,
     logicalDate: '2026-03-29',
     payload: { n: runCounter },
+    stack: 'Test',
   };
-  return { key, envelope };
+  return { key, at, envelope };
 }
 
-function destinationRecord(
+function sfnEvent(
   envelope: object,
-  outcome: 'success' | 'failure',
-  timestamp: string,
-  requestId = `req-${runCounter}`,
+  executionArn: string,
+  status: string,
+  start: string,
+  stop: string,
 ) {
   return {
-    version: '1.0',
-    timestamp,
-    requestContext: {
-      requestId,
-      functionArn: 'arn:aws:lambda:eu-central-1:123456789012:function:target:$LATEST',
-      condition: outcome === 'success' ? 'Success' : 'RetriesExhausted',
-      approximateInvokeCount: outcome === 'success' ? 1 : 3,
-    },
-    requestPayload: envelope,
-    responseContext: {
-      statusCode: 200,
-      executedVersion: '$LATEST',
-      ...(outcome === 'failure' ? { functionError: 'Unhandled' } : {}),
-    },
-    responsePayload:
-      outcome === 'success'
-        ? { rows: 10 }
-        : { errorType: 'TypeError', errorMessage: 'x is undefined' },
-  };
-}
-
-function sfnEvent(envelope: object, status: string, start: string, stop: string) {
-  return {
     version: '0',
-    id: 'evt',
     'detail-type': 'Step Functions Execution Status Change',
     source: 'aws.states',
-    account: '123456789012',
     time: stop,
-    region: 'eu-central-1',
-    resources: [],
     detail: {
-      executionArn: `arn:aws:states:eu-central-1:123456789012:execution:etl:${runCounter}`,
-      stateMachineArn: 'arn:aws:states:eu-central-1:123456789012:stateMachine:etl',
-      name: `run-${runCounter}`,
+      executionArn,
+      stateMachineArn: MACHINE,
+      name: executionArn.split(':').at(-1),
       status,
       startDate: Date.parse(start),
       stopDate: Date.parse(stop),
@@ -160,245 +144,187 @@ function sfnEvent(envelope: object, status: string, start: string, stop: string)
   };
 }
 
-async function stored(key: string) {
-  const out = await ddb.send(
-    new GetItemCommand({ TableName: tableName, Key: { pk: { S: key } }, ConsistentRead: true }),
-  );
-  return out.Item;
-}
-
-/** The DLQ's messages, parsed; nothing is consumed. */
-async function drainDlq(): Promise<Record<string, unknown>[]> {
-  return localSqs.messages<Record<string, unknown>>('zonecron-dlq');
-}
-
-describe('lambda destination records', () => {
-  it('marks a dispatched run succeeded with its duration since dispatch and counts it', async () => {
+describe('results of lambda targets', () => {
+  it('marks a dispatched run succeeded, measures it from dispatch and takes it out of the open index', async () => {
     const h = harness();
-    const { key, envelope } = await dispatchedRun('report', '2026-03-29T01:00:01.500Z');
-    const outcome = await h.recorder.handle(
-      destinationRecord(envelope, 'success', '2026-03-29T01:00:13.750Z'),
-    );
-    expect(outcome).toEqual({
+    const { key, at, envelope } = await deliveredRun(lambdaJob, 'req-ok');
+    const finished = new Date(at.getTime() + 9_250);
+    expect(await h.recorder.handle(lambdaResult(FUNCTION, 'req-ok', envelope, finished))).toEqual({
       outcome: 'recorded',
       key,
       status: 'succeeded',
-      durationMs: 12_250,
-      deadLettered: false,
+      durationMs: 7_250,
+      effects: [],
     });
-    const item = await stored(key);
-    expect(item?.status?.S).toBe('succeeded');
-    expect(item?.completedAt?.S).toBe('2026-03-29T01:00:13.750Z');
-    expect(item?.durationMs?.N).toBe('12250');
-    expect(item?.failure).toBeUndefined();
-    expect(emitted(h.metrics)).toEqual([
-      'report/RunSucceeded=1',
-      'report/RunDurationSeconds=12.25',
-    ]);
-    expect(h.logs.entries).toHaveLength(1);
-    expect(h.logs.entries[0]?.fields).toMatchObject({
-      decision: 'succeeded',
-      jobId: 'report',
-      key,
-      nominal: '2026-03-29T03:00',
-      durationMs: 12_250,
+    expect(await dispatcherLedger.getRun(key)).toMatchObject({
+      status: 'succeeded',
+      completionId: 'req-ok',
+      completedAt: finished.toISOString(),
     });
-    expect(await drainDlq()).toEqual([]);
+    expect((await dispatcherLedger.getRun(key))?.openShard).toBeUndefined();
+    expect(h.metrics.count('nightly', 'RunSucceeded')).toBe(1);
+    expect(h.metrics.count('nightly', 'RunDurationSeconds')).toBe(7.25);
   });
 
-  it('marks a failed invocation failed (execution) and sends exactly one dead-letter message', async () => {
+  it('marks a failed invocation failed (execution), sends one dead letter and one run-failed notification', async () => {
     const h = harness();
-    const { key, envelope } = await dispatchedRun('billing', '2026-03-29T01:00:02.000Z');
-    const record = destinationRecord(envelope, 'failure', '2026-03-29T01:03:02.000Z');
-    const outcome = await h.recorder.handle(record);
-    expect(outcome).toMatchObject({ outcome: 'recorded', status: 'failed', deadLettered: true });
-
-    const item = await stored(key);
-    expect(item?.status?.S).toBe('failed');
-    expect(item?.failure?.S).toBe('execution');
-    expect(item?.durationMs?.N).toBe('180000');
-    expect(item?.lastError?.S).toBe(
-      'lambda RetriesExhausted after 3 attempt(s) (Unhandled error): TypeError: x is undefined',
+    const { key, at, envelope } = await deliveredRun(lambdaJob, 'req-fail');
+    const event = lambdaResult(
+      FUNCTION,
+      'req-fail',
+      envelope,
+      new Date(at.getTime() + 60_000),
+      'RetriesExhausted',
     );
-    expect(item?.deadLetteredAt?.S).toBe('2026-03-29T01:10:00.000Z');
-    expect(emitted(h.metrics)).toEqual(['billing/RunFailed=1', 'billing/RunDurationSeconds=180']);
-
-    // Lambda delivers destination records at least once: the duplicate changes nothing.
-    const again = await h.recorder.handle(record);
-    expect(again).toEqual({ outcome: 'ignored', key, reason: 'already-failed' });
-    expect(h.metrics.count('billing', 'DuplicatesSuppressed')).toBe(1);
-    expect(h.metrics.count('billing', 'RunFailed')).toBe(1);
-
-    const messages = await drainDlq();
-    expect(messages).toEqual([
-      {
-        version: 1,
-        reason: 'execution-failed',
-        key,
-        jobId: 'billing',
-        envelope,
-        target: {
-          type: 'lambda',
-          arn: 'arn:aws:lambda:eu-central-1:123456789012:function:target:$LATEST',
-        },
-        lastError:
-          'lambda RetriesExhausted after 3 attempt(s) (Unhandled error): TypeError: x is undefined',
-        attempts: 3,
-        failedAt: '2026-03-29T01:03:02.000Z',
-      },
+    expect(await h.recorder.handle(event)).toMatchObject({
+      outcome: 'recorded',
+      status: 'failed',
+      effects: ['dead-letter', 'notify:run-failed'],
+    });
+    expect(await dispatcherLedger.getRun(key)).toMatchObject({
+      status: 'failed',
+      failure: 'execution',
+      lastError: 'lambda RetriesExhausted after 3 attempt(s) (Unhandled error): Error: boom',
+      signals: ['run-failed'],
+      outbox: [],
+    });
+    const dlq = localSqs.messages<Record<string, unknown>>('zonecron-dlq');
+    expect(dlq).toEqual([
+      expect.objectContaining({ reason: 'execution-failed', key, jobId: 'nightly', attempts: 1 }),
     ]);
+    expect(h.notifier.sent.map((n) => [n.key, n.signal])).toEqual([[key, 'run-failed']]);
   });
 
-  it('records one outcome and one dead-letter message when the same failure arrives 10 times at once', async () => {
+  it('records a completion that arrives before the dispatcher recorded its delivery', async () => {
     const h = harness();
-    const { key, envelope } = await dispatchedRun('fanout', '2026-03-29T01:00:02.000Z');
-    const record = destinationRecord(envelope, 'failure', '2026-03-29T01:01:00.000Z');
-    const results = await Promise.allSettled(
-      Array.from({ length: 10 }, () => h.recorder.handle(record)),
+    const { key, at, envelope } = await deliveredRun(lambdaJob, 'unused', { claimedOnly: true });
+    const outcome = await h.recorder.handle(
+      lambdaResult(FUNCTION, 'req-early', envelope, new Date(at.getTime() + 5_000)),
     );
-    const recorded = results.filter(
-      (r) => r.status === 'fulfilled' && r.value.outcome === 'recorded',
-    );
-    expect(recorded).toHaveLength(1);
-    for (const r of results) {
-      if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(DeadLetterPendingError);
-      else expect(['recorded', 'ignored']).toContain(r.value.outcome);
-    }
-    expect(h.metrics.count('fanout', 'RunFailed')).toBe(1);
-    expect((await stored(key))?.status?.S).toBe('failed');
-    expect(await drainDlq()).toHaveLength(1);
+    expect(outcome).toMatchObject({ outcome: 'recorded', status: 'succeeded' });
+    expect(await dispatcherLedger.getRun(key)).toMatchObject({
+      status: 'succeeded',
+      completionId: 'req-early',
+    });
+    // The dispatcher's own write comes after: it finds the run ended and changes nothing.
+    expect(
+      await dispatcherLedger.markDispatched(key, 1, {
+        dispatchedAt: at,
+        deliveryId: 'req-early',
+        stuckCheckAtEpochMs: undefined,
+        late: false,
+        outboxLeaseUntilEpochMs: 0,
+      }),
+    ).toBe(false);
   });
 
-  it('sends the dead-letter message on a retry when the first send failed, and only once', async () => {
-    let failNext = true;
-    const real = createSqsDeadLetters(localSqs.sqs, dlqUrl);
-    const flaky: DeadLetters = {
-      async send(message) {
-        if (failNext) {
-          failNext = false;
-          throw new Error('sqs unavailable');
-        }
-        await real.send(message);
+  it('sends the dead letter later, once, when its first send failed', async () => {
+    const failing: DeadLetters = {
+      async send() {
+        throw new Error('sqs down');
       },
     };
-    const h = harness(flaky);
-    const { key, envelope } = await dispatchedRun('flaky', '2026-03-29T01:00:02.000Z');
-    const record = destinationRecord(envelope, 'failure', '2026-03-29T01:01:00.000Z');
-
-    await expect(h.recorder.handle(record)).rejects.toThrow('sqs unavailable');
-    expect((await stored(key))?.status?.S).toBe('failed');
-    expect((await stored(key))?.deadLetteredAt).toBeUndefined();
-
-    // A duplicate while the first invocation's lease still holds: retry later, send nothing.
-    h.now = new Date(h.now.getTime() + 60_000);
-    await expect(h.recorder.handle(record)).rejects.toBeInstanceOf(DeadLetterPendingError);
-    expect(await drainDlq()).toEqual([]);
-
-    // Lambda's retry after the lease ran out sends it.
-    h.now = new Date(h.now.getTime() + 120_000);
-    expect(await h.recorder.handle(record)).toEqual({ outcome: 'dead-lettered', key });
-    expect((await stored(key))?.deadLetteredAt?.S).toBe('2026-03-29T01:13:00.000Z');
-
-    // And a further retry does nothing.
-    expect(await h.recorder.handle(record)).toMatchObject({ outcome: 'ignored' });
-    expect(await drainDlq()).toHaveLength(1);
-    expect(h.metrics.count('flaky', 'RunFailed')).toBe(1);
-  });
-
-  it('asks to be retried when the completion beats the dispatcher marking the run dispatched', async () => {
-    const h = harness();
-    runCounter += 1;
-    const at = new Date('2026-03-29T05:00:00.000Z');
-    const key = createHash('sha256').update(`early:${runCounter}`).digest('hex');
-    await dispatcherLedger.claim({
-      key,
-      jobId: 'early',
-      at,
-      nominal: '2026-03-29T07:00',
-      dst: 'none',
-      manual: false,
-      maxAttempts: 3,
-      nowEpochMs: at.getTime(),
-      leaseUntilEpochMs: at.getTime() + 300_000,
-      ttlEpochSec: 2_000_000_000,
+    const h = harness(failing);
+    const { key, at, envelope } = await deliveredRun(lambdaJob, 'req-retry');
+    const event = lambdaResult(
+      FUNCTION,
+      'req-retry',
+      envelope,
+      new Date(at.getTime() + 1_000),
+      'RetriesExhausted',
+    );
+    await h.recorder.handle(event);
+    // The notification went out; the dead letter waits in the run's outbox for the sweep.
+    expect(await dispatcherLedger.getRun(key)).toMatchObject({
+      status: 'failed',
+      outbox: ['dead-letter'],
     });
-    const envelope = {
-      version: 1,
-      jobId: 'early',
-      key,
-      scheduledAt: at.toISOString(),
-      nominal: '2026-03-29T07:00',
-      timezone: 'Europe/Berlin',
-      dst: 'none',
-      attempt: 1,
-      logicalDate: '2026-03-29',
-      payload: null,
-    };
-    const error = await h.recorder
-      .handle(destinationRecord(envelope, 'success', '2026-03-29T05:00:01.000Z'))
-      .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(CompletionBeforeDispatchError);
-    expect((await stored(key))?.status?.S).toBe('claimed');
-    expect(emitted(h.metrics)).toEqual([]);
+    expect(h.notifier.sent.map((n) => n.signal)).toEqual(['run-failed']);
+    expect(h.logs.withMessage('dead-letter-failed')).toHaveLength(1);
+    // Lambda delivers the same record again: a duplicate, the outbox stays for the sweep.
+    expect(await harness().recorder.handle(event)).toMatchObject({
+      outcome: 'ignored',
+      reason: 'already-failed',
+    });
+    expect(localSqs.messages('zonecron-dlq')).toHaveLength(0);
   });
 
   it.each([
-    ['no ledger item', 'no-ledger-item'],
-    ['an item of another job', 'job-mismatch:owner'],
-  ])('ignores and counts a completion for %s without writing', async (_name, reason) => {
+    ['no-ledger-item', (e: Record<string, unknown>) => ({ ...e, key: 'f'.repeat(64) })],
+    ['unknown-job', (e: Record<string, unknown>) => ({ ...e, jobId: 'nobody' })],
+  ])('ignores a completion with %s, and writes nothing', async (reason, mangle) => {
     const h = harness();
-    const { key, envelope } = await dispatchedRun('owner', '2026-03-29T01:00:02.000Z');
-    const foreign =
-      reason === 'no-ledger-item'
-        ? { ...envelope, key: createHash('sha256').update('nobody').digest('hex') }
-        : { ...envelope, jobId: 'intruder' };
+    const { key, at, envelope } = await deliveredRun(lambdaJob, 'req-x');
     const outcome = await h.recorder.handle(
-      destinationRecord(foreign, 'success', '2026-03-29T01:00:09.000Z'),
+      lambdaResult(
+        FUNCTION,
+        'req-x',
+        mangle(envelope) as typeof envelope,
+        new Date(at.getTime() + 1_000),
+      ),
     );
     expect(outcome).toMatchObject({ outcome: 'ignored', reason });
-    expect((await stored(key))?.status?.S).toBe('dispatched');
-    if (reason === 'no-ledger-item') expect(await stored(foreign.key)).toBeUndefined();
-    expect(emitted(h.metrics)).toEqual([`${foreign.jobId}/DuplicatesSuppressed=1`]);
+    expect((await dispatcherLedger.getRun(key))?.status).toBe('dispatched');
   });
 });
 
 describe('step functions status changes', () => {
   it('marks SUCCEEDED with the execution’s own duration', async () => {
     const h = harness();
-    const { key, envelope } = await dispatchedRun('etl', '2026-03-29T01:00:01.000Z');
-    await h.recorder.handle(
-      sfnEvent(envelope, 'SUCCEEDED', '2026-03-29T01:00:01.200Z', '2026-03-29T01:20:01.200Z'),
+    const arn = `${MACHINE.replace(':stateMachine:', ':execution:')}:zc-ok`;
+    const { key, envelope } = await deliveredRun(sfnJob, arn);
+    const outcome = await h.recorder.handle(
+      sfnEvent(envelope, arn, 'SUCCEEDED', '2026-03-29T01:00:05.000Z', '2026-03-29T01:04:05.000Z'),
     );
-    const item = await stored(key);
-    expect(item?.status?.S).toBe('succeeded');
-    expect(item?.durationMs?.N).toBe('1200000');
-    expect(emitted(h.metrics)).toEqual(['etl/RunSucceeded=1', 'etl/RunDurationSeconds=1200']);
+    expect(outcome).toMatchObject({
+      outcome: 'recorded',
+      status: 'succeeded',
+      durationMs: 240_000,
+    });
+    expect(await dispatcherLedger.getRun(key)).toMatchObject({
+      status: 'succeeded',
+      startedAt: '2026-03-29T01:00:05.000Z',
+    });
   });
 
-  it('marks FAILED as failed (execution) without a dead-letter message', async () => {
+  it('marks FAILED failed (execution), notifies once, and sends no dead letter', async () => {
     const h = harness();
-    const { key, envelope } = await dispatchedRun('etl-fail', '2026-03-29T01:00:01.000Z');
-    const outcome = await h.recorder.handle(
-      sfnEvent(envelope, 'FAILED', '2026-03-29T01:00:01.000Z', '2026-03-29T01:00:31.000Z'),
+    const arn = `${MACHINE.replace(':stateMachine:', ':execution:')}:zc-fail`;
+    const { key, envelope } = await deliveredRun(sfnJob, arn);
+    await h.recorder.handle(
+      sfnEvent(envelope, arn, 'FAILED', '2026-03-29T01:00:05.000Z', '2026-03-29T01:01:00.000Z'),
     );
-    expect(outcome).toMatchObject({ outcome: 'recorded', status: 'failed', deadLettered: false });
-    const item = await stored(key);
-    expect(item?.failure?.S).toBe('execution');
-    expect(item?.lastError?.S).toBe('execution FAILED: States.TaskFailed: upstream 503');
-    expect(emitted(h.metrics)).toEqual(['etl-fail/RunFailed=1', 'etl-fail/RunDurationSeconds=30']);
-    expect(await drainDlq()).toEqual([]);
+    expect(await dispatcherLedger.getRun(key)).toMatchObject({
+      status: 'failed',
+      failure: 'execution',
+      lastError: 'execution FAILED: States.TaskFailed: upstream 503',
+    });
+    expect(localSqs.messages('zonecron-dlq')).toHaveLength(0);
+    expect(h.notifier.sent.map((n) => n.signal)).toEqual(['run-failed']);
+  });
+
+  it('ignores an execution of another state machine for the same run', async () => {
+    const h = harness();
+    const arn = `${MACHINE.replace(':stateMachine:', ':execution:')}:zc-own`;
+    const { key, envelope } = await deliveredRun(sfnJob, arn);
+    const foreign = sfnEvent(
+      envelope,
+      arn,
+      'SUCCEEDED',
+      '2026-03-29T01:00:05.000Z',
+      '2026-03-29T01:01:00.000Z',
+    );
+    foreign.detail.stateMachineArn = MACHINE.replace(':etl', ':other');
+    expect(await h.recorder.handle(foreign)).toMatchObject({ outcome: 'ignored' });
+    expect((await dispatcherLedger.getRun(key))?.status).toBe('dispatched');
   });
 });
 
 describe('events that are not completions', () => {
   it('logs and counts an unrecognised event without throwing or writing', async () => {
     const h = harness();
-    const outcome = await h.recorder.handle({ Records: [{ eventSource: 'aws:s3' }] });
-    expect(outcome.outcome).toBe('unrecognised');
-    expect(emitted(h.metrics)).toEqual(['MalformedEvents=1']);
-    expect(h.logs.entries[0]).toMatchObject({
-      level: 'warn',
-      fields: { decision: 'unrecognised' },
-    });
+    expect(await h.recorder.handle({ hello: 'world' })).toMatchObject({ outcome: 'unrecognised' });
+    expect(h.metrics.count('MalformedEvents')).toBe(1);
+    expect(h.logs.withMessage('unrecognised event')).toHaveLength(1);
   });
 });

@@ -7,7 +7,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createTargetDelivery,
-  executionNameForKey,
+  executionNameFor,
   queueUrlFromArn,
   TargetDeliveryError,
 } from '../../../functions/dispatcher/targets/index.ts';
@@ -25,6 +25,7 @@ const envelope: RunEnvelope = {
   attempt: 1,
   logicalDate: '2023-03-26',
   payload: { region: 'eu' },
+  stack: 'Zonecron',
 };
 
 const lambda = mockClient(LambdaClient);
@@ -120,7 +121,7 @@ describe('stepfunctions target', () => {
     });
     const input = sfn.commandCalls(StartExecutionCommand)[0]?.args[0].input;
     expect(input?.stateMachineArn).toBe(arn);
-    expect(input?.name).toBe(`nightly_report-${KEY}`);
+    expect(input?.name).toBe(`zc4804dd9a-${KEY}-g0`);
     expect(JSON.parse(input?.input ?? '')).toEqual(envelope);
   });
 
@@ -129,15 +130,16 @@ describe('stepfunctions target', () => {
       .on(StartExecutionCommand)
       .rejects(new ExecutionAlreadyExists({ message: 'exists', $metadata: {} }));
     expect(await targets().deliver({ type: 'stepfunctions', arn }, envelope)).toEqual({
-      deliveryId: `arn:aws:states:eu-west-1:123456789012:execution:report:nightly_report-${KEY}`,
+      deliveryId: `arn:aws:states:eu-west-1:123456789012:execution:report:zc4804dd9a-${KEY}-g0`,
     });
   });
 
-  it('derives names of at most 80 valid characters', () => {
-    const name = executionNameForKey('a-very-long-job-identifier-of-many-words', KEY);
-    expect(name).toHaveLength(80);
-    expect(name).toMatch(/^[A-Za-z0-9_-]+$/);
-    expect(name.endsWith(KEY)).toBe(true);
+  it('names a new round of the same run differently, within 80 valid characters', () => {
+    const first = executionNameFor('zc4804dd9a-', KEY, 0);
+    const redriven = executionNameFor('zc4804dd9a-', KEY, 12);
+    expect(first).not.toBe(redriven);
+    expect(redriven).toHaveLength(79);
+    expect(redriven).toMatch(/^[A-Za-z0-9_-]+$/);
   });
 });
 

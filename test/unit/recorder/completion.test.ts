@@ -18,6 +18,7 @@ const envelope = {
   attempt: 1,
   logicalDate: '2026-03-29',
   payload: { table: 'orders' },
+  stack: 'Zonecron',
 };
 const functionArn = 'arn:aws:lambda:eu-central-1:123456789012:function:nightly:$LATEST';
 
@@ -220,13 +221,33 @@ describe('unrecognised events', () => {
   });
 });
 
+describe('lambda results through the default event bus', () => {
+  it.each([
+    ['Success', 'succeeded'],
+    ['Failure', 'failed'],
+  ] as const)('reads the invocation record of a %s event', (result, status) => {
+    const record =
+      result === 'Success'
+        ? destination()
+        : destination(
+            { responseContext: { statusCode: 200, functionError: 'Unhandled' } },
+            { condition: 'RetriesExhausted', approximateInvokeCount: 3 },
+          );
+    const parsed = parseCompletionEvent({
+      version: '0',
+      source: 'lambda',
+      'detail-type': `Lambda Function Invocation Result - ${result}`,
+      detail: record,
+    });
+    expect(parsed).toMatchObject({
+      kind: 'completion',
+      completion: { source: 'lambda-destination', status, envelope: { key, stack: 'Zonecron' } },
+    });
+  });
+});
+
 describe('run duration', () => {
-  const run = {
-    key,
-    jobId: 'nightly',
-    status: 'dispatched',
-    dispatchedAt: '2026-03-29T01:00:02.000Z',
-  };
+  const run = { dispatchedAt: '2026-03-29T01:00:02.000Z' };
 
   it('measures an async lambda run from dispatchedAt to the destination record', () => {
     const parsed = parseCompletionEvent(destination());

@@ -1,0 +1,197 @@
+import type { JobDefinition } from '../shared/job.ts';
+import type { RunItem } from '../shared/ledger-item.ts';
+import { performOutbox } from '../shared/outbox.ts';
+import {
+  type CoreContext,
+  deadLetter,
+  deliverRun,
+  outboxDeps,
+  type PlannedRun,
+  performNewOutbox,
+  type RunOutcome,
+  tracksCompletion,
+} from './deliver-run.ts';
+
+/** What the sweep did with one open run. */
+export interface Settled {
+  readonly key: string;
+  readonly jobId: string;
+  readonly action:
+    | 'outbox'
+    | 'retried'
+    | 'redelivered'
+    | 'dead-lettered'
+    | 'stuck'
+    | 'closed'
+    | 'rescheduled'
+    | 'left';
+  readonly outcome?: RunOutcome;
+}
+
+function retryOf(job: JobDefinition, item: RunItem): PlannedRun {
+  return {
+    job,
+    key: item.key,
+    at: new Date(item.at),
+    nominal: item.nominal,
+    dst: item.dst,
+    manual: item.manual,
+    origin: 'retry',
+    mode: 'reclaim',
+    missed: false,
+  };
+}
+
+/**
+ * Settles one open run the sweep found due in the `byOpen` index, whatever its age: the
+ * structural guarantee that no run stays open.
+ *
+ * ```
+ *  outbox owed, lease over   → perform it (dead letter, notifications)
+ *  claimed, lease over       → the holder died: retry (counted Redelivered: it may have
+ *                              reached the target), or dead-letter when the round is used up
+ *  delivery-failed, due      → retry, or dead-letter when the round is used up (also after a
+ *                              redeploy lowered retry.maxAttempts)
+ *  dispatched (lambda, sfn)  → stuck once past maxRuntime, else wait until then
+ *  anything else             → out of the index
+ * ```
+ */
+export async function reconcileRun(ctx: CoreContext, item: RunItem): Promise<Settled> {
+  const now = ctx.clock().getTime();
+  const base = { key: item.key, jobId: item.jobId };
+  if (item.outbox.length > 0) {
+    if ((item.outboxLeaseUntilEpochMs ?? 0) >= now) return { ...base, action: 'left' };
+    const taken = await ctx.ledger.takeOutbox(
+      item.key,
+      now,
+      now + ctx.options.outboxLeaseSeconds * 1000,
+    );
+    if (taken) await performOutbox(outboxDeps(ctx), taken);
+    return { ...base, action: 'outbox' };
+  }
+  const job = ctx.jobsById.get(item.jobId);
+  switch (item.status) {
+    case 'claimed':
+      if ((item.leaseUntilEpochMs ?? 0) >= now)
+        return reschedule(ctx, item, item.leaseUntilEpochMs);
+      return retryOrGiveUp(ctx, job, item, 'redelivered');
+    case 'delivery-failed':
+      return retryOrGiveUp(ctx, job, item, 'retried');
+    case 'dispatched':
+      if (job && tracksCompletion(job) && !item.signals.includes('stuck')) {
+        return checkStuck(ctx, job, item);
+      }
+      return reschedule(ctx, item, undefined);
+    default:
+      return reschedule(ctx, item, undefined);
+  }
+}
+
+/** Moves the run's next check (or takes it out of the index), if nobody changed it meanwhile. */
+async function reschedule(
+  ctx: CoreContext,
+  item: RunItem,
+  nextCheckAtEpochMs: number | undefined,
+): Promise<Settled> {
+  await ctx.ledger.closeOpen(
+    item.key,
+    { status: item.status, checkAtEpochMs: item.checkAtEpochMs ?? 0 },
+    nextCheckAtEpochMs,
+  );
+  return {
+    key: item.key,
+    jobId: item.jobId,
+    action: nextCheckAtEpochMs === undefined ? 'closed' : 'rescheduled',
+  };
+}
+
+async function retryOrGiveUp(
+  ctx: CoreContext,
+  job: JobDefinition | undefined,
+  item: RunItem,
+  action: 'retried' | 'redelivered',
+): Promise<Settled> {
+  const base = { key: item.key, jobId: item.jobId };
+  if (!job) {
+    const lastError = `job '${item.jobId}' is no longer in jobs.yaml; the run cannot be delivered`;
+    await deadLetterItem(ctx, undefined, item, lastError);
+    return { ...base, action: 'dead-lettered' };
+  }
+  if (item.roundAttempts >= job.retry.maxAttempts) {
+    const lastError =
+      item.status === 'claimed'
+        ? `dispatcher stopped during delivery attempt ${item.attempts} (lease expired at ${new Date(item.leaseUntilEpochMs ?? 0).toISOString()})`
+        : `${item.lastError ?? 'delivery failed'} (${item.roundAttempts} of ${job.retry.maxAttempts} attempts used)`;
+    await deadLetterItem(ctx, job, item, lastError);
+    return { ...base, action: 'dead-lettered' };
+  }
+  if (action === 'redelivered') {
+    // The holder's delivery may have reached the target before it died: the target may see
+    // this run twice, under the same key.
+    ctx.metrics.job(job.id, 'Redelivered');
+    ctx.logger.warn('possible-redelivery', {
+      decision: 'possible-redelivery',
+      jobId: job.id,
+      key: item.key,
+      at: item.at,
+      attempt: item.attempts,
+      hint: 'the previous claim expired mid-delivery; consumers drop duplicates by key',
+    });
+  }
+  const outcome = await deliverRun(ctx, retryOf(job, item));
+  return { ...base, action, outcome };
+}
+
+async function deadLetterItem(
+  ctx: CoreContext,
+  job: JobDefinition | undefined,
+  item: RunItem,
+  lastError: string,
+): Promise<void> {
+  const failedAt = ctx.clock();
+  if (job) {
+    await deadLetter(ctx, retryOf(job, item), item, lastError, failedAt);
+    return;
+  }
+  const failed = await ctx.ledger.failDelivery(item.key, item.attempts, {
+    lastError,
+    failedAt,
+    outboxLeaseUntilEpochMs: failedAt.getTime() + ctx.options.outboxLeaseSeconds * 1000,
+  });
+  if (failed) {
+    await performNewOutbox(
+      ctx,
+      item,
+      { status: 'failed', failure: 'delivery', lastError, completedAt: failedAt.toISOString() },
+      ['dead-letter', 'notify:dead-lettered'],
+      ['dead-lettered'],
+    );
+  }
+}
+
+async function checkStuck(ctx: CoreContext, job: JobDefinition, item: RunItem): Promise<Settled> {
+  const now = ctx.clock().getTime();
+  const stuckAtMs = Date.parse(item.dispatchedAt ?? item.at) + job.maxRuntimeSeconds * 1000;
+  if (now < stuckAtMs) return reschedule(ctx, item, stuckAtMs);
+  const lease = now + ctx.options.outboxLeaseSeconds * 1000;
+  if (!(await ctx.ledger.markStuck(item.key, lease))) {
+    return { key: item.key, jobId: item.jobId, action: 'left' };
+  }
+  ctx.metrics.job(job.id, 'StuckRuns');
+  ctx.logger.error('stuck', {
+    decision: 'stuck',
+    jobId: job.id,
+    expression: job.schedule,
+    timezone: job.timezone,
+    nominal: item.nominal,
+    at: item.at,
+    key: item.key,
+    attempt: item.attempts,
+    dispatchedAt: item.dispatchedAt,
+    deliveryId: item.deliveryId,
+    maxRuntimeSeconds: job.maxRuntimeSeconds,
+    runningMs: now - Date.parse(item.dispatchedAt ?? item.at),
+  });
+  await performNewOutbox(ctx, item, {}, ['notify:stuck'], ['stuck']);
+  return { key: item.key, jobId: item.jobId, action: 'stuck' };
+}

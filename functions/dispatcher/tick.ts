@@ -1,0 +1,187 @@
+import { type Occurrence, occurrencesBetween, periodBucket } from '../schedule/index.ts';
+import { type JobDefinition, scheduleSpecOf } from '../shared/job.ts';
+import type { JobStateItem } from '../shared/ledger-item.ts';
+import { catchUpJob } from './catch-up.ts';
+import {
+  type CoreContext,
+  deliverRun,
+  logFields,
+  type PlannedRun,
+  type RunOutcome,
+} from './deliver-run.ts';
+import type { TickEvent } from './events.ts';
+
+/** Who pauses a job that jobs.yaml disables (`enabled: false`). */
+export const CONFIG_PAUSED_BY = 'jobs.yaml';
+
+/** What one tick did. */
+export interface TickResult {
+  readonly kind: 'tick';
+  readonly jobId: string;
+  readonly scheduledAt: string;
+  /** Runs claimed, skipped or attempted, oldest first. */
+  readonly outcomes: readonly RunOutcome[];
+}
+
+/** Growing steps of the search for a job's previous run, in seconds: up to eight years. */
+const PREVIOUS_RUN_STEPS = [120, 3_600, 86_400, 32 * 86_400, 366 * 86_400, 8 * 366 * 86_400];
+
+/**
+ * The job's last run before `at`, or undefined when it has none in eight years (a leap-day job
+ * can wait that long). Searched in growing steps, so a frequent job costs one small engine
+ * call. Not bounded by the catch-up window: a watermark behind it means runs were never
+ * decided, and the catch-up records those older than the window as skipped.
+ *
+ * @example
+ * previousRun({ cron: '0 * * * *', timezone: 'UTC' }, new Date('2023-06-01T10:00Z'))?.at
+ * //=> 2023-06-01T09:00:00.000Z
+ */
+export function previousRun(
+  spec: ReturnType<typeof scheduleSpecOf>,
+  at: Date,
+): Occurrence | undefined {
+  const end = new Date(at.getTime() - 1);
+  for (const seconds of PREVIOUS_RUN_STEPS) {
+    const runs = occurrencesBetween(spec, new Date(at.getTime() - seconds * 1000), end);
+    const last = runs.at(-1);
+    if (last) return last;
+  }
+  return undefined;
+}
+
+/** The job's run at exactly `at`, or undefined when `at` is a covering tick with no run. */
+function runAt(job: JobDefinition, at: Date): Occurrence | undefined {
+  return occurrencesBetween(scheduleSpecOf(job), new Date(at.getTime() - 60_000), at).find(
+    (o) => o.at.getTime() === at.getTime(),
+  );
+}
+
+function ownRun(job: JobDefinition, occurrence: Occurrence): PlannedRun {
+  return {
+    job,
+    key: periodBucket(job.id, occurrence.at),
+    at: occurrence.at,
+    nominal: occurrence.nominal,
+    dst: occurrence.dst,
+    manual: false,
+    origin: 'tick',
+    mode: 'any',
+    missed: false,
+  };
+}
+
+/**
+ * Handles one per-job tick at S (already validated: known, enabled, not in the future).
+ *
+ * ```
+ *   S is no run of the job (the covering's other DST variant)  → nothing, no request
+ *   swap W: P <= W < S, not paused                               → deliver S   (3 requests)
+ *   otherwise, by the job's state:
+ *     none yet          → W = since = S, deliver S
+ *     paused            → S skipped(paused); or resumed when the pause ended / jobs.yaml re-enabled it
+ *     W >= S            → a retried tick: deliver S (the claim refuses a duplicate)
+ *     W < P             → catch-up of (W, S] under the job's policy, S always delivered
+ * ```
+ */
+export async function handleTick(
+  ctx: CoreContext,
+  job: JobDefinition,
+  event: TickEvent,
+): Promise<TickResult> {
+  const s = event.scheduledAt;
+  const result = (outcomes: readonly RunOutcome[]): TickResult => ({
+    kind: 'tick',
+    jobId: job.id,
+    scheduledAt: s.toISOString(),
+    outcomes,
+  });
+  const own = runAt(job, s);
+  if (!own) return result([]);
+  const previous = previousRun(scheduleSpecOf(job), s);
+  const swap = await ctx.ledger.swapWatermark(job.id, { previous: previous?.at, scheduledAt: s });
+  if (swap.swapped) return result([await deliverRun(ctx, ownRun(job, own))]);
+  return result(await slowPath(ctx, job, own, swap.state));
+}
+
+async function slowPath(
+  ctx: CoreContext,
+  job: JobDefinition,
+  own: Occurrence,
+  state: JobStateItem | undefined,
+): Promise<RunOutcome[]> {
+  if (state?.pausedAt) return paused(ctx, job, own, state);
+  if (!state?.sinceAt) {
+    await ctx.ledger.createJobState(job.id, own.at);
+    return [await deliverRun(ctx, ownRun(job, own))];
+  }
+  if (Date.parse(state.watermarkAt ?? state.sinceAt) >= own.at.getTime()) {
+    return [await deliverRun(ctx, ownRun(job, own))];
+  }
+  return catchUpJob(ctx, job, { upTo: own.at, own, origin: 'tick' });
+}
+
+/** True when a pause no longer applies: its end passed, or jobs.yaml enables the job again. */
+export function pauseEnded(job: JobDefinition, state: JobStateItem, now: Date): boolean {
+  if (state.pausedBy === CONFIG_PAUSED_BY) return job.enabled;
+  return state.pausedUntil !== undefined && Date.parse(state.pausedUntil) <= now.getTime();
+}
+
+async function paused(
+  ctx: CoreContext,
+  job: JobDefinition,
+  own: Occurrence,
+  state: JobStateItem,
+): Promise<RunOutcome[]> {
+  const now = ctx.clock();
+  if (pauseEnded(job, state, now)) {
+    await ctx.ledger.resume(job.id, { at: now, catchUp: false });
+    ctx.logger.info('resumed', {
+      decision: 'resumed',
+      jobId: job.id,
+      pausedAt: state.pausedAt,
+      pausedBy: state.pausedBy,
+      by: state.pausedBy === CONFIG_PAUSED_BY ? 'jobs.yaml enables the job' : 'the pause ended',
+    });
+    return [await deliverRun(ctx, ownRun(job, own))];
+  }
+  return [await skipPaused(ctx, job, own, state)];
+}
+
+/** Records a run of a paused job as skipped(paused) and moves the watermark past it. */
+export async function skipPaused(
+  ctx: CoreContext,
+  job: JobDefinition,
+  occurrence: Occurrence,
+  state: JobStateItem,
+): Promise<RunOutcome> {
+  const run = ownRun(job, occurrence);
+  const nowEpochMs = ctx.clock().getTime();
+  const detail = `paused by ${state.pausedBy ?? 'an operator'}${state.pauseReason ? `: ${state.pauseReason}` : ''}`;
+  const recorded = await ctx.ledger.recordSkipped({
+    key: run.key,
+    jobId: job.id,
+    at: occurrence.at,
+    nominal: occurrence.nominal,
+    dst: occurrence.dst,
+    origin: 'tick',
+    reason: 'paused',
+    detail,
+    missed: false,
+    nowEpochMs,
+    outboxLeaseUntilEpochMs: nowEpochMs,
+    ttlEpochSec: Math.floor(nowEpochMs / 1000) + ctx.options.retentionDays * 86_400,
+  });
+  await ctx.ledger.advanceWatermark(job.id, occurrence.at);
+  if (recorded) {
+    ctx.metrics.job(job.id, 'SkippedPaused');
+    ctx.logger.info('skipped', logFields(run, { decision: 'skipped-paused', detail }));
+  }
+  return {
+    key: run.key,
+    jobId: job.id,
+    at: occurrence.at.toISOString(),
+    outcome: 'skipped',
+    reason: 'paused',
+    detail,
+  };
+}

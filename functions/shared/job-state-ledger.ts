@@ -1,0 +1,271 @@
+import {
+  av,
+  decodeJobState,
+  type JobStateItem,
+  jobStateKey,
+  SWEEP_CURSOR_KEY,
+} from './ledger-item.ts';
+import type { LedgerStore } from './ledger-store.ts';
+import { UpdateExpression } from './update-expression.ts';
+
+/** What the fast path's watermark swap found when it did not apply. */
+export type SwapOutcome =
+  | { readonly swapped: true }
+  | { readonly swapped: false; readonly state: JobStateItem | undefined };
+
+/** A pause as an operator (or `enabled: false` in jobs.yaml) sets it. */
+export interface PauseRequest {
+  readonly at: Date;
+  readonly by: string;
+  readonly reason: string;
+  readonly until?: Date;
+}
+
+/**
+ * The job state items (`job#<jobId>`) and the sweep's cursor.
+ *
+ * ```
+ *   watermark W: every run at or before W is decided (claimed, skipped, or being claimed)
+ *
+ *   tick at S, previous run P:   P <= W < S  → SET W = S, deliver S     (one write: the fast path)
+ *                                W < P       → catch-up: lease, decide (W, S], SET W = S
+ *                                W >= S      → a retried tick: deliver S only
+ *   pause:   pausedAt…  — ticks record their run skipped(paused) and move W on
+ *   running: runningKey until runningUntilEpochMs — concurrency: forbid's slot
+ * ```
+ */
+export interface JobStateLedger {
+  getJobState(jobId: string): Promise<JobStateItem | undefined>;
+  /** Consistent batched reads of several jobs' states. */
+  getJobStates(jobIds: readonly string[]): Promise<Map<string, JobStateItem>>;
+  /**
+   * The fast path: moves W to `scheduledAt` when the job is live, not paused and W is at or
+   * after `previous` (or, without a previous run, before `scheduledAt`). Otherwise the state
+   * that refused it comes back (undefined: no state yet).
+   */
+  swapWatermark(
+    jobId: string,
+    runs: { readonly previous: Date | undefined; readonly scheduledAt: Date },
+  ): Promise<SwapOutcome>;
+  /** The job's first decided run: W and `since` both at `at`. False when a state exists. */
+  createJobState(jobId: string, at: Date): Promise<boolean>;
+  /** Moves W forward to `at` (never back); sets `since` if absent. */
+  advanceWatermark(jobId: string, at: Date): Promise<boolean>;
+  /**
+   * Takes the job's catch-up lease; the state, or undefined when another holds it or the job
+   * has never run.
+   */
+  acquireCatchup(
+    jobId: string,
+    nowEpochMs: number,
+    leaseUntilEpochMs: number,
+  ): Promise<JobStateItem | undefined>;
+  /** Moves W to `upTo` (if later; not at all when undefined) and gives the catch-up lease back. */
+  finishCatchup(jobId: string, leaseUntilEpochMs: number, upTo: Date | undefined): Promise<void>;
+  /**
+   * Takes `concurrency: forbid`'s slot for run `key` until `untilEpochMs`; refused while another
+   * run holds it (its key comes back).
+   */
+  acquireSlot(
+    jobId: string,
+    key: string,
+    nowEpochMs: number,
+    untilEpochMs: number,
+  ): Promise<{ readonly acquired: boolean; readonly runningKey?: string }>;
+  /** Gives the slot back if run `key` holds it. */
+  releaseSlot(jobId: string, key: string): Promise<boolean>;
+  /** Pauses the job (again, updating the reason and end); the state as written. */
+  pause(jobId: string, request: PauseRequest): Promise<JobStateItem>;
+  /**
+   * Ends a pause. Without `catchUp`, W moves to `at` so nothing paused is replayed; the pause
+   * is remembered (`lastPauseFrom`/`lastPauseTo`). False when the job was not paused.
+   */
+  resume(
+    jobId: string,
+    request: { readonly at: Date; readonly catchUp: boolean },
+  ): Promise<boolean>;
+  /** The sweep's cursor: every due window up to it has been checked. */
+  getSweepCursor(): Promise<Date | undefined>;
+  /** Moves the sweep's cursor forward to `at`. */
+  advanceSweepCursor(at: Date): Promise<void>;
+}
+
+/** The job state ledger on the ledger table. */
+export function createJobStateLedger(store: LedgerStore): JobStateLedger {
+  async function write(
+    key: string,
+    u: UpdateExpression,
+    condition?: (u: UpdateExpression) => string,
+    returnValues?: 'ALL_NEW',
+  ) {
+    const cond = condition?.(u);
+    const { update, names, values } = u.build();
+    return store.update({
+      key,
+      update,
+      ...(cond ? { condition: cond } : {}),
+      names,
+      values,
+      ...(returnValues ? { returnValues } : {}),
+    });
+  }
+
+  async function getJobState(jobId: string) {
+    const item = await store.get(jobStateKey(jobId));
+    return item ? decodeJobState(item) : undefined;
+  }
+
+  return {
+    getJobState,
+
+    async getJobStates(jobIds) {
+      const items = await store.batchGet(jobIds.map(jobStateKey), true);
+      return new Map(
+        [...items.values()].map((item) => decodeJobState(item)).map((s) => [s.jobId, s]),
+      );
+    },
+
+    async swapWatermark(jobId, runs) {
+      const at = runs.scheduledAt.toISOString();
+      const u = new UpdateExpression().set('watermarkAt', av.s(at));
+      const result = await write(jobStateKey(jobId), u, (c) => {
+        const w = c.name('watermarkAt');
+        const lower =
+          runs.previous === undefined
+            ? `attribute_exists(${w})`
+            : `${w} >= ${c.value('previous', av.s(runs.previous.toISOString()))}`;
+        return `${lower} AND ${w} < ${c.value('scheduled', av.s(at))} AND attribute_not_exists(${c.name('pausedAt')})`;
+      });
+      if (result.applied) return { swapped: true };
+      return { swapped: false, state: result.current && decodeJobState(result.current) };
+    },
+
+    async createJobState(jobId, at) {
+      const u = new UpdateExpression()
+        .set('watermarkAt', av.s(at.toISOString()))
+        .set('sinceAt', av.s(at.toISOString()));
+      const result = await write(
+        jobStateKey(jobId),
+        u,
+        (c) => `attribute_not_exists(${c.name('sinceAt')})`,
+      );
+      return result.applied;
+    },
+
+    async advanceWatermark(jobId, at) {
+      const iso = av.s(at.toISOString());
+      const u = new UpdateExpression().set('watermarkAt', iso).setIfAbsent('sinceAt', iso);
+      const result = await write(jobStateKey(jobId), u, (c) => {
+        const w = c.name('watermarkAt');
+        return `attribute_not_exists(${w}) OR ${w} < ${c.value('at', iso)}`;
+      });
+      return result.applied;
+    },
+
+    async acquireCatchup(jobId, nowEpochMs, leaseUntilEpochMs) {
+      const u = new UpdateExpression().set('catchupLeaseUntilEpochMs', av.n(leaseUntilEpochMs));
+      const result = await write(
+        jobStateKey(jobId),
+        u,
+        (c) => {
+          const lease = c.name('catchupLeaseUntilEpochMs');
+          return `attribute_exists(${c.name('sinceAt')}) AND (attribute_not_exists(${lease}) OR ${lease} < ${c.value('now', av.n(nowEpochMs))})`;
+        },
+        'ALL_NEW',
+      );
+      return result.applied && result.item ? decodeJobState(result.item) : undefined;
+    },
+
+    async finishCatchup(jobId, leaseUntilEpochMs, upTo) {
+      const ours = (c: UpdateExpression) =>
+        `${c.name('catchupLeaseUntilEpochMs')} = ${c.value('lease', av.n(leaseUntilEpochMs))}`;
+      const release = () =>
+        write(jobStateKey(jobId), new UpdateExpression().remove('catchupLeaseUntilEpochMs'), ours);
+      if (!upTo) {
+        await release();
+        return;
+      }
+      const iso = av.s(upTo.toISOString());
+      const moved = await write(
+        jobStateKey(jobId),
+        new UpdateExpression().set('watermarkAt', iso).remove('catchupLeaseUntilEpochMs'),
+        (c) => `${ours(c)} AND ${c.name('watermarkAt')} < ${c.value('upTo', iso)}`,
+      );
+      if (moved.applied) return;
+      await write(
+        jobStateKey(jobId),
+        new UpdateExpression().remove('catchupLeaseUntilEpochMs'),
+        ours,
+      );
+    },
+
+    async acquireSlot(jobId, key, nowEpochMs, untilEpochMs) {
+      const u = new UpdateExpression()
+        .set('runningKey', av.s(key))
+        .set('runningUntilEpochMs', av.n(untilEpochMs));
+      const result = await write(jobStateKey(jobId), u, (c) => {
+        const running = c.name('runningKey');
+        const until = c.name('runningUntilEpochMs');
+        return `attribute_not_exists(${running}) OR ${running} = ${c.value('key', av.s(key))} OR ${until} < ${c.value('now', av.n(nowEpochMs))}`;
+      });
+      if (result.applied) return { acquired: true };
+      const runningKey = result.current && decodeJobState(result.current).runningKey;
+      return { acquired: false, ...(runningKey ? { runningKey } : {}) };
+    },
+
+    async releaseSlot(jobId, key) {
+      const u = new UpdateExpression().remove('runningKey', 'runningUntilEpochMs');
+      const result = await write(
+        jobStateKey(jobId),
+        u,
+        (c) => `${c.name('runningKey')} = ${c.value('key', av.s(key))}`,
+      );
+      return result.applied;
+    },
+
+    async pause(jobId, request) {
+      const u = new UpdateExpression()
+        .setIfAbsent('pausedAt', av.s(request.at.toISOString()))
+        .set('pausedBy', av.s(request.by))
+        .set('pauseReason', av.s(request.reason));
+      if (request.until) u.set('pausedUntil', av.s(request.until.toISOString()));
+      else u.remove('pausedUntil');
+      const result = await write(jobStateKey(jobId), u, undefined, 'ALL_NEW');
+      return decodeJobState(result.applied ? (result.item ?? {}) : {});
+    },
+
+    async resume(jobId, request) {
+      const at = av.s(request.at.toISOString());
+      const u = new UpdateExpression()
+        .remove('pausedAt', 'pausedBy', 'pauseReason', 'pausedUntil')
+        .set('lastPauseTo', at);
+      const lastFrom = u.name('lastPauseFrom');
+      const pausedAt = u.name('pausedAt');
+      if (!request.catchUp) u.set('watermarkAt', at).setIfAbsent('sinceAt', at);
+      const { update, names, values } = u.build();
+      const result = await store.update({
+        key: jobStateKey(jobId),
+        // `lastPauseFrom` takes the value of `pausedAt` as it was before this write.
+        update: update.replace('SET ', `SET ${lastFrom} = ${pausedAt}, `),
+        condition: `attribute_exists(${pausedAt})`,
+        names,
+        values,
+      });
+      return result.applied;
+    },
+
+    async getSweepCursor() {
+      const item = await store.get(SWEEP_CURSOR_KEY);
+      const v = item?.sweptThrough;
+      return v && 'S' in v && v.S ? new Date(v.S) : undefined;
+    },
+
+    async advanceSweepCursor(at) {
+      const iso = av.s(at.toISOString());
+      await write(SWEEP_CURSOR_KEY, new UpdateExpression().set('sweptThrough', iso), (c) => {
+        const through = c.name('sweptThrough');
+        return `attribute_not_exists(${through}) OR ${through} < ${c.value('at', iso)}`;
+      });
+    },
+  };
+}

@@ -1,0 +1,318 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { LEDGER_OPEN_SHARDS, LEDGER_PARTITION_KEY, LEDGER_TTL_ATTRIBUTE } from './ledger-table.ts';
+
+/**
+ * Where a run is in its life (docs/architecture.md, "The run lifecycle").
+ *
+ * `claimed`, `delivery-failed` and a `dispatched` run whose target reports completion are
+ * open: someone still has to act on them. The rest are terminal.
+ */
+export type RunStatus =
+  | 'claimed'
+  | 'dispatched'
+  | 'delivery-failed'
+  | 'succeeded'
+  | 'failed'
+  | 'skipped';
+
+const RUN_STATUSES: ReadonlySet<string> = new Set<RunStatus>([
+  'claimed',
+  'dispatched',
+  'delivery-failed',
+  'succeeded',
+  'failed',
+  'skipped',
+]);
+
+/** Why a run was skipped: the one recorded reason every skipped run carries. */
+export type SkipReason =
+  | 'overlap'
+  | 'paused'
+  | 'catch-up-none'
+  | 'catch-up-latest'
+  | 'max-runs'
+  | 'outside-window';
+
+/** How a run came to be decided. */
+export type RunOrigin = 'tick' | 'catch-up' | 'sweep' | 'retry' | 'manual' | 'redrive' | 'backfill';
+
+/**
+ * What on-call is told about, once per run and signal.
+ *
+ * - `missed`: due, and no tick of its own decided it; a catch-up delivered it late or skipped it.
+ * - `late`: delivered by its own tick, but later than the job's grace.
+ * - `stuck`: delivered to a target that reports completion, and not finished after maxRuntime.
+ * - `dead-lettered`: its delivery attempts ran out; it is in the dead-letter queue.
+ * - `run-failed`: the target ran it and reported failure.
+ */
+export type Signal = 'missed' | 'late' | 'stuck' | 'dead-lettered' | 'run-failed';
+
+/**
+ * A side effect a transition owes the world, kept on the run's item until it is done: a
+ * notification per signal, or the one dead-letter message.
+ */
+export type OutboxEffect = `notify:${Signal}` | 'dead-letter';
+
+/** One run's ledger item, decoded. */
+export interface RunItem {
+  readonly key: string;
+  readonly jobId: string;
+  /** UTC ISO instant with milliseconds. */
+  readonly at: string;
+  readonly nominal: string;
+  readonly dst: string;
+  readonly status: RunStatus;
+  /** Delivery attempts ever made; never reset, so `attempt` numbers a delivery uniquely. */
+  readonly attempts: number;
+  /**
+   * Attempts in the current round: a round has `retry.maxAttempts` of them, and an operator's
+   * redrive starts a new one.
+   */
+  readonly roundAttempts: number;
+  /** Number of redrives. */
+  readonly generation: number;
+  readonly manual: boolean;
+  readonly origin?: RunOrigin;
+  /** The target ARN the run was claimed for. */
+  readonly target?: string;
+  readonly leaseUntilEpochMs?: number;
+  readonly dispatchedAt?: string;
+  readonly deliveryId?: string;
+  readonly lastError?: string;
+  readonly failure?: 'delivery' | 'execution';
+  readonly skipReason?: SkipReason;
+  readonly completedAt?: string;
+  readonly startedAt?: string;
+  readonly completionId?: string;
+  readonly deadLetteredAt?: string;
+  readonly signals: readonly Signal[];
+  readonly outbox: readonly OutboxEffect[];
+  readonly outboxLeaseUntilEpochMs?: number;
+  readonly openShard?: string;
+  readonly checkAtEpochMs?: number;
+  readonly ttlEpochSec?: number;
+}
+
+/** A job's own item: its watermark, pause, catch-up lease and running slot. */
+export interface JobStateItem {
+  readonly jobId: string;
+  /** Every run at or before it has been decided (or is being decided). */
+  readonly watermarkAt?: string;
+  /** The first run this stack ever decided for the job: earlier runs were never expected. */
+  readonly sinceAt?: string;
+  readonly pausedAt?: string;
+  /** Who paused it: an operator's name, or `jobs.yaml` for `enabled: false`. */
+  readonly pausedBy?: string;
+  readonly pauseReason?: string;
+  readonly pausedUntil?: string;
+  readonly lastPauseFrom?: string;
+  readonly lastPauseTo?: string;
+  readonly catchupLeaseUntilEpochMs?: number;
+  readonly runningKey?: string;
+  readonly runningUntilEpochMs?: number;
+}
+
+/** A stored item that does not have the shape its key promises. */
+export class LedgerItemError extends Error {
+  readonly key: string;
+  readonly attribute: string;
+  constructor(key: string, attribute: string, problem: string) {
+    super(`ledger item '${key}': attribute '${attribute}' ${problem}`);
+    this.name = new.target.name;
+    this.key = key;
+    this.attribute = attribute;
+  }
+}
+
+/** A DynamoDB item in the low-level attribute-value form. */
+export type Item = Record<string, AttributeValue>;
+
+/** Prefix of a job state item's partition key. */
+export const JOB_STATE_KEY_PREFIX = 'job#';
+
+/** The partition key of a job's state item. */
+export function jobStateKey(jobId: string): string {
+  return `${JOB_STATE_KEY_PREFIX}${jobId}`;
+}
+
+/** The partition key of the sweep's cursor item. */
+export const SWEEP_CURSOR_KEY = 'sweep#cursor';
+
+/**
+ * The `byOpen` partition a run's item goes to: one of `LEDGER_OPEN_SHARDS`, from the run key's
+ * first hex digits, so the same run always lands in the same shard.
+ *
+ * @example
+ * openShardOf('9f86d081…') //=> 'open#9'
+ */
+export function openShardOf(key: string): string {
+  const value = Number.parseInt(key.slice(0, 4), 16);
+  const shard = Number.isNaN(value) ? 0 : value % LEDGER_OPEN_SHARDS;
+  return `open#${shard}`;
+}
+
+/** Every `byOpen` partition key value, for the sweep's queries. */
+export function openShards(): string[] {
+  return Array.from({ length: LEDGER_OPEN_SHARDS }, (_, i) => `open#${i}`);
+}
+
+/** Attribute-value constructors. */
+export const av = {
+  s: (value: string): AttributeValue => ({ S: value }),
+  n: (value: number): AttributeValue => ({ N: String(value) }),
+  b: (value: boolean): AttributeValue => ({ BOOL: value }),
+  ss: (values: readonly string[]): AttributeValue => ({ SS: [...values] }),
+};
+
+/** Reads the item's attributes by kind, strictly: a wrong kind is an error. */
+class Reader {
+  constructor(
+    private readonly item: Item,
+    private readonly key: string,
+  ) {}
+  optS(name: string): string | undefined {
+    const v = this.item[name];
+    if (v === undefined) return undefined;
+    if (!('S' in v) || v.S === undefined)
+      throw new LedgerItemError(this.key, name, 'is not a string');
+    return v.S;
+  }
+  s(name: string): string {
+    const v = this.optS(name);
+    if (v === undefined) throw new LedgerItemError(this.key, name, 'is missing');
+    return v;
+  }
+  optN(name: string): number | undefined {
+    const v = this.item[name];
+    if (v === undefined) return undefined;
+    const n = 'N' in v && v.N !== undefined ? Number(v.N) : Number.NaN;
+    if (!Number.isFinite(n)) throw new LedgerItemError(this.key, name, 'is not a number');
+    return n;
+  }
+  n(name: string): number {
+    const v = this.optN(name);
+    if (v === undefined) throw new LedgerItemError(this.key, name, 'is missing');
+    return v;
+  }
+  bool(name: string): boolean {
+    const v = this.item[name];
+    if (v === undefined) return false;
+    if (!('BOOL' in v) || v.BOOL === undefined) {
+      throw new LedgerItemError(this.key, name, 'is not a boolean');
+    }
+    return v.BOOL;
+  }
+  set(name: string): string[] {
+    const v = this.item[name];
+    if (v === undefined) return [];
+    if (!('SS' in v) || v.SS === undefined) {
+      throw new LedgerItemError(this.key, name, 'is not a string set');
+    }
+    return [...v.SS].sort();
+  }
+  oneOf<T extends string>(name: string, allowed: ReadonlySet<string>): T {
+    const v = this.s(name);
+    if (!allowed.has(v)) {
+      throw new LedgerItemError(this.key, name, `is '${v}' (allowed ${[...allowed].join(', ')})`);
+    }
+    return v as T;
+  }
+}
+
+/** Copies the defined entries only, so optional fields stay absent (not `undefined`). */
+function defined<T extends object>(fields: T): { [K in keyof T]: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as {
+    [K in keyof T]: Exclude<T[K], undefined>;
+  };
+}
+
+/**
+ * Decodes a stored run item; the one codec of the run item for every reader.
+ *
+ * Strict: a missing key, job, instant, status or attempt count, or an unknown status, is a
+ * `LedgerItemError`, never a default.
+ *
+ * @example
+ * decodeRun({ pk: { S: '9f…' }, jobId: { S: 'daily' }, at: { S: '2023-03-26T01:30:00.000Z' },
+ *   nominal: { S: '2023-03-26T02:30' }, dst: { S: 'gap' }, status: { S: 'claimed' },
+ *   attempts: { N: '1' } }).status
+ * //=> 'claimed'
+ */
+export function decodeRun(item: Item): RunItem {
+  const pk = item[LEDGER_PARTITION_KEY];
+  const key = pk && 'S' in pk && pk.S ? pk.S : '(no key)';
+  const r = new Reader(item, key);
+  r.s(LEDGER_PARTITION_KEY);
+  return {
+    key,
+    jobId: r.s('jobId'),
+    at: r.s('at'),
+    nominal: r.optS('nominal') ?? '',
+    dst: r.optS('dst') ?? 'none',
+    status: r.oneOf<RunStatus>('status', RUN_STATUSES),
+    attempts: r.n('attempts'),
+    roundAttempts: r.optN('roundAttempts') ?? 0,
+    generation: r.optN('generation') ?? 0,
+    manual: r.bool('manual'),
+    signals: r.set('signals') as Signal[],
+    outbox: r.set('outbox') as OutboxEffect[],
+    ...defined({
+      origin: r.optS('origin') as RunOrigin | undefined,
+      target: r.optS('target'),
+      leaseUntilEpochMs: r.optN('leaseUntilEpochMs'),
+      dispatchedAt: r.optS('dispatchedAt'),
+      deliveryId: r.optS('deliveryId'),
+      lastError: r.optS('lastError'),
+      failure: r.optS('failure') as 'delivery' | 'execution' | undefined,
+      skipReason: r.optS('skipReason') as SkipReason | undefined,
+      completedAt: r.optS('completedAt'),
+      startedAt: r.optS('startedAt'),
+      completionId: r.optS('completionId'),
+      deadLetteredAt: r.optS('deadLetteredAt'),
+      outboxLeaseUntilEpochMs: r.optN('outboxLeaseUntilEpochMs'),
+      openShard: r.optS('openShard'),
+      checkAtEpochMs: r.optN('checkAtEpochMs'),
+      ttlEpochSec: r.optN(LEDGER_TTL_ATTRIBUTE),
+    }),
+  };
+}
+
+/**
+ * Decodes a job state item (`job#<jobId>`).
+ *
+ * @example
+ * decodeJobState({ pk: { S: 'job#daily' }, watermarkAt: { S: '2023-03-26T01:30:00.000Z' } })
+ * //=> { jobId: 'daily', watermarkAt: '2023-03-26T01:30:00.000Z' }
+ */
+export function decodeJobState(item: Item): JobStateItem {
+  const r = new Reader(item, '(job state)');
+  const pk = r.s(LEDGER_PARTITION_KEY);
+  if (!pk.startsWith(JOB_STATE_KEY_PREFIX)) {
+    throw new LedgerItemError(
+      pk,
+      LEDGER_PARTITION_KEY,
+      `does not start with '${JOB_STATE_KEY_PREFIX}'`,
+    );
+  }
+  return {
+    jobId: pk.slice(JOB_STATE_KEY_PREFIX.length),
+    ...defined({
+      watermarkAt: r.optS('watermarkAt'),
+      sinceAt: r.optS('sinceAt'),
+      pausedAt: r.optS('pausedAt'),
+      pausedBy: r.optS('pausedBy'),
+      pauseReason: r.optS('pauseReason'),
+      pausedUntil: r.optS('pausedUntil'),
+      lastPauseFrom: r.optS('lastPauseFrom'),
+      lastPauseTo: r.optS('lastPauseTo'),
+      catchupLeaseUntilEpochMs: r.optN('catchupLeaseUntilEpochMs'),
+      runningKey: r.optS('runningKey'),
+      runningUntilEpochMs: r.optN('runningUntilEpochMs'),
+    }),
+  };
+}
+
+/** True for statuses after which only an operator acts on the run again. */
+export function isTerminal(status: RunStatus): boolean {
+  return status === 'succeeded' || status === 'failed' || status === 'skipped';
+}

@@ -1,0 +1,182 @@
+import {
+  BatchGetItemCommand,
+  type BatchGetItemCommandOutput,
+  ConditionalCheckFailedException,
+  type DynamoDBClient,
+  GetItemCommand,
+  QueryCommand,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
+import { av, type Item } from './ledger-item.ts';
+import { LEDGER_PARTITION_KEY } from './ledger-table.ts';
+
+/** One conditional update: what to set and under which condition. */
+export interface ConditionalUpdate {
+  /** The item's partition key. */
+  readonly key: string;
+  /** `SET …`, `REMOVE …`, `ADD …`, `DELETE …` clauses. */
+  readonly update: string;
+  /** The condition; omitted means unconditional. */
+  readonly condition?: string;
+  readonly names?: Record<string, string>;
+  readonly values?: Item;
+  /** Return the item as written (`ALL_NEW`) or as it was (`ALL_OLD`). @default nothing */
+  readonly returnValues?: 'ALL_NEW' | 'ALL_OLD';
+}
+
+/** What a conditional update did: applied (with the item when asked), or refused. */
+export type UpdateResult =
+  | { readonly applied: true; readonly item: Item | undefined }
+  | { readonly applied: false; readonly current: Item | undefined };
+
+/** The ledger table, reached through a handful of calls every ledger operation is made of. */
+export interface LedgerStore {
+  /**
+   * A conditional `UpdateItem`. When the condition fails, the item that refused it comes back
+   * (`ReturnValuesOnConditionCheckFailure`, or one consistent read where the store ignores
+   * that parameter, as dynalite does).
+   */
+  update(request: ConditionalUpdate): Promise<UpdateResult>;
+  /** A strongly consistent read of one item. */
+  get(key: string): Promise<Item | undefined>;
+  /** Batched reads (`BatchGetItem`, ≤ 100 keys a request), absent keys absent. */
+  batchGet(keys: readonly string[], consistent: boolean): Promise<Map<string, Item>>;
+  /** One page of a query on an index, up to `limit` items. */
+  query(request: {
+    readonly index: string;
+    readonly keyCondition: string;
+    readonly names: Record<string, string>;
+    readonly values: Item;
+    readonly limit: number;
+    readonly filter?: string;
+    readonly newestFirst?: boolean;
+  }): Promise<Item[]>;
+}
+
+/** How to reach the table. */
+export interface LedgerStoreOptions {
+  readonly client: Pick<DynamoDBClient, 'send'>;
+  readonly tableName: string;
+  /**
+   * Whether the store returns the refusing item with a failed condition. DynamoDB and DynamoDB
+   * Local do; dynalite ignores the parameter and then one consistent read fetches the item.
+   * @default true (falls back per call when the item does not come back)
+   */
+  readonly returnValuesOnConditionCheckFailure?: boolean;
+}
+
+/** `BatchGetItem`'s limit on keys per request (DynamoDB API reference, BatchGetItem). */
+const BATCH_GET_LIMIT = 100;
+/** Rounds of `UnprocessedKeys` retried before the read is given up as throttled. */
+const MAX_UNPROCESSED_ROUNDS = 8;
+
+/** BatchGetItem kept returning UnprocessedKeys. */
+export class LedgerThrottledError extends Error {
+  readonly unprocessedKeys: number;
+  constructor(unprocessedKeys: number) {
+    super(`ledger batch read left ${unprocessedKeys} key(s) unprocessed after retries`);
+    this.name = new.target.name;
+    this.unprocessedKeys = unprocessedKeys;
+  }
+}
+
+function isConditionFailure(error: unknown): error is ConditionalCheckFailedException {
+  return (
+    error instanceof ConditionalCheckFailedException ||
+    (error as { name?: string } | null)?.name === 'ConditionalCheckFailedException'
+  );
+}
+
+/**
+ * The DynamoDB ledger store.
+ *
+ * @example
+ * const store = createLedgerStore({ client: new DynamoDBClient({}), tableName: 'ledger' });
+ * await store.update({ key: 'job#daily', update: 'SET watermarkAt = :at',
+ *   values: { ':at': { S: '2023-03-26T01:30:00.000Z' } } });
+ * //=> { applied: true, item: undefined }
+ */
+export function createLedgerStore(options: LedgerStoreOptions): LedgerStore {
+  const { client, tableName } = options;
+  const askForOld = options.returnValuesOnConditionCheckFailure ?? true;
+  const keyOf = (key: string): Item => ({ [LEDGER_PARTITION_KEY]: av.s(key) });
+
+  async function get(key: string): Promise<Item | undefined> {
+    const out = await client.send(
+      new GetItemCommand({ TableName: tableName, Key: keyOf(key), ConsistentRead: true }),
+    );
+    return out.Item;
+  }
+
+  return {
+    async update(request) {
+      const names = request.names ?? {};
+      const values = request.values ?? {};
+      try {
+        const out = await client.send(
+          new UpdateItemCommand({
+            TableName: tableName,
+            Key: keyOf(request.key),
+            UpdateExpression: request.update,
+            ...(request.condition ? { ConditionExpression: request.condition } : {}),
+            ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
+            ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
+            ...(request.returnValues ? { ReturnValues: request.returnValues } : {}),
+            ...(askForOld && request.condition
+              ? { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const }
+              : {}),
+          }),
+        );
+        return { applied: true, item: out.Attributes };
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+        return { applied: false, current: error.Item ?? (await get(request.key)) };
+      }
+    },
+
+    get,
+
+    async batchGet(keys, consistent) {
+      const found = new Map<string, Item>();
+      const unique = [...new Set(keys)];
+      for (let i = 0; i < unique.length; i += BATCH_GET_LIMIT) {
+        await batchGetChunk(unique.slice(i, i + BATCH_GET_LIMIT), consistent, found);
+      }
+      return found;
+    },
+
+    async query(request) {
+      const out = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          IndexName: request.index,
+          KeyConditionExpression: request.keyCondition,
+          ...(request.filter ? { FilterExpression: request.filter } : {}),
+          ExpressionAttributeNames: request.names,
+          ExpressionAttributeValues: request.values,
+          Limit: request.limit,
+          ScanIndexForward: !request.newestFirst,
+        }),
+      );
+      return out.Items ?? [];
+    },
+  };
+
+  async function batchGetChunk(keys: string[], consistent: boolean, found: Map<string, Item>) {
+    let pending: Item[] = keys.map(keyOf);
+    for (let round = 0; pending.length > 0; round++) {
+      if (round >= MAX_UNPROCESSED_ROUNDS) throw new LedgerThrottledError(pending.length);
+      if (round > 0) await new Promise((r) => setTimeout(r, 20 * 2 ** round));
+      const out: BatchGetItemCommandOutput = await client.send(
+        new BatchGetItemCommand({
+          RequestItems: { [tableName]: { Keys: pending, ConsistentRead: consistent } },
+        }),
+      );
+      for (const item of out.Responses?.[tableName] ?? []) {
+        const pk = item[LEDGER_PARTITION_KEY];
+        if (pk && 'S' in pk && pk.S) found.set(pk.S, item);
+      }
+      pending = out.UnprocessedKeys?.[tableName]?.Keys ?? [];
+    }
+  }
+}

@@ -1,0 +1,180 @@
+import type { DeadLetterMessage, DeadLetters } from './dead-letters.ts';
+import { buildEnvelope } from './envelope.ts';
+import type { JobDefinition } from './job.ts';
+import {
+  av,
+  decodeRun,
+  type OutboxEffect,
+  openShardOf,
+  type RunItem,
+  type Signal,
+} from './ledger-item.ts';
+import type { LedgerStore } from './ledger-store.ts';
+import type { AppLogger } from './logger.ts';
+import type { AppMetrics } from './metrics.ts';
+import { buildNotification, type Notifier } from './notifications.ts';
+import { UpdateExpression } from './update-expression.ts';
+
+/**
+ * The ledger side of a run's outbox: what a transition owes the world (a dead-letter message,
+ * notifications) stays on the item until done.
+ *
+ * ```
+ *  transition ── ADD outbox {…}, lease L, open until L ──> perform ──> confirm (DELETE outbox …)
+ *                                  └ writer died: the sweep finds it at L ──> takeOutbox ──> perform ──> confirm
+ * ```
+ */
+export interface OutboxLedger {
+  /** Takes the right to perform the outbox until `leaseUntilEpochMs`; the item, or undefined. */
+  takeOutbox(
+    key: string,
+    nowEpochMs: number,
+    leaseUntilEpochMs: number,
+  ): Promise<RunItem | undefined>;
+  /** Removes the effects done (and records when the dead letter went out). */
+  confirmOutbox(key: string, done: readonly OutboxEffect[], deadLetteredAt?: Date): Promise<void>;
+}
+
+/**
+ * Adds side effects to a transition's update: the signals raised (each once per run), the
+ * effects owed, and the lease that keeps the item in the open index until they are done.
+ */
+export function addOutbox(
+  u: UpdateExpression,
+  key: string,
+  signals: readonly Signal[],
+  effects: readonly OutboxEffect[],
+  leaseUntilEpochMs: number,
+): UpdateExpression {
+  if (signals.length > 0) u.add('signals', av.ss(signals));
+  return u
+    .add('outbox', av.ss(effects))
+    .set('outboxLeaseUntilEpochMs', av.n(leaseUntilEpochMs))
+    .set('openShard', av.s(openShardOf(key)))
+    .set('checkAtEpochMs', av.n(leaseUntilEpochMs));
+}
+
+/** The outbox operations on the ledger table. */
+export function createOutboxLedger(store: LedgerStore): OutboxLedger {
+  return {
+    async takeOutbox(key, nowEpochMs, leaseUntilEpochMs) {
+      const u = new UpdateExpression()
+        .set('outboxLeaseUntilEpochMs', av.n(leaseUntilEpochMs))
+        .set('checkAtEpochMs', av.n(leaseUntilEpochMs));
+      const lease = u.name('outboxLeaseUntilEpochMs');
+      const condition = `attribute_exists(${u.name('outbox')}) AND (attribute_not_exists(${lease}) OR ${lease} < ${u.value('now', av.n(nowEpochMs))})`;
+      const { update, names, values } = u.build();
+      const result = await store.update({
+        key,
+        update,
+        condition,
+        names,
+        values,
+        returnValues: 'ALL_NEW',
+      });
+      return result.applied && result.item ? decodeRun(result.item) : undefined;
+    },
+
+    async confirmOutbox(key, done, deadLetteredAt) {
+      if (done.length === 0) return;
+      const u = new UpdateExpression().delete('outbox', av.ss(done));
+      if (deadLetteredAt) u.set('deadLetteredAt', av.s(deadLetteredAt.toISOString()));
+      const { update, names, values } = u.build();
+      await store.update({ key, update, names, values });
+    },
+  };
+}
+
+/** What performing an outbox needs. */
+export interface OutboxDeps {
+  readonly ledger: Pick<OutboxLedger, 'confirmOutbox'>;
+  readonly deadLetters: DeadLetters;
+  readonly notifier: Notifier;
+  readonly logger: AppLogger;
+  readonly metrics: AppMetrics;
+  readonly clock: () => Date;
+  readonly stackName: string;
+  readonly jobsById: ReadonlyMap<string, JobDefinition>;
+}
+
+/**
+ * The dead-letter message of a failed run, rebuilt from its item and its job.
+ *
+ * @example
+ * deadLetterMessage(failedItem, job, 'Zonecron').reason //=> 'delivery-failed'
+ */
+export function deadLetterMessage(
+  item: RunItem,
+  job: JobDefinition | undefined,
+  stackName: string,
+): DeadLetterMessage {
+  const envelope = buildEnvelope(
+    job ?? { id: item.jobId, timezone: '', payload: null },
+    { key: item.key, at: new Date(item.at), nominal: item.nominal, dst: item.dst },
+    item.attempts,
+    stackName,
+  );
+  return {
+    version: 1,
+    reason: item.failure === 'execution' ? 'execution-failed' : 'delivery-failed',
+    key: item.key,
+    jobId: item.jobId,
+    envelope,
+    target: job?.target ?? { type: 'lambda', arn: item.target ?? '' },
+    lastError: item.lastError ?? 'failed',
+    attempts: item.attempts,
+    failedAt: item.completedAt ?? item.at,
+  };
+}
+
+/**
+ * Performs what a run's outbox holds — the dead-letter message first, then each notification
+ * — and confirms what went out.
+ *
+ * A failed effect stays in the outbox: the sweep performs it again once the lease the caller
+ * took runs out (logged and counted here; never swallowed). A notification that depends on the
+ * dead-letter message waits for it.
+ */
+export async function performOutbox(deps: OutboxDeps, item: RunItem): Promise<OutboxEffect[]> {
+  const job = deps.jobsById.get(item.jobId);
+  const done: OutboxEffect[] = [];
+  let deadLetteredAt: Date | undefined;
+  const pending = new Set(item.outbox);
+  if (pending.has('dead-letter')) {
+    try {
+      await deps.deadLetters.send(deadLetterMessage(item, job, deps.stackName));
+      deadLetteredAt = deps.clock();
+      done.push('dead-letter');
+      deps.metrics.job(item.jobId, 'DeadLettered');
+    } catch (error) {
+      deps.logger.error('dead-letter-failed', outboxFields(item, 'dead-letter', error));
+    }
+  }
+  for (const effect of pending) {
+    if (!effect.startsWith('notify:')) continue;
+    const signal = effect.slice('notify:'.length) as Signal;
+    if (signal === 'dead-lettered' && pending.has('dead-letter') && !deadLetteredAt) continue;
+    try {
+      await deps.notifier.notify(buildNotification(signal, item, job?.timezone, deps.stackName));
+      done.push(effect);
+      deps.metrics.global('NotificationsSent');
+    } catch (error) {
+      deps.metrics.global('NotificationFailures');
+      deps.logger.error('notification-failed', outboxFields(item, effect, error));
+    }
+  }
+  await deps.ledger.confirmOutbox(item.key, done, deadLetteredAt);
+  return done;
+}
+
+function outboxFields(item: RunItem, effect: OutboxEffect, error: unknown) {
+  return {
+    decision: 'outbox-failed',
+    effect,
+    jobId: item.jobId,
+    key: item.key,
+    at: item.at,
+    error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+    hint: 'kept in the run outbox; the sweep retries it when the lease ends',
+  };
+}

@@ -1,0 +1,48 @@
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+import type { JobDefinition } from '../../functions/shared/job.ts';
+import { FUNCTION_BUNDLING } from '../../infra/bundling.ts';
+import { createJobsBundle, writeJobsBundle } from '../../infra/jobs-bundle-file.ts';
+
+/** A Lambda handler as the stack ships it. */
+export type BundledHandler = (event: unknown) => Promise<unknown>;
+
+/**
+ * Bundles a Lambda entry with the stack's esbuild options, writes `jobs.json` beside it, and
+ * imports it: the handler exactly as Lambda loads it, environment and all.
+ *
+ * @example
+ * const handler = await bundleHandler('functions/recorder/handler.ts', [job], 'recorder');
+ */
+export async function bundleHandler(
+  entry: string,
+  jobs: readonly JobDefinition[],
+  name: string,
+): Promise<BundledHandler> {
+  const outDir = join(
+    process.cwd(),
+    'node_modules',
+    '.cache',
+    'zonecron-test',
+    `${name}-${process.pid}`,
+  );
+  writeJobsBundle(outDir, createJobsBundle(jobs, { synthTime: new Date() }));
+  const outfile = join(outDir, 'index.mjs');
+  await build({
+    entryPoints: [entry],
+    bundle: true,
+    platform: 'node',
+    format: FUNCTION_BUNDLING.format,
+    target: FUNCTION_BUNDLING.target,
+    minify: FUNCTION_BUNDLING.minify,
+    external: [...FUNCTION_BUNDLING.externalModules],
+    banner: { js: FUNCTION_BUNDLING.banner },
+    outfile,
+    logLevel: 'silent',
+  });
+  const module = (await import(`${pathToFileURL(outfile).href}?${Date.now()}`)) as {
+    handler: BundledHandler;
+  };
+  return module.handler;
+}

@@ -1,0 +1,185 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  createDispatcher,
+  type Dispatcher,
+  type DispatcherOptions,
+} from '../../functions/dispatcher/dispatch.ts';
+import { createDynamoLedger, type Ledger } from '../../functions/dispatcher/ledger.ts';
+import type { TargetDelivery } from '../../functions/dispatcher/targets/index.ts';
+import { createRecorderLedger } from '../../functions/recorder/ledger.ts';
+import { createRecorder, type RecordOutcome } from '../../functions/recorder/record.ts';
+import type { DeadLetters } from '../../functions/shared/dead-letters.ts';
+import type { RunEnvelope } from '../../functions/shared/envelope.ts';
+import type { JobDefinition } from '../../functions/shared/job.ts';
+import { createLedgerStore } from '../../functions/shared/ledger-store.ts';
+import { RecordingLogger } from '../../functions/shared/logger.ts';
+import { RecordingMetrics } from '../../functions/shared/metrics.ts';
+import { RecordingNotifier } from '../../functions/shared/notifications.ts';
+import { RecordingDeadLetters, RecordingTargets, type TestClock } from './doubles.ts';
+
+/** The stack name every harness runs as. */
+export const TEST_STACK = 'Test';
+
+/** One dispatcher "container" on a ledger table, with recording logger, metrics and notifier. */
+export interface Harness {
+  readonly dispatcher: Dispatcher;
+  readonly ledger: Ledger;
+  readonly logger: RecordingLogger;
+  readonly metrics: RecordingMetrics;
+  readonly notifier: RecordingNotifier;
+}
+
+/** What every dispatcher of one scenario shares. */
+export interface HarnessSetup {
+  readonly client: Pick<DynamoDBClient, 'send'>;
+  readonly tableName: string;
+  readonly clock: TestClock;
+  readonly jobs: readonly JobDefinition[];
+  readonly targets: TargetDelivery;
+  readonly deadLetters?: DeadLetters;
+  readonly notifier?: RecordingNotifier;
+  readonly options?: Partial<DispatcherOptions>;
+}
+
+/**
+ * Builds one dispatcher the way `handler.ts` does, with doubles for the target, the DLQ and
+ * the notifier, and no real waiting in the in-invocation retries.
+ */
+export function harness(setup: HarnessSetup): Harness {
+  const ledger = createDynamoLedger(
+    createLedgerStore({ client: setup.client, tableName: setup.tableName }),
+  );
+  const logger = new RecordingLogger();
+  const metrics = new RecordingMetrics();
+  const notifier = setup.notifier ?? new RecordingNotifier();
+  const dispatcher = createDispatcher({
+    clock: setup.clock.now,
+    jobs: setup.jobs,
+    ledger,
+    targets: setup.targets,
+    deadLetters: setup.deadLetters ?? new RecordingDeadLetters(),
+    notifier,
+    logger,
+    metrics,
+    stackName: TEST_STACK,
+    options: { sleep: async () => {}, ...setup.options },
+  });
+  return { dispatcher, ledger, logger, metrics, notifier };
+}
+
+/** The whole run lifecycle on one ledger table: dispatcher, a recording target, the recorder. */
+export interface Lifecycle {
+  readonly dispatch: Harness;
+  readonly targets: RecordingTargets;
+  readonly deadLetters: RecordingDeadLetters;
+  readonly notifier: RecordingNotifier;
+  readonly recorder: ReturnType<typeof createRecorder>;
+  readonly recorderMetrics: RecordingMetrics;
+  readonly recorderLogger: RecordingLogger;
+  /**
+   * Reports one delivered run finished, the way Lambda does for an asynchronous invocation with
+   * an event-bus destination: the invocation record of that very delivery (its request id, the
+   * job's function), inside an EventBridge event.
+   */
+  complete(
+    envelope: RunEnvelope,
+    finishedAt: Date,
+    outcome?: 'Success' | 'RetriesExhausted',
+  ): Promise<RecordOutcome>;
+}
+
+/** Builds dispatcher + recorder the way their handlers do, on one ledger table. */
+export function lifecycle(
+  setup: Omit<HarnessSetup, 'targets' | 'deadLetters'> & { deadLetters?: RecordingDeadLetters },
+): Lifecycle {
+  const targets = new RecordingTargets();
+  const deadLetters = setup.deadLetters ?? new RecordingDeadLetters();
+  const notifier = setup.notifier ?? new RecordingNotifier();
+  const dispatch = harness({ ...setup, targets, deadLetters, notifier });
+  const recorderMetrics = new RecordingMetrics();
+  const recorderLogger = new RecordingLogger();
+  const recorder = createRecorder({
+    clock: setup.clock.now,
+    jobs: setup.jobs,
+    ledger: createRecorderLedger(
+      createLedgerStore({ client: setup.client, tableName: setup.tableName }),
+    ),
+    deadLetters,
+    notifier,
+    logger: recorderLogger,
+    metrics: recorderMetrics,
+    stackName: TEST_STACK,
+  });
+  const jobs = new Map(setup.jobs.map((job) => [job.id, job]));
+  return {
+    dispatch,
+    targets,
+    deadLetters,
+    notifier,
+    recorder,
+    recorderMetrics,
+    recorderLogger,
+    complete(envelope, finishedAt, outcome = 'Success') {
+      const delivery = targets.deliveryOf(envelope.key, envelope.attempt);
+      const job = jobs.get(envelope.jobId);
+      if (!delivery || !job)
+        throw new Error(`no delivery of ${envelope.key} attempt ${envelope.attempt}`);
+      return recorder.handle(
+        lambdaResult(job.target.arn, delivery.deliveryId, envelope, finishedAt, outcome),
+      );
+    },
+  };
+}
+
+/** Lambda's invocation record for one delivery, inside the event the default bus carries. */
+export function lambdaResult(
+  functionArn: string,
+  requestId: string,
+  envelope: RunEnvelope,
+  finishedAt: Date,
+  outcome: 'Success' | 'RetriesExhausted' = 'Success',
+) {
+  const qualified = functionArn.split(':').length === 7 ? `${functionArn}:$LATEST` : functionArn;
+  const failed = outcome !== 'Success';
+  return {
+    version: '0',
+    source: 'lambda',
+    'detail-type': `Lambda Function Invocation Result - ${failed ? 'Failure' : 'Success'}`,
+    time: finishedAt.toISOString(),
+    detail: {
+      version: '1.0',
+      timestamp: finishedAt.toISOString(),
+      requestContext: {
+        requestId,
+        functionArn: qualified,
+        condition: outcome,
+        approximateInvokeCount: failed ? 3 : 1,
+      },
+      requestPayload: envelope,
+      responseContext: {
+        statusCode: 200,
+        executedVersion: '$LATEST',
+        ...(failed ? { functionError: 'Unhandled' } : {}),
+      },
+      responsePayload: failed ? { errorType: 'Error', errorMessage: 'boom' } : null,
+    },
+  };
+}
+
+/** A per-job tick as EventBridge Scheduler sends it (the attempt number quoted, as templated). */
+export function tickEvent(jobId: string, scheduledAt: Date | string, attempt = 1) {
+  const iso = typeof scheduledAt === 'string' ? scheduledAt : scheduledAt.toISOString();
+  const scheduledTime = iso.replace('.000Z', 'Z');
+  return {
+    jobId,
+    scheduledTime,
+    executionId: `exec-${jobId}-${scheduledTime}-${attempt}`,
+    attempt: String(attempt),
+  };
+}
+
+/** The one-minute sweep event. */
+export function sweepEvent(scheduledAt: Date | string) {
+  const iso = typeof scheduledAt === 'string' ? scheduledAt : scheduledAt.toISOString();
+  return { sweep: true, scheduledTime: iso.replace('.000Z', 'Z') };
+}
