@@ -152,18 +152,7 @@ function checkSchedule(
     );
   }
   const input = (properties.Target as { Input?: unknown } | undefined)?.Input;
-  if (input !== undefined) {
-    const text = String(resolveForSize(input));
-    try {
-      JSON.parse(withSampleContext(text));
-    } catch (error) {
-      syntax(
-        context,
-        id,
-        `target input is not well-formed JSON once Scheduler fills in its placeholders (${(error as Error).message}): ${text} (EventBridge Scheduler API Reference, "Target": Input must be well-formed JSON for a templated Lambda target)`,
-      );
-    }
-  }
+  if (input !== undefined) checkScheduleInput(id, String(resolveForSize(input)), context);
   const group = JSON.stringify(properties.GroupName ?? 'default');
   unique(
     context,
@@ -172,6 +161,30 @@ function checkSchedule(
     `schedule '${name}' of group ${group}`,
     'Schedule names are unique within a group (EventBridge Scheduler API Reference, "CreateSchedule")',
   );
+}
+
+/**
+ * A templated Lambda target's input must be well-formed JSON as written, placeholders and all
+ * (EventBridge Scheduler API Reference, "Target": Input), and stay JSON once Scheduler fills
+ * them in, so the dispatcher can read it.
+ */
+function checkScheduleInput(id: string, text: string, context: ResourceContext): void {
+  const attempts: [string, string][] = [
+    [text, 'as written'],
+    [withSampleContext(text), 'once Scheduler fills in its placeholders'],
+  ];
+  for (const [candidate, when] of attempts) {
+    try {
+      JSON.parse(candidate);
+    } catch (error) {
+      syntax(
+        context,
+        id,
+        `target input is not well-formed JSON ${when} (${(error as Error).message}): ${text} (EventBridge Scheduler API Reference, "Target": Input must be well-formed JSON for a templated Lambda target)`,
+      );
+      return;
+    }
+  }
 }
 
 /** Environment variables, and the deployment package unzipped. */

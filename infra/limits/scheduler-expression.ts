@@ -4,7 +4,7 @@
  * Scheduler": cron-based schedules).
  *
  * `cron(minutes hours day-of-month month day-of-week year)`: six fields; day of week 1-7 from
- * Sunday or SUN-SAT; `L`, `W` only in day of month, `L`, `#` only in day of week; and exactly one
+ * Sunday or SUN-SAT; steps from an explicit start (`0/15`, not `*\/15`); `L`, `W` only in day of month, `L`, `#` only in day of week; and exactly one
  * of day of month and day of week must be `?` ("You can't specify the Day-of-month and
  * Day-of-week fields in the same cron expression").
  */
@@ -91,7 +91,8 @@ function itemValid(item: string, rule: CronFieldRule): boolean {
   const [range, step, ...rest] = item.split('/');
   if (rest.length > 0 || range === undefined) return false;
   if (step !== undefined && !(/^\d+$/.test(step) && Number(step) >= 1)) return false;
-  if (range === '*') return true;
+  // Steps start from a value (`0/15`), as the Scheduler documentation writes them.
+  if (range === '*') return step === undefined;
   const bounds = range.split('-');
   if (bounds.length > 2) return false;
   const values = bounds.map((bound) => fieldValue(bound, rule));
