@@ -29,8 +29,10 @@ describe('sizes of template values before they are resolved', () => {
   });
 
   it('fills Fn::Sub variables, given or not', () => {
-    expect(resolveForSize({ 'Fn::Sub': ['${A}-x', { A: 'abc' }] })).toBe('abc-x');
-    expect(resolveForSize({ 'Fn::Sub': 'a${AWS::Region}b' })).toHaveLength(16);
+    // CloudFormation's own ${…} syntax, not a JavaScript template.
+    const sub = (name: string) => `\${${name}}`;
+    expect(resolveForSize({ 'Fn::Sub': [`${sub('A')}-x`, { A: 'abc' }] })).toBe('abc-x');
+    expect(resolveForSize({ 'Fn::Sub': `a${sub('AWS::Region')}b` })).toHaveLength(16);
   });
 
   it('counts JSON without whitespace, as IAM and EventBridge do', () => {
