@@ -157,7 +157,7 @@ function checkSchedule(
   unique(
     context,
     id,
-    `schedule ${group} ${name}`,
+    `schedule ${appWide(properties.GroupName ?? 'default', context)} ${name}`,
     `schedule '${name}' of group ${group}`,
     'Schedule names are unique within a group (EventBridge Scheduler API Reference, "CreateSchedule")',
   );
@@ -237,10 +237,19 @@ function checkInvokeConfig(
   unique(
     context,
     id,
-    `invoke-config ${fn} ${qualifier}`,
+    `invoke-config ${appWide(properties.FunctionName, context)} ${qualifier}`,
     `the asynchronous invoke config of ${fn}, qualifier ${qualifier}`,
     'Lambda allows one per function and qualifier (AWS Lambda API Reference, "PutFunctionEventInvokeConfig"); let one stack create it and list the function under completion.existingInvokeConfigs in the jobs file of the other (docs/deploy.md, "Completion of lambda targets")',
   );
+}
+
+/**
+ * A value as a key that means the same thing in every template: a literal or an import is
+ * the same everywhere, a `Ref` or `Fn::GetAtt` only within its own template.
+ */
+function appWide(value: unknown, context: ResourceContext): string {
+  const json = JSON.stringify(value);
+  return /"(Ref|Fn::GetAtt)"/.test(json) ? `${context.file}|${json}` : json;
 }
 
 function unique(
