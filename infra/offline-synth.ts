@@ -13,8 +13,17 @@ import { createJobsBundle } from './jobs-bundle-file.ts';
 import { type AssemblyCheck, checkCloudAssembly } from './limits/check-assembly.ts';
 import { createZonecronApp, type ZonecronInstallation } from './zonecron-app.ts';
 
-/** CDK's context key naming the stacks whose assets are bundled; none here. */
-const BUNDLING_STACKS = 'aws:cdk:bundling-stacks';
+/**
+ * The context the CDK CLI gives an app on `cdk synth` (its defaults: path, asset and version
+ * metadata on), so the templates checked here are byte for byte the ones synth checks, but for
+ * the bundling: `aws:cdk:bundling-stacks` names the stacks whose assets are bundled, none.
+ */
+const CLI_CONTEXT = {
+  'aws:cdk:enable-path-metadata': true,
+  'aws:cdk:enable-asset-metadata': true,
+  'aws:cdk:version-reporting': true,
+  'aws:cdk:bundling-stacks': [],
+} as const;
 
 /** cdk-nag findings left unacknowledged: synth would fail on them. */
 export class NagFindingsError extends Error {
@@ -52,7 +61,7 @@ export function synthesizeOffline(
 ): OfflineSynth {
   const outdir = mkdtempSync(join(tmpdir(), 'zonecron-validate-'));
   try {
-    const app = new App({ outdir, context: { [BUNDLING_STACKS]: [] } });
+    const app = new App({ outdir, context: { ...CLI_CONTEXT } });
     const built = createZonecronApp({
       app,
       synthTime: options.synthTime,

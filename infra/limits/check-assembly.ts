@@ -33,6 +33,9 @@ export interface AssemblyCheck {
   readonly templates: readonly TemplateSummary[];
 }
 
+/** `asset.` and a SHA-256 in hex: the path synth writes for a bundled asset. */
+const BUNDLED_ASSET_PATH_CHARS = 70;
+
 interface Manifest {
   readonly artifacts?: Record<string, { type: string; properties?: Record<string, unknown> }>;
 }
@@ -89,7 +92,10 @@ function checkTemplate(
   const path = join(directory, file);
   const text = readFileSync(path, 'utf8');
   const template = JSON.parse(text) as Template;
-  const bytes = Buffer.byteLength(text, 'utf8');
+  // Without bundling, an asset's path is its source folder; synth writes `asset.<64 hex>`.
+  const unbundledAssets =
+    shared.lambdaCode.kind === 'estimated' ? (text.match(/"aws:asset:path"/g)?.length ?? 0) : 0;
+  const bytes = Buffer.byteLength(text, 'utf8') + unbundledAssets * BUNDLED_ASSET_PATH_CHARS;
   const resources = Object.entries(template.Resources ?? {});
   const counts: [LimitName, number][] = [
     ['resources', resources.length],
