@@ -16,11 +16,12 @@ const PSEUDO_PARAMETER_CHARS: Readonly<Record<string, number>> = {
   'AWS::NoValue': 0,
 };
 
-/**
- * A generous bound for a resource's `Ref` (a name or an id) and for anything else resolved at
- * deploy time (`Fn::GetAtt`, usually an ARN; `Fn::ImportValue`; an unknown function).
- */
+/** A generous bound for a resource's `Ref`: a name or an id. */
 export const REF_CHARS = 128;
+/**
+ * A generous bound for anything else resolved at deploy time: `Fn::GetAtt` (usually an ARN),
+ * `Fn::ImportValue`, a function this module does not follow.
+ */
 export const ATTRIBUTE_CHARS = 256;
 
 /** A placeholder of a given length; letters only, so it needs no JSON escaping. */
