@@ -1,42 +1,52 @@
 /**
  * The CDK app: `cdk synth` / `cdk deploy` run this (cdk.json).
  *
- * Reads the jobs file named by `-c jobs=path` (default `jobs.yaml`) and the stack name from
- * `-c stackName=Name` (default `Zonecron`; one stack per jobs file), validates it with the
- * loader, builds the stack with cdk-nag registered, prints the per-job covering table to
- * stderr and synthesizes. Any problem — a bad job, a covering expression that cannot be
- * computed, an unacknowledged cdk-nag finding — prints what and where, and exits non-zero
- * before a template is written, so a half-valid stack can never be deployed.
+ * Reads the jobs file named by `-c jobs=path` (default `jobs.yaml`) and the main stack's name
+ * from `-c stackName=Name` (default `Zonecron`; one installation per jobs file), validates it
+ * with the loader, builds the installation's stacks with cdk-nag registered, prints the
+ * covering table (or its summary) and the notes a reviewer should read to stderr, synthesizes,
+ * and checks every template of the result against the AWS limits a deploy would meet
+ * (`infra/limits/`). Any problem — a bad job, a covering expression that cannot be computed, an
+ * unacknowledged cdk-nag finding, a limit exceeded — prints what and where and exits non-zero,
+ * so a half-valid app can never be deployed.
  */
-import { resolve } from 'node:path';
+import { rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { App } from 'aws-cdk-lib';
 import { DEFAULT_JOBS_FILE, isConfigError, loadJobsFile } from './config/load-jobs.ts';
+import { checkCloudAssembly } from './limits/check-assembly.ts';
+import { installationNotes, violationLines } from './synth-report.ts';
+import { TargetGrantsTooLargeError } from './targets/target-grants.ts';
 import {
   CoveringError,
   coveringTable,
   createZonecronApp,
   DEFAULT_STACK_NAME,
-} from './zonecron-stack.ts';
+  InvalidStackNameError,
+} from './zonecron-app.ts';
+
+/** Above this many enabled jobs, synth prints a summary instead of one row per job. */
+const MAX_TABLE_ROWS = 200;
 
 function fail(lines: string[]): never {
   process.stderr.write(`${lines.join('\n')}\n`);
   process.exit(1);
 }
 
-function main(): void {
-  const app = new App();
-  const jobsContext: unknown = app.node.tryGetContext('jobs');
-  const jobsFile =
-    typeof jobsContext === 'string' && jobsContext !== '' ? jobsContext : DEFAULT_JOBS_FILE;
+function contextString(app: App, key: string, fallback: string): string {
+  const value: unknown = app.node.tryGetContext(key);
+  return typeof value === 'string' && value !== '' ? value : fallback;
+}
 
-  const stackContext: unknown = app.node.tryGetContext('stackName');
-  const stackName =
-    typeof stackContext === 'string' && stackContext !== '' ? stackContext : DEFAULT_STACK_NAME;
-
-  let built: ReturnType<typeof createZonecronApp>;
+function build(app: App, jobsFile: string, stackName: string) {
   try {
     const config = loadJobsFile(resolve(jobsFile));
-    built = createZonecronApp({ app, config, synthTime: new Date(), stackName });
+    return createZonecronApp({
+      app,
+      synthTime: new Date(),
+      installations: [{ config, stackName }],
+    });
   } catch (error) {
     if (isConfigError(error)) {
       fail([
@@ -44,18 +54,41 @@ function main(): void {
         ...error.message.split('\n').map((line) => `  ${line}`),
       ]);
     }
-    if (error instanceof CoveringError) {
+    if (
+      error instanceof CoveringError ||
+      error instanceof InvalidStackNameError ||
+      error instanceof TargetGrantsTooLargeError
+    ) {
       fail([`zonecron: ${jobsFile}: ${error.message}; nothing was synthesized`]);
     }
     throw error;
   }
+}
 
+/**
+ * Everything `cdk synth` runs, on an app the caller made (the CLI's context lives on it):
+ * load, build, report, synthesize, check. Exits the process on any problem.
+ *
+ * Returns the cloud assembly's directory; `npm run bench:synth` times this.
+ */
+export function synthesizeApp(app: App): string {
+  const jobsFile = contextString(app, 'jobs', DEFAULT_JOBS_FILE);
+  const stackName = contextString(app, 'stackName', DEFAULT_STACK_NAME);
+  const built = build(app, jobsFile, stackName);
+  const [installation] = built.installations;
+  if (installation === undefined) throw new Error('internal: no installation was built');
+
+  const { coverings } = installation;
   process.stderr.write(
-    `zonecron: ${built.stack.coverings.length} enabled job(s) from ${jobsFile}\n${coveringTable(built.stack.coverings)}\n`,
+    coverings.length <= MAX_TABLE_ROWS
+      ? `zonecron: ${coverings.length} enabled job(s) from ${jobsFile}\n${coveringTable(coverings)}\n`
+      : `zonecron: ${coverings.length} enabled jobs from ${jobsFile}; each job's UTC covering expression: npx zonecron validate ${jobsFile}\n`,
   );
+  for (const note of installationNotes(installation)) process.stderr.write(`zonecron: ${note}\n`);
 
+  let directory: string;
   try {
-    app.synth();
+    directory = app.synth().directory;
   } catch (error) {
     const violations = built.nag.validateScope(app).violations;
     if (violations.length > 0) {
@@ -71,6 +104,16 @@ function main(): void {
     }
     throw error;
   }
+
+  const { violations } = checkCloudAssembly(directory, { kind: 'staged' });
+  if (violations.length > 0) {
+    // Nothing may be deployed from an assembly a deploy would refuse part of.
+    rmSync(join(directory, 'manifest.json'), { force: true });
+    fail([...violationLines(violations), 'zonecron: the cloud assembly was not kept']);
+  }
+  return directory;
 }
 
-main();
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  synthesizeApp(new App());
+}

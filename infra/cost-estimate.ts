@@ -1,162 +1,210 @@
 /**
- * What the stack costs per month for a jobs file, from AWS's published unit prices.
+ * What an installation costs per month, counted from what the synthesized app contains.
  *
- *   npx tsx infra/cost-estimate.ts [jobs.yaml] [--scale N]
+ *   npx tsx infra/cost-estimate.ts [jobs.yaml]   one jobs file
+ *   npx tsx infra/cost-estimate.ts --table       10 / 100 / 1,000 / 10,000 generated jobs,
+ *                                                an hourly mix and a daily mix
  *
- * Counts come from the same code the stack uses: each enabled job's UTC covering expression
- * (ticks), the engine (real runs), the alarm list of `OnCallAlarms`. Prices are us-east-1 list
- * prices; durations and item sizes are stated assumptions (`ASSUMPTIONS`), printed with the
- * result. Free tiers are shown separately, never netted silently.
+ * The app is synthesized as `zonecron validate` does (`offline-synth.ts`), and the estimate
+ * counts its templates: alarms, dashboards, Contributor Insights rules, event rules, KMS keys,
+ * schedules, stacks. Ticks and runs come from each job's covering computation (the same
+ * numbers behind its ticks per run). Custom metrics follow the metric contract
+ * (`functions/shared/metrics.ts`): which metrics every healthy month publishes, and the worst
+ * month in which every metric is published. Prices are us-east-1 list prices from the
+ * services' pricing pages, cited next to each; durations and sizes are stated assumptions
+ * (`ASSUMPTIONS`), printed with the result.
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { occurrencesBetween } from '../functions/schedule/index.ts';
-import type { JobDefinition } from '../functions/shared/job.ts';
-import { scheduleSpecOf } from '../functions/shared/job.ts';
-import { type JobsConfig, loadJobsFile } from './config/load-jobs.ts';
-import { JOB_ALARMS, MACHINERY_ALARM_COUNT } from './constructs/on-call-alarms.ts';
-import { coveringSchedule } from './covering/covering-cron.ts';
+import { parseArgs } from 'node:util';
+import type { GlobalMetricName, RunMetricName } from '../functions/shared/metrics.ts';
+import { generateJobsYaml, type JobMix } from '../scripts/generate-jobs.ts';
+import { type JobsConfig, loadJobsFile, parseJobsConfig } from './config/load-jobs.ts';
+import type { TemplateSummary } from './limits/check-assembly.ts';
+import { synthesizeOffline } from './offline-synth.ts';
+import type { ZonecronInstallation } from './zonecron-app.ts';
 
-/** us-east-1 list prices (USD), as published on the services' pricing pages. */
+/** us-east-1 list prices (USD). */
 export const PRICES = {
+  /** EventBridge pricing: Scheduler, $1.00 per million invocations (14 million free a month). */
   schedulerPerMillionInvocations: 1.0,
+  /** EventBridge pricing: custom events, $1.00 per million (Lambda's destination records). */
+  eventBridgeCustomEventsPerMillion: 1.0,
+  /** AWS Lambda pricing: arm64 duration, per GB-second. */
   lambdaArmPerGbSecond: 0.0000133334,
+  /** AWS Lambda pricing: requests, per million. */
   lambdaPerMillionRequests: 0.2,
+  /** Amazon DynamoDB pricing, on-demand: write and read request units, per million. */
   dynamoOnDemandPerMillionWriteUnits: 0.625,
   dynamoOnDemandPerMillionReadUnits: 0.125,
-  sqsPerMillionRequests: 0.4,
+  /** Amazon CloudWatch pricing: a standard-resolution metric alarm, per month. */
   cloudWatchAlarmPerMonth: 0.1,
-  /** Per metric-month, tiered: first 10,000, next 240,000, next 750,000, above 1,000,000. */
+  /** Amazon CloudWatch pricing: custom metrics per metric-month, tiered. */
   cloudWatchCustomMetricTiers: [
     { upTo: 10_000, usd: 0.3 },
     { upTo: 250_000, usd: 0.1 },
     { upTo: 1_000_000, usd: 0.05 },
     { upTo: Number.POSITIVE_INFINITY, usd: 0.02 },
   ],
+  /** Amazon CloudWatch pricing: a dashboard, per month. */
   cloudWatchDashboardPerMonth: 3.0,
+  /**
+   * Amazon CloudWatch pricing: Contributor Insights for CloudWatch Logs, per rule-month. (It
+   * also charges $0.02 per million matched log lines; the rule matches failure decisions
+   * only, none in a healthy month.)
+   */
+  contributorInsightsRulePerMonth: 0.5,
+  /** Amazon CloudWatch pricing: Logs ingestion (standard) per GB, storage per GB-month. */
   logsIngestionPerGb: 0.5,
   logsStoragePerGbMonth: 0.03,
+  /** AWS Key Management Service pricing: a customer managed key, per month. */
   kmsKeyPerMonth: 1.0,
-} as const;
-
-/** Monthly free tiers (always-free ones only), shown next to the gross figure. */
-export const FREE_TIER = {
-  schedulerInvocations: 14_000_000,
-  lambdaRequests: 1_000_000,
-  lambdaGbSeconds: 400_000,
-  cloudWatchAlarms: 10,
-  cloudWatchCustomMetrics: 10,
-  cloudWatchDashboards: 3,
-  logsIngestionGb: 5,
 } as const;
 
 /** What the prices are multiplied with besides the counts; change them here, not in prose. */
 export const ASSUMPTIONS = {
   /** Billed milliseconds of one dispatcher invocation for a tick (claim, deliver, record). */
   dispatcherTickMs: 120,
-  /** Billed milliseconds of one sweep with the example's handful of jobs. */
-  dispatcherSweepMs: 60,
+  /** Billed milliseconds of one sweep (sixteen queries of the open-runs index). */
+  dispatcherSweepMs: 100,
   dispatcherMemoryGb: 0.5,
   recorderMs: 40,
   recorderMemoryGb: 0.25,
-  /** Item writes per real run: claim, dispatched (+ completed for lambda/stepfunctions). */
+  /** Item writes per run: claim and dispatched, one more when a lambda/stepfunctions run ends. */
   writesPerRun: 2,
   writesPerCompletion: 1,
-  /** Each item write is replicated to the `byJob` index: one more write unit. */
-  indexWriteFactor: 2,
-  /** Reads per real run (the claim's conditional write needs none; the sweep's batch read). */
-  readUnitsPerRun: 1,
-  /** Log bytes per invocation: start/end lines, EMF metrics, Lambda's REPORT line. */
+  /** Each run item write also writes the `byJob` and (while open) `byOpen` indexes. */
+  indexWriteFactor: 3,
+  /** The sweep queries each of the 16 `byOpen` partitions once a minute: one read unit each. */
+  sweepReadUnits: 16,
+  /** Log bytes per invocation (start/end, EMF, REPORT) and per run (its decision line). */
   logBytesPerInvocation: 1_200,
-  /** Per-job custom metrics emitted every month: Dispatched and DispatchLagSeconds, plus
-   *  RunSucceeded and RunDurationSeconds for lambda/stepfunctions jobs. Failure counters
-   *  are only billed in months they are emitted, so a healthy month has none. */
-  metricsPerJob: 2,
-  metricsPerCompletingJob: 2,
+  logBytesPerRun: 600,
   /** Days in an average month. */
   daysPerMonth: 365.25 / 12,
 } as const;
+
+/**
+ * The metrics of the contract (`functions/shared/metrics.ts`), split by when they are
+ * published: every month a stack runs jobs, or only in a minute something goes wrong or out
+ * of the ordinary. `RunSucceeded` and `RunDurationSeconds` only exist for lambda and
+ * stepfunctions targets.
+ */
+const ALWAYS_RUN_METRICS: readonly RunMetricName[] = ['Dispatched', 'DispatchLagSeconds'];
+const COMPLETION_METRICS: readonly RunMetricName[] = ['RunSucceeded', 'RunDurationSeconds'];
+const OCCASIONAL_RUN_METRICS: readonly RunMetricName[] = [
+  'DuplicatesSuppressed',
+  'DeliveryFailures',
+  'DeadLettered',
+  'CaughtUp',
+  'CatchupDropped',
+  'SkippedOverlap',
+  'SkippedPaused',
+  'MissedRuns',
+  'LateRuns',
+  'StuckRuns',
+  'Redelivered',
+  'RunFailed',
+];
+const STACK_ONLY_METRICS: readonly GlobalMetricName[] = [
+  'MalformedEvents',
+  'UnknownJobEvents',
+  'DisabledJobEvents',
+  'RejectedTicks',
+  'NotificationsSent',
+  'NotificationFailures',
+  'ZoneDataDrift',
+];
 
 /** One line of the estimate. */
 export interface CostLine {
   readonly item: string;
   readonly quantity: string;
   readonly usd: number;
+  /** Whether the line is CloudWatch (alarms, metrics, dashboards, Contributor Insights). */
+  readonly cloudWatch: boolean;
 }
 
-/** The estimate for one config. */
+/** The estimate for one installation. */
 export interface CostEstimate {
   readonly jobs: number;
+  readonly stacks: number;
+  readonly schedules: number;
+  readonly alarms: number;
   readonly ticksPerMonth: number;
   readonly runsPerMonth: number;
-  readonly sweepsPerMonth: number;
-  readonly alarms: number;
   readonly lines: readonly CostLine[];
   readonly totalUsd: number;
-  /** The total if the account's always-free tiers are still unused. */
-  readonly totalAfterFreeTierUsd: number;
+  /** Alarms, metrics, dashboards and Contributor Insights, in a healthy month. */
+  readonly cloudWatchUsd: number;
+  /** The same in a month in which every metric of the contract is published. */
+  readonly cloudWatchWorstUsd: number;
 }
 
-const YEAR_MS = 365 * 86_400_000;
+const MONTH_MS = ASSUMPTIONS.daysPerMonth * 86_400_000;
 
 /** Custom metrics are priced in tiers. */
-function customMetricsUsd(metrics: number): number {
+export function customMetricsUsd(metrics: number): number {
   let usd = 0;
   let below = 0;
   for (const tier of PRICES.cloudWatchCustomMetricTiers) {
-    const inTier = Math.max(0, Math.min(metrics, tier.upTo) - below);
-    usd += inTier * tier.usd;
+    usd += Math.max(0, Math.min(metrics, tier.upTo) - below) * tier.usd;
     below = tier.upTo;
   }
   return usd;
 }
 
-function perMonthFromYear(count: number): number {
-  return (count * ASSUMPTIONS.daysPerMonth) / 365;
+/** The count of one resource type over the installation's templates. */
+function countOf(templates: readonly TemplateSummary[], type: string): number {
+  return templates.reduce((sum, template) => sum + (template.types[type] ?? 0), 0);
 }
 
-function completes(job: JobDefinition): boolean {
-  return job.target.type === 'lambda' || job.target.type === 'stepfunctions';
+/** Custom metrics of a healthy month and of the worst month. */
+function metricCounts(installation: ZonecronInstallation): { healthy: number; worst: number } {
+  const enabled = installation.config.jobs.filter((job) => job.enabled);
+  const completes = (type: string) => type === 'lambda' || type === 'stepfunctions';
+  const anyCompleting = enabled.some((job) => completes(job.target.type));
+  const dedicated = enabled.filter((job) => job.alarm.dedicated);
+  const perCopy = (completing: boolean) =>
+    ALWAYS_RUN_METRICS.length + (completing ? COMPLETION_METRICS.length : 0);
+  const healthy =
+    (enabled.length > 0 ? perCopy(anyCompleting) : 0) +
+    dedicated.reduce((sum, job) => sum + perCopy(completes(job.target.type)), 0);
+  const allRun =
+    ALWAYS_RUN_METRICS.length + COMPLETION_METRICS.length + OCCASIONAL_RUN_METRICS.length;
+  const worst = allRun + STACK_ONLY_METRICS.length + dedicated.length * allRun;
+  return { healthy, worst };
 }
 
-/**
- * Ticks and runs of one job per average month, counted over one year from `from`.
- *
- * @example
- * jobVolumes(berlinNightly, new Date('2026-01-01T00:00:00Z'))
- * //=> { ticksPerMonth: 60.9, runsPerMonth: 30.4 }   (two UTC hours cover 02:30 Berlin)
- */
-export function jobVolumes(
-  job: JobDefinition,
-  from: Date,
-): { ticksPerMonth: number; runsPerMonth: number } {
-  const to = new Date(from.getTime() + YEAR_MS);
-  const covering = coveringSchedule(job, from);
-  const ticks = occurrencesBetween({ cron: covering.cron, timezone: 'UTC' }, from, to).length;
-  const runs = occurrencesBetween(scheduleSpecOf(job), from, to).length;
-  return { ticksPerMonth: perMonthFromYear(ticks), runsPerMonth: perMonthFromYear(runs) };
-}
-
-/** Estimates a month of the stack for `config`; `scale` replicates its enabled jobs N times. */
-export function estimateMonthlyCost(config: JobsConfig, from: Date, scale = 1): CostEstimate {
-  const enabled = config.jobs.filter((job) => job.enabled);
+/** Estimates a month of one synthesized installation. */
+export function estimateMonthlyCost(
+  installation: ZonecronInstallation,
+  templates: readonly TemplateSummary[],
+): CostEstimate {
+  const mine = templates.filter(
+    (t) =>
+      t.stack === installation.stackName || t.stack.startsWith(`${installation.stackName}-jobs-`),
+  );
+  const perMonth = (count: number, countedMs: number) => (count * MONTH_MS) / countedMs;
   let ticks = 0;
   let runs = 0;
   let completingRuns = 0;
-  let jobAlarms = 0;
-  for (const job of enabled) {
-    const v = jobVolumes(job, from);
-    ticks += v.ticksPerMonth * scale;
-    runs += v.runsPerMonth * scale;
-    if (completes(job)) completingRuns += v.runsPerMonth * scale;
-    jobAlarms += JOB_ALARMS.filter((spec) => spec.appliesTo(job)).length * scale;
+  let lambdaRuns = 0;
+  for (const { job, details } of installation.coverings) {
+    ticks += perMonth(details.ticks, details.countedMs);
+    const jobRuns = perMonth(details.runs, details.countedMs);
+    runs += jobRuns;
+    if (job.target.type === 'lambda' || job.target.type === 'stepfunctions')
+      completingRuns += jobRuns;
+    if (job.target.type === 'lambda') lambdaRuns += jobRuns;
   }
-  const jobs = enabled.length * scale;
-  const completingJobs = enabled.filter(completes).length * scale;
   const sweeps = 60 * 24 * ASSUMPTIONS.daysPerMonth;
-  const alarms = MACHINERY_ALARM_COUNT + jobAlarms;
-  const metrics =
-    jobs * ASSUMPTIONS.metricsPerJob + completingJobs * ASSUMPTIONS.metricsPerCompletingJob;
+  const alarms = countOf(mine, 'AWS::CloudWatch::Alarm');
+  const dashboards = countOf(mine, 'AWS::CloudWatch::Dashboard');
+  const insightRules = countOf(mine, 'AWS::CloudWatch::InsightRule');
+  const keys = countOf(mine, 'AWS::KMS::Key');
+  const schedules = countOf(mine, 'AWS::Scheduler::Schedule');
+  const metrics = metricCounts(installation);
 
   const invocations = ticks + sweeps + completingRuns;
   const gbSeconds =
@@ -167,103 +215,156 @@ export function estimateMonthlyCost(config: JobsConfig, from: Date, scale = 1): 
   const writeUnits =
     (runs * ASSUMPTIONS.writesPerRun + completingRuns * ASSUMPTIONS.writesPerCompletion) *
     ASSUMPTIONS.indexWriteFactor;
-  const readUnits = runs * ASSUMPTIONS.readUnitsPerRun;
-  const logGb = (invocations * ASSUMPTIONS.logBytesPerInvocation) / 1e9;
+  const readUnits = sweeps * ASSUMPTIONS.sweepReadUnits;
+  const logGb =
+    (invocations * ASSUMPTIONS.logBytesPerInvocation + runs * ASSUMPTIONS.logBytesPerRun) / 1e9;
 
   const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+  const line = (item: string, quantity: string, usd: number, cloudWatch = false): CostLine => ({
+    item,
+    quantity,
+    usd,
+    cloudWatch,
+  });
   const lines: CostLine[] = [
-    {
-      item: 'EventBridge Scheduler invocations',
-      quantity: `${fmt(ticks)} ticks + ${fmt(sweeps)} sweeps`,
-      usd: ((ticks + sweeps) / 1e6) * PRICES.schedulerPerMillionInvocations,
-    },
-    {
-      item: 'Lambda requests (dispatcher + recorder)',
-      quantity: fmt(invocations),
-      usd: (invocations / 1e6) * PRICES.lambdaPerMillionRequests,
-    },
-    {
-      item: 'Lambda duration, arm64',
-      quantity: `${fmt(gbSeconds)} GB-s`,
-      usd: gbSeconds * PRICES.lambdaArmPerGbSecond,
-    },
-    {
-      item: 'DynamoDB on-demand writes (incl. index)',
-      quantity: `${fmt(writeUnits)} WRU`,
-      usd: (writeUnits / 1e6) * PRICES.dynamoOnDemandPerMillionWriteUnits,
-    },
-    {
-      item: 'DynamoDB on-demand reads',
-      quantity: `${fmt(readUnits)} RRU`,
-      usd: (readUnits / 1e6) * PRICES.dynamoOnDemandPerMillionReadUnits,
-    },
-    { item: 'SQS dead-letter queue (idle)', quantity: '0 requests', usd: 0 },
-    {
-      item: 'CloudWatch alarms',
-      quantity: `${fmt(alarms)} alarms`,
-      usd: alarms * PRICES.cloudWatchAlarmPerMonth,
-    },
-    {
-      item: 'CloudWatch custom metrics',
-      quantity: `${fmt(metrics)} metrics`,
-      usd: customMetricsUsd(metrics),
-    },
-    { item: 'CloudWatch dashboard', quantity: '1', usd: PRICES.cloudWatchDashboardPerMonth },
-    {
-      item: 'CloudWatch Logs ingestion + 1 month storage',
-      quantity: `${logGb.toFixed(3)} GB`,
-      usd: logGb * (PRICES.logsIngestionPerGb + PRICES.logsStoragePerGbMonth),
-    },
-    { item: 'KMS key (alarm topic)', quantity: '1 key', usd: PRICES.kmsKeyPerMonth },
+    line(
+      'EventBridge Scheduler invocations',
+      `${fmt(ticks)} ticks + ${fmt(sweeps)} sweeps`,
+      ((ticks + sweeps) / 1e6) * PRICES.schedulerPerMillionInvocations,
+    ),
+    line(
+      'Lambda requests (dispatcher + recorder)',
+      fmt(invocations),
+      (invocations / 1e6) * PRICES.lambdaPerMillionRequests,
+    ),
+    line(
+      'Lambda duration, arm64',
+      `${fmt(gbSeconds)} GB-s`,
+      gbSeconds * PRICES.lambdaArmPerGbSecond,
+    ),
+    line(
+      'DynamoDB on-demand writes (incl. indexes)',
+      `${fmt(writeUnits)} WRU`,
+      (writeUnits / 1e6) * PRICES.dynamoOnDemandPerMillionWriteUnits,
+    ),
+    line(
+      'DynamoDB on-demand reads (sweep)',
+      `${fmt(readUnits)} RRU`,
+      (readUnits / 1e6) * PRICES.dynamoOnDemandPerMillionReadUnits,
+    ),
+    line(
+      'EventBridge: lambda destination records',
+      `${fmt(lambdaRuns)} events`,
+      (lambdaRuns / 1e6) * PRICES.eventBridgeCustomEventsPerMillion,
+    ),
+    line('CloudWatch alarms', `${alarms} alarms`, alarms * PRICES.cloudWatchAlarmPerMonth, true),
+    line(
+      'CloudWatch custom metrics (healthy month)',
+      `${metrics.healthy} metrics`,
+      customMetricsUsd(metrics.healthy),
+      true,
+    ),
+    line(
+      'CloudWatch dashboards',
+      String(dashboards),
+      dashboards * PRICES.cloudWatchDashboardPerMonth,
+      true,
+    ),
+    line(
+      'CloudWatch Contributor Insights rules',
+      String(insightRules),
+      insightRules * PRICES.contributorInsightsRulePerMonth,
+      true,
+    ),
+    line(
+      'CloudWatch Logs ingestion + 1 month storage',
+      `${logGb.toFixed(3)} GB`,
+      logGb * (PRICES.logsIngestionPerGb + PRICES.logsStoragePerGbMonth),
+    ),
+    line('KMS keys', String(keys), keys * PRICES.kmsKeyPerMonth),
   ];
-  const totalUsd = lines.reduce((sum, line) => sum + line.usd, 0);
-  const free =
-    (Math.min(ticks + sweeps, FREE_TIER.schedulerInvocations) / 1e6) *
-      PRICES.schedulerPerMillionInvocations +
-    (Math.min(invocations, FREE_TIER.lambdaRequests) / 1e6) * PRICES.lambdaPerMillionRequests +
-    Math.min(gbSeconds, FREE_TIER.lambdaGbSeconds) * PRICES.lambdaArmPerGbSecond +
-    Math.min(alarms, FREE_TIER.cloudWatchAlarms) * PRICES.cloudWatchAlarmPerMonth +
-    customMetricsUsd(Math.min(metrics, FREE_TIER.cloudWatchCustomMetrics)) +
-    PRICES.cloudWatchDashboardPerMonth +
-    Math.min(logGb, FREE_TIER.logsIngestionGb) * PRICES.logsIngestionPerGb;
+  const sum = (items: readonly CostLine[]) => items.reduce((total, item) => total + item.usd, 0);
+  const cloudWatchUsd = sum(lines.filter((item) => item.cloudWatch));
   return {
-    jobs,
+    jobs: installation.coverings.length,
+    stacks: mine.length,
+    schedules,
+    alarms,
     ticksPerMonth: ticks,
     runsPerMonth: runs,
-    sweepsPerMonth: sweeps,
-    alarms,
     lines,
-    totalUsd,
-    totalAfterFreeTierUsd: Math.max(0, totalUsd - free),
+    totalUsd: sum(lines),
+    cloudWatchUsd,
+    cloudWatchWorstUsd:
+      cloudWatchUsd - customMetricsUsd(metrics.healthy) + customMetricsUsd(metrics.worst),
   };
 }
 
+/** A fixed synth instant, so the printed figures are reproducible. */
+const ESTIMATE_FROM = new Date('2026-01-01T00:00:00.000Z');
+
+/** Synthesizes a config and estimates it. */
+export function estimateConfig(config: JobsConfig, stackName = 'Zonecron'): CostEstimate {
+  const synth = synthesizeOffline(config, { stackName, synthTime: ESTIMATE_FROM });
+  const [installation] = synth.installations;
+  if (installation === undefined) throw new Error('internal: no installation was built');
+  return estimateMonthlyCost(installation, synth.check.templates);
+}
+
 /** Renders an estimate as a plain-text table. */
-export function renderEstimate(file: string, estimate: CostEstimate): string {
-  const rows = estimate.lines.map(
-    (line) =>
-      `  ${line.item.padEnd(44)} ${line.quantity.padEnd(30)} $${line.usd.toFixed(2).padStart(9)}`,
-  );
+export function renderEstimate(title: string, estimate: CostEstimate): string {
+  const money = (usd: number) => `$${usd.toFixed(2).padStart(9)}`;
   return [
-    `zonecron monthly cost for ${file}: ${estimate.jobs} enabled jobs, ${Math.round(estimate.runsPerMonth).toLocaleString('en-US')} runs/month`,
-    ...rows,
-    `  ${'total (list prices)'.padEnd(75)} $${estimate.totalUsd.toFixed(2).padStart(9)}`,
-    `  ${'total with the always-free tiers unused'.padEnd(75)} $${estimate.totalAfterFreeTierUsd.toFixed(2).padStart(9)}`,
+    `${title}: ${estimate.jobs} enabled jobs, ${Math.round(estimate.runsPerMonth).toLocaleString('en-US')} runs/month, ${estimate.stacks} stacks, ${estimate.schedules} schedules`,
+    ...estimate.lines.map(
+      (line) => `  ${line.item.padEnd(44)} ${line.quantity.padEnd(30)} ${money(line.usd)}`,
+    ),
+    `  ${'total (list prices, no free tier)'.padEnd(75)} ${money(estimate.totalUsd)}`,
+    `  ${'of which CloudWatch (alarms, metrics, dashboards, insights)'.padEnd(75)} ${money(estimate.cloudWatchUsd)}`,
+    `  ${'CloudWatch in a month that publishes every metric'.padEnd(75)} ${money(estimate.cloudWatchWorstUsd)}`,
   ].join('\n');
 }
 
-function main(): void {
-  const args = process.argv.slice(2);
-  const scaleAt = args.indexOf('--scale');
-  const scale = scaleAt >= 0 ? Number(args[scaleAt + 1]) : 1;
-  const file = args.find((arg, i) => !arg.startsWith('--') && i !== scaleAt + 1) ?? 'jobs.yaml';
-  if (!Number.isInteger(scale) || scale < 1) {
-    throw new Error(`invalid --scale '${args[scaleAt + 1]}' (allowed: a whole number >= 1)`);
+/** The docs table: generated jobs, seed 1, an hourly and a daily mix at four sizes. */
+function renderTable(): string {
+  const rows = [
+    'jobs    mix     alarms  ticks/month   total/month  CloudWatch  CloudWatch, worst month',
+  ];
+  for (const count of [10, 100, 1_000, 10_000]) {
+    for (const mix of ['hourly', 'daily'] as JobMix[]) {
+      const config = parseJobsConfig(
+        generateJobsYaml({ count, seed: 1, mix }),
+        `${mix}-${count}.yaml`,
+      );
+      const estimate = estimateConfig(config);
+      rows.push(
+        [
+          String(count).padEnd(7),
+          mix.padEnd(7),
+          String(estimate.alarms).padStart(6),
+          Math.round(estimate.ticksPerMonth).toLocaleString('en-US').padStart(12),
+          `$${estimate.totalUsd.toFixed(2)}`.padStart(13),
+          `$${estimate.cloudWatchUsd.toFixed(2)}`.padStart(11),
+          `$${estimate.cloudWatchWorstUsd.toFixed(2)}`.padStart(12),
+        ].join(' '),
+      );
+    }
   }
-  const config = loadJobsFile(resolve(file));
-  // A fixed year, so the printed figures are reproducible.
-  const estimate = estimateMonthlyCost(config, new Date('2026-01-01T00:00:00.000Z'), scale);
-  process.stdout.write(`${renderEstimate(scale === 1 ? file : `${file} ×${scale}`, estimate)}\n`);
+  return rows.join('\n');
+}
+
+function main(): void {
+  const { values, positionals } = parseArgs({
+    options: { table: { type: 'boolean' } },
+    allowPositionals: true,
+  });
+  if (values.table) {
+    process.stdout.write(`${renderTable()}\n`);
+    return;
+  }
+  const file = positionals[0] ?? 'jobs.yaml';
+  const estimate = estimateConfig(loadJobsFile(resolve(file)));
+  process.stdout.write(`${renderEstimate(`zonecron monthly cost for ${file}`, estimate)}\n`);
   process.stdout.write(
     `\nassumptions: ${JSON.stringify(ASSUMPTIONS)}\nprices (us-east-1, USD): ${JSON.stringify(PRICES)}\n`,
   );

@@ -1,5 +1,6 @@
 import { type Command, Option } from 'commander';
-import { usageError } from '../errors.ts';
+import type { JobsConfig } from '../../infra/config/load-jobs.ts';
+import { CliError, usageError } from '../errors.ts';
 import { coloursFor } from '../format/colour.ts';
 import { plainTable, wrap } from '../format/table.ts';
 import { parseInstant } from '../options.ts';
@@ -9,6 +10,7 @@ interface ValidateOptions {
   jobs?: string;
   after?: Date;
   json?: boolean;
+  stackName?: string;
 }
 
 const YEAR_MS = 366 * 86_400_000;
@@ -29,10 +31,15 @@ Example:
   $ zonecron validate jobs.yaml
   prints each job with its UTC covering expression, then a WARNING for every job
   whose local times fall into a DST change in the coming year, e.g.
-  "02:30 does not exist on 2027-03-28 in Europe/Berlin — runs at 03:30 CEST".
-  Problems are printed as file:line:column: … and the exit code is 1.`;
+  "02:30 does not exist on 2027-03-28 in Europe/Berlin — runs at 03:30 CEST",
+  then the deploy check: the stacks synth would write, checked against every
+  AWS limit a deploy meets. Problems are printed as file:line:column: … or as
+  the template and limit exceeded, and the exit code is 1.`;
 
-/** `zonecron validate`: the loader's validation, the covering schedules and DST warnings. */
+/**
+ * `zonecron validate`: the loader's validation, the covering schedules, DST warnings, and the
+ * same synthesis and AWS-limit checks as `cdk synth` (without bundling the Lambdas).
+ */
 export function registerValidate(program: Command): void {
   program
     .command('validate')
@@ -45,6 +52,7 @@ export function registerValidate(program: Command): void {
       'look for DST changes in the year after (default: now)',
       parseInstant,
     )
+    .option('--stack-name <name>', "the stack's name, as cdk's -c stackName (default: Zonecron)")
     .option('--json', 'print one JSON document')
     .addHelpText('after', EXAMPLE)
     .action(runValidate);
@@ -74,11 +82,12 @@ async function runValidate(fileArgument: string | undefined, options: ValidateOp
         )
       : [],
   }));
+  const deploy = await deployCheck(config, options.stackName ?? 'Zonecron', from);
 
   if (options.json) {
     const doc = {
       file: config.file,
-      valid: true,
+      valid: deploy.violations.length === 0,
       jobs: jobs.map(({ job, sentence, covering }) => ({
         id: job.id,
         schedule: job.schedule,
@@ -96,16 +105,90 @@ async function runValidate(fileArgument: string | undefined, options: ValidateOp
           text: w.text,
         })),
       ),
+      deploy,
     };
     process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
-    return;
+  } else {
+    process.stdout.write(`${textReport(config, jobs, from, deploy)}\n`);
   }
+  if (deploy.violations.length > 0) {
+    throw new CliError(
+      `${deploy.violations.length} AWS limit${deploy.violations.length === 1 ? '' : 's'} a deploy would hit in ${config.file}`,
+    );
+  }
+}
 
+/** What the deploy check found, as plain data (also the `deploy` of `--json`). */
+interface DeployCheck {
+  readonly stacks: string[];
+  readonly largestTemplate: { file: string; resources: number; bytes: number };
+  readonly jobsJsonBytes: number;
+  readonly notes: string[];
+  readonly violations: string[];
+}
+
+/**
+ * Synthesizes the app as `cdk synth` would (no bundling) and checks it against the AWS limits;
+ * a synth-time refusal that is not about a limit (cdk-nag, a stack name, grants too large)
+ * becomes a `CliError`.
+ */
+async function deployCheck(
+  config: JobsConfig,
+  stackName: string,
+  synthTime: Date,
+): Promise<DeployCheck> {
+  const { synthesizeOffline } = await import('../../infra/offline-synth.ts');
+  const { installationNotes } = await import('../../infra/synth-report.ts');
+  let result: ReturnType<typeof synthesizeOffline>;
+  try {
+    result = synthesizeOffline(config, { stackName, synthTime });
+  } catch (error) {
+    const known = [
+      'NagFindingsError',
+      'InvalidStackNameError',
+      'TargetGrantsTooLargeError',
+      'CoveringError',
+    ];
+    if (error instanceof Error && known.includes(error.name)) {
+      throw new CliError(`${config.file}: ${error.message}`, { cause: error });
+    }
+    throw error;
+  }
+  const templates = [...result.check.templates];
+  const largest = templates.sort((a, b) => b.resources - a.resources || b.bytes - a.bytes)[0];
+  return {
+    stacks: result.installations.flatMap((i) => [
+      i.main.stackName,
+      ...i.shards.map((s) => s.stackName),
+    ]),
+    largestTemplate: {
+      file: largest?.file ?? '',
+      resources: largest?.resources ?? 0,
+      bytes: largest?.bytes ?? 0,
+    },
+    jobsJsonBytes: result.jobsJsonBytes,
+    notes: result.installations.flatMap(installationNotes),
+    violations: result.check.violations.map((violation) => violation.message),
+  };
+}
+
+function textReport(
+  config: { file: string; jobs: readonly { enabled: boolean }[] },
+  jobs: {
+    job: { id: string; schedule: string; timezone: string; target: { type: string } };
+    sentence: string;
+    covering: { awsExpression: string; ticksPerRun: number } | undefined;
+    warnings: { at: Date; kind: string; text: string }[];
+  }[],
+  from: Date,
+  deploy: DeployCheck,
+): string {
   const c = coloursFor(process.stdout);
   const out: string[] = [];
   const enabled = config.jobs.filter((j) => j.enabled).length;
+  const mark = deploy.violations.length === 0 ? c.green('✓ ') : c.red('✗ ');
   out.push(
-    c.green('✓ ') +
+    mark +
       `${config.file}: ${config.jobs.length} job${config.jobs.length === 1 ? '' : 's'} valid` +
       ` (${enabled} enabled)`,
   );
@@ -127,20 +210,35 @@ async function runValidate(fileArgument: string | undefined, options: ValidateOp
   );
   out.push(c.dim('ticks = covering ticks per real run; the dispatcher no-ops on the extra ones'));
   const warnings = jobs.flatMap(({ job, warnings }) => warnings.map((w) => ({ job, ...w })));
+  out.push('');
   if (warnings.length > 0) {
-    out.push('');
     out.push(
       `DST in the year after ${from.toISOString().slice(0, 10)}: ` +
         `${warnings.length} warning${warnings.length === 1 ? '' : 's'}`,
     );
-    for (const w of warnings) {
-      out.push(c.yellow(wrap(`${w.job.id}: ${w.text}`, 'WARNING ')));
-    }
+    for (const w of warnings) out.push(c.yellow(wrap(`${w.job.id}: ${w.text}`, 'WARNING ')));
   } else {
-    out.push('');
     out.push(
       `no job has local times in a DST change in the year after ${from.toISOString().slice(0, 10)}`,
     );
   }
-  process.stdout.write(`${out.join('\n')}\n`);
+  out.push('', ...deployLines(deploy, c));
+  return out.join('\n');
+}
+
+function deployLines(deploy: DeployCheck, c: ReturnType<typeof coloursFor>): string[] {
+  const { largestTemplate: largest } = deploy;
+  const lines = [
+    wrap(
+      `deploy check: ${deploy.stacks.length} stack${deploy.stacks.length === 1 ? '' : 's'}, largest template ${largest.file} (${largest.resources} resources, ${largest.bytes.toLocaleString('en-US')} bytes), jobs.json ${deploy.jobsJsonBytes.toLocaleString('en-US')} bytes`,
+      '',
+    ),
+  ];
+  for (const note of deploy.notes) lines.push(wrap(note, 'NOTE '));
+  if (deploy.violations.length === 0) {
+    lines.push(c.green('✓ every AWS limit a deploy meets is met'));
+  } else {
+    for (const violation of deploy.violations) lines.push(c.red(wrap(violation, 'LIMIT ')));
+  }
+  return lines;
 }

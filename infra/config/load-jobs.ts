@@ -18,6 +18,7 @@ import {
 } from '../../functions/schedule/index.ts';
 import { DEFAULT_RETENTION_DAYS } from '../../functions/shared/defaults.ts';
 import type { JobDefinition } from '../../functions/shared/job.ts';
+import { lambdaTargetRef } from '../../functions/shared/target-arn.ts';
 import { ConfigError, type ConfigIssue, isConfigError } from './config-error.ts';
 import { withCronHint } from './cron-hint.ts';
 import {
@@ -25,10 +26,12 @@ import {
   fileSchema,
   GAP_POLICIES,
   jobSchema,
+  MAX_DEDICATED_ALARM_JOBS,
   OVERLAP_POLICIES,
   UNKNOWN_KEYS_PREFIX,
 } from './schema.ts';
 import { positionOf, type YamlPath } from './source-positions.ts';
+import { requiredEnvironment } from './target-environment.ts';
 
 export { ConfigError, type ConfigIssue, isConfigError };
 
@@ -41,6 +44,34 @@ export interface JobsConfig {
   readonly alarmEmails: string[];
   /** Days the ledger keeps a run (`retention.days`). */
   readonly retentionDays: number;
+  /**
+   * An existing on-call topic (`alarms.topicArn`): the stack then creates no topic and no key.
+   *
+   * @default - the stack creates its own encrypted topic
+   */
+  readonly alarmTopicArn?: string;
+  /** How completion of `lambda` targets is wired (`completion:`). */
+  readonly completion: CompletionConfig;
+  /**
+   * The account and region the stack must be deployed to (`environment:`).
+   *
+   * @default - what the `lambda` and `stepfunctions` targets agree on
+   */
+  readonly environment?: { readonly account: string; readonly region: string };
+}
+
+/** `completion:` of jobs.yaml, defaults applied. */
+export interface CompletionConfig {
+  /**
+   * `create`: the stack creates the asynchronous invoke config (destinations) of every `lambda`
+   * target function and qualifier; `existing`: it creates none, they are managed elsewhere.
+   */
+  readonly lambdaInvokeConfig: 'create' | 'existing';
+  /**
+   * With `create`: functions (`functionArn:qualifier`, `$LATEST` when unqualified) whose invoke
+   * config another stack or team manages, so this stack creates none for them.
+   */
+  readonly existingInvokeConfigs: readonly string[];
 }
 
 /** The file the CDK app and the CLI read unless told otherwise (`-c jobs=…`, `--jobs`). */
@@ -196,8 +227,120 @@ export function parseJobsConfig(text: string, fileName: string): JobsConfig {
     jobs.push(job);
   });
 
+  const fileData = file.success ? file.data : undefined;
+  const completion: CompletionConfig = {
+    lambdaInvokeConfig: fileData?.completion?.lambdaInvokeConfig ?? 'create',
+    existingInvokeConfigs: (fileData?.completion?.existingInvokeConfigs ?? []).map(
+      (arn) => lambdaTargetRef(arn).key,
+    ),
+  };
+  const alarmTopicArn = fileData?.alarms?.topicArn;
+  const environment = fileData?.environment;
+  if (file.success) {
+    checkDedicatedCap(jobs, collector, rawJobs, rawDefaults);
+    checkEnvironment(jobs, { alarmTopicArn, environment }, collector, rawJobs, rawDefaults);
+    checkExistingInvokeConfigs(jobs, completion, collector);
+  }
+
   if (collector.hasIssues()) throw collector.error();
-  return { file: fileName, jobs, alarmEmails, retentionDays };
+  return {
+    file: fileName,
+    jobs,
+    alarmEmails,
+    retentionDays,
+    completion,
+    ...(alarmTopicArn === undefined ? {} : { alarmTopicArn }),
+    ...(environment === undefined ? {} : { environment }),
+  };
+}
+
+/** Where a job sits in the file, by its id, for the checks that run after every job parsed. */
+function jobIndex(rawJobs: readonly unknown[], jobId: string): number {
+  return rawJobs.findIndex((raw) => isPlainObject(raw) && raw.id === jobId);
+}
+
+/**
+ * At most `MAX_DEDICATED_ALARM_JOBS` enabled jobs may have alarms of their own: each costs
+ * five or six CloudWatch alarms and its own metrics every month, while the stack-wide alarms
+ * already cover every job.
+ */
+function checkDedicatedCap(
+  jobs: readonly JobDefinition[],
+  collector: IssueCollector,
+  rawJobs: readonly unknown[],
+  rawDefaults: unknown,
+): void {
+  const dedicated = jobs.filter((job) => job.enabled && job.alarm.dedicated);
+  for (const job of dedicated.slice(MAX_DEDICATED_ALARM_JOBS)) {
+    const index = jobIndex(rawJobs, job.id);
+    collector.addJobField(
+      ['jobs', index],
+      ['alarm', 'dedicated'],
+      job.id,
+      `${dedicated.length} enabled jobs have alarm.dedicated: true, at most ${MAX_DEDICATED_ALARM_JOBS} may: each adds 5 or 6 CloudWatch alarms ($0.10 a month each) and metrics of its own, and the stack-wide alarms already page for every job; keep it for the jobs whose failures need a page naming them`,
+      rawJobs[index],
+      rawDefaults,
+    );
+  }
+}
+
+/** Every `lambda`/`stepfunctions` target and the topic where the stack is deployed. */
+function checkEnvironment(
+  jobs: readonly JobDefinition[],
+  settings: {
+    alarmTopicArn: string | undefined;
+    environment: { account: string; region: string } | undefined;
+  },
+  collector: IssueCollector,
+  rawJobs: readonly unknown[],
+  rawDefaults: unknown,
+): void {
+  const { conflicts } = requiredEnvironment({
+    jobs,
+    declared: settings.environment,
+    alarmTopicArn: settings.alarmTopicArn,
+  });
+  for (const conflict of conflicts) {
+    if (conflict.job) {
+      const index = jobIndex(rawJobs, conflict.job.id);
+      collector.addJobField(
+        ['jobs', index],
+        ['target', 'arn'],
+        conflict.job.id,
+        conflict.message,
+        rawJobs[index],
+        rawDefaults,
+      );
+    } else {
+      collector.addAt(['alarms', 'topicArn'], { message: conflict.message });
+    }
+  }
+}
+
+/** Each `completion.existingInvokeConfigs` entry names a `lambda` target of an enabled job. */
+function checkExistingInvokeConfigs(
+  jobs: readonly JobDefinition[],
+  completion: CompletionConfig,
+  collector: IssueCollector,
+): void {
+  if (completion.lambdaInvokeConfig === 'existing' && completion.existingInvokeConfigs.length > 0) {
+    collector.addAt(['completion', 'existingInvokeConfigs'], {
+      message:
+        'lists functions whose invoke config is managed elsewhere, but lambdaInvokeConfig: existing already says that of every function; remove one of the two',
+    });
+    return;
+  }
+  const targets = new Set(
+    jobs
+      .filter((job) => job.enabled && job.target.type === 'lambda')
+      .map((job) => lambdaTargetRef(job.target.arn).key),
+  );
+  completion.existingInvokeConfigs.forEach((key, index) => {
+    if (targets.has(key)) return;
+    collector.addAt(['completion', 'existingInvokeConfigs', index], {
+      message: `'${key}' is not the function and qualifier of any enabled lambda target (an unqualified ARN means $LATEST); list the ARN exactly as the jobs target it`,
+    });
+  });
 }
 
 /**

@@ -332,6 +332,23 @@ export const jobSchema = strict(
   'a mapping of job fields',
 );
 
+/** How many enabled jobs may have `alarm.dedicated: true` (see `loadJobsFile`). */
+export const MAX_DEDICATED_ALARM_JOBS = 100;
+
+/** `create` (one async invoke config per lambda target function) or `existing` (none). */
+export const LAMBDA_INVOKE_CONFIG_MODES = ['create', 'existing'] as const;
+
+const ACCOUNT_ID = /^\d{12}$/;
+const REGION_NAME = new RegExp(`^${REGION}$`);
+
+/** An ARN of the given target type's kind, e.g. an SNS topic for `alarms.topicArn`. */
+function arnOf(type: (typeof TARGET_TYPES)[number]) {
+  return z.string({ error: expected('an ARN') }).superRefine((arn, ctx) => {
+    const problem = arnProblem(type, arn);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem, input: arn });
+  });
+}
+
 /** The whole file. `jobs` entries are only required to be mappings here; `jobSchema` follows. */
 export const fileSchema = strict(
   {
@@ -343,16 +360,37 @@ export const fileSchema = strict(
             error: expected('a list of e-mail addresses'),
           })
           .optional(),
+        topicArn: arnOf('sns').optional(),
       },
-      'a mapping with email',
+      'a mapping with email and/or topicArn',
     ).optional(),
     retention: strict(
       { days: integer(RETENTION_DAYS_RANGE).optional() },
       'a mapping with days',
     ).optional(),
+    completion: strict(
+      {
+        lambdaInvokeConfig: oneOf(LAMBDA_INVOKE_CONFIG_MODES).optional(),
+        existingInvokeConfigs: z
+          .array(arnOf('lambda'), { error: expected('a list of Lambda function ARNs') })
+          .optional(),
+      },
+      'a mapping with lambdaInvokeConfig and/or existingInvokeConfigs',
+    ).optional(),
+    environment: strict(
+      {
+        account: z
+          .string({ error: expected("a 12-digit account id in quotes, like '123456789012'") })
+          .regex(ACCOUNT_ID, { error: "must be 12 digits in quotes, like '123456789012'" }),
+        region: z
+          .string({ error: expected('a region name like eu-west-1') })
+          .regex(REGION_NAME, { error: 'must be a region name like eu-west-1' }),
+      },
+      'a mapping with account and region',
+    ).optional(),
     jobs: z.array(z.unknown(), { error: expected('a list of jobs') }),
   },
-  'a mapping with jobs (and optionally defaults, alarms, retention)',
+  'a mapping with jobs (and optionally defaults, alarms, retention, completion, environment)',
 );
 
 export type RawJob = z.output<typeof jobSchema>;

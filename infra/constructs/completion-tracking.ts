@@ -1,148 +1,163 @@
-import { Duration } from 'aws-cdk-lib';
+import { Aws, Duration, Stack } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import type { JobDefinition } from '../../functions/shared/job.ts';
+import { executionNamePrefix } from '../../functions/shared/stack-scope.ts';
+import type { LambdaTargetRef } from '../../functions/shared/target-arn.ts';
 import type { DeadLetterQueue } from './dead-letter-queue.ts';
 import type { RecorderFunction } from './recorder-function.ts';
 
 /** Step Functions execution states that end a run. */
 export const TERMINAL_EXECUTION_STATUSES = ['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'ABORTED'] as const;
 
-/** A Lambda function named by a target ARN: its name and the qualifier the dispatcher invokes. */
-export interface LambdaTargetRef {
-  /** `arn:PARTITION:lambda:REGION:ACCOUNT:function:NAME`, without the qualifier. */
-  readonly functionArn: string;
-  readonly functionName: string;
-  /** The ARN's version or alias; `$LATEST` for an unqualified ARN. */
-  readonly qualifier: string;
-}
+/** The `detail-type`s Lambda gives the invocation records it puts on an event bus. */
+export const LAMBDA_RESULT_DETAIL_TYPES = [
+  'Lambda Function Invocation Result - Success',
+  'Lambda Function Invocation Result - Failure',
+] as const;
 
 /**
- * Splits a Lambda target ARN into function and qualifier.
- *
- * The loader has already checked the ARN's shape (`infra/config/schema.ts`).
- *
- * @example
- * lambdaTargetRef('arn:aws:lambda:eu-west-1:123456789012:function:report:prod')
- * //=> { functionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:report', functionName: 'report', qualifier: 'prod' }
+ * The field of the run envelope that names the stack whose dispatcher sent it; a destination
+ * record carries the envelope in `detail.requestPayload`.
  */
-export function lambdaTargetRef(arn: string): LambdaTargetRef {
-  const parts = arn.split(':');
-  const functionName = parts[6] ?? '';
-  return {
-    functionArn: parts.slice(0, 7).join(':'),
-    functionName,
-    qualifier: parts[7] ?? '$LATEST',
-  };
-}
+export const ENVELOPE_STACK_FIELD = 'stack';
 
 /**
- * The unqualified state machine ARN a Step Functions status-change event carries in
- * `detail.stateMachineArn`, also for executions started through a version or an alias.
- *
- * @example
- * stateMachineArnOf('arn:aws:states:eu-west-1:123456789012:stateMachine:etl:live')
- * //=> 'arn:aws:states:eu-west-1:123456789012:stateMachine:etl'
+ * The ARN of the default event bus of the deploying account and region: the destination of
+ * every `lambda` target's invoke config, and where its execution role must be allowed to put
+ * events.
  */
-export function stateMachineArnOf(arn: string): string {
-  return arn.split(':').slice(0, 7).join(':');
+export function defaultEventBusArn(): string {
+  return `arn:${Aws.PARTITION}:events:${Aws.REGION}:${Aws.ACCOUNT_ID}:event-bus/default`;
 }
 
 /** Properties of {@link CompletionTracking}. */
 export interface CompletionTrackingProps {
-  /** Every configured job; only enabled `lambda` and `stepfunctions` targets are wired. */
+  /** Every configured job; the rules exist when an enabled job needs them. */
   readonly jobs: readonly JobDefinition[];
   /** Where completions are recorded. */
   readonly recorder: RecorderFunction;
-  /** Where EventBridge puts a status-change event it could not hand to the recorder. */
+  /** Where EventBridge puts an event it could not hand to the recorder. */
   readonly deadLetterQueue: DeadLetterQueue;
 }
 
 /**
- * Wires how runs end back to the ledger.
+ * How the ends of runs reach the recorder: two EventBridge rules on the default bus, each of a
+ * fixed size whatever the number of targets, each scoped to this stack.
  *
- * - `lambda` targets: an `AWS::Lambda::EventInvokeConfig` on each target function (and the
- *   qualifier the dispatcher invokes) with on-success and on-failure destinations pointing at
- *   the recorder. This configures a function the stack does not own: Lambda allows one such
- *   config per function and qualifier (a second one fails the deploy), the function must live
- *   in the stack's account and region, and its execution role must be allowed to invoke the
- *   recorder before the deploy (Lambda checks it). `MaximumRetryAttempts` is the job's
- *   `retry.maxAttempts - 1`, capped at Lambda's limit of 2; when several jobs share a
- *   function, the smallest wins.
- * - `stepfunctions` targets: one EventBridge rule on the default bus for `Step Functions
- *   Execution Status Change` events of exactly those state machines, in a terminal status,
- *   targeting the recorder, with retries and the dead-letter queue.
+ * - `lambda` targets: their invoke configs (`TargetInvokeConfig`, in the shard stacks) send
+ *   Lambda's invocation records to the default bus; the rule takes those whose request payload
+ *   (the run envelope) names this stack. Two stacks that target one function share its invoke
+ *   config and each hears of its own runs.
+ * - `stepfunctions` targets: the rule takes terminal status changes of executions whose name
+ *   starts with this stack's execution-name prefix (the dispatcher names them so).
+ *
+ * Both target the recorder with retries and the dead-letter queue. The managed policy
+ * `destinationPolicy` is for the execution roles of `lambda` targets: Lambda puts the records
+ * on the bus with the function's role (output `TargetDestinationPolicyArn`).
  */
 export class CompletionTracking extends Construct {
-  /** One invoke config per distinct target function and qualifier. */
-  readonly invokeConfigs: lambda.CfnEventInvokeConfig[] = [];
-  /** The status-change rule; absent when no enabled job targets Step Functions. */
+  /** Lambda invocation records of this stack's runs; absent without enabled lambda targets. */
+  readonly lambdaResultRule?: events.Rule;
+  /** Terminal executions of this stack's runs; absent without enabled stepfunctions targets. */
   readonly executionStatusRule?: events.Rule;
+  /** Lets a target function's role put its invocation records on the default bus. */
+  readonly destinationPolicy: iam.ManagedPolicy;
 
   constructor(scope: Construct, id: string, props: CompletionTrackingProps) {
     super(scope, id);
+    const stackName = Stack.of(this).stackName;
     const enabled = props.jobs.filter((job) => job.enabled);
+    const toRecorder = () =>
+      new eventTargets.LambdaFunction(props.recorder.lambda.function, {
+        deadLetterQueue: props.deadLetterQueue.queue,
+        retryAttempts: 8,
+        maxEventAge: Duration.hours(6),
+      });
 
-    const retriesByFunction = new Map<string, { ref: LambdaTargetRef; retries: number }>();
-    for (const job of enabled) {
-      if (job.target.type !== 'lambda') continue;
-      const ref = lambdaTargetRef(job.target.arn);
-      const key = `${ref.functionArn}:${ref.qualifier}`;
-      const retries = Math.min(2, Math.max(0, job.retry.maxAttempts - 1));
-      const seen = retriesByFunction.get(key);
-      retriesByFunction.set(key, { ref, retries: Math.min(retries, seen?.retries ?? retries) });
+    if (enabled.some((job) => job.target.type === 'lambda')) {
+      this.lambdaResultRule = new events.Rule(this, 'LambdaResults', {
+        description: `zonecron ${stackName}: results of lambda runs, to the recorder`,
+        eventPattern: {
+          source: ['lambda'],
+          detailType: [...LAMBDA_RESULT_DETAIL_TYPES],
+          detail: { requestPayload: { [ENVELOPE_STACK_FIELD]: [stackName] } },
+        },
+        targets: [toRecorder()],
+      });
     }
-    for (const [key, { ref, retries }] of [...retriesByFunction.entries()].sort()) {
-      this.invokeConfigs.push(
-        new lambda.CfnEventInvokeConfig(this, `Destinations-${logicalPart(key)}`, {
-          functionName: ref.functionArn,
-          qualifier: ref.qualifier,
-          maximumRetryAttempts: retries,
-          destinationConfig: {
-            onSuccess: { destination: props.recorder.functionArn },
-            onFailure: { destination: props.recorder.functionArn },
-          },
-        }),
-      );
-    }
-
-    const stateMachines = [
-      ...new Set(
-        enabled
-          .filter((job) => job.target.type === 'stepfunctions')
-          .map((job) => stateMachineArnOf(job.target.arn)),
-      ),
-    ].sort();
-    if (stateMachines.length > 0) {
+    if (enabled.some((job) => job.target.type === 'stepfunctions')) {
       this.executionStatusRule = new events.Rule(this, 'ExecutionStatusChange', {
-        description: 'zonecron: terminal executions of stepfunctions targets, to the recorder',
+        description: `zonecron ${stackName}: terminal executions of stepfunctions runs, to the recorder`,
         eventPattern: {
           source: ['aws.states'],
           detailType: ['Step Functions Execution Status Change'],
           detail: {
-            stateMachineArn: stateMachines,
             status: [...TERMINAL_EXECUTION_STATUSES],
+            name: [{ prefix: executionNamePrefix(stackName) }],
           },
         },
-        targets: [
-          new eventTargets.LambdaFunction(props.recorder.lambda.function, {
-            deadLetterQueue: props.deadLetterQueue.queue,
-            retryAttempts: 8,
-            maxEventAge: Duration.hours(6),
-          }),
-        ],
+        targets: [toRecorder()],
       });
     }
+
+    this.destinationPolicy = new iam.ManagedPolicy(this, 'TargetDestinationPolicy', {
+      description:
+        'Attach to the execution role of every zonecron lambda target: its invocation records go to the default event bus with that role',
+      statements: [
+        new iam.PolicyStatement({
+          sid: 'PutInvocationRecords',
+          actions: ['events:PutEvents'],
+          resources: [defaultEventBusArn()],
+        }),
+      ],
+    });
   }
 }
 
-/** A construct-id-safe rendering of a function ARN and qualifier. */
-function logicalPart(key: string): string {
-  return key
-    .split(':')
-    .slice(4)
-    .join('-')
-    .replace(/[^A-Za-z0-9-]/g, '');
+/** Properties of {@link TargetInvokeConfig}. */
+export interface TargetInvokeConfigProps {
+  /** The target function and the qualifier the dispatcher invokes. */
+  readonly target: LambdaTargetRef;
+  /** Lambda's own retries of a failed asynchronous run, 0-2. */
+  readonly maximumRetryAttempts: number;
+}
+
+/**
+ * The asynchronous invoke config of one `lambda` target function and qualifier: on success
+ * and on failure, the invocation record goes to the default event bus, where every stack that
+ * targets the function picks out its own runs.
+ *
+ * Lambda allows one such config per function and qualifier, so exactly one stack creates it
+ * (`createZonecronApp` decides within an app; `completion:` in jobs.yaml says when another
+ * app or team manages it). The function must be in the stack's account and region, and its
+ * execution role must be allowed `events:PutEvents` on the default bus before the deploy.
+ */
+export class TargetInvokeConfig extends Construct {
+  /** The invoke config. */
+  readonly resource: lambda.CfnEventInvokeConfig;
+
+  constructor(scope: Construct, id: string, props: TargetInvokeConfigProps) {
+    super(scope, id);
+    this.resource = new lambda.CfnEventInvokeConfig(this, 'Resource', {
+      functionName: props.target.functionArn,
+      qualifier: props.target.qualifier,
+      maximumRetryAttempts: props.maximumRetryAttempts,
+      destinationConfig: {
+        onSuccess: { destination: defaultEventBusArn() },
+        onFailure: { destination: defaultEventBusArn() },
+      },
+    });
+  }
+}
+
+/**
+ * Lambda's retries of a failed asynchronous run for a job: `retry.maxAttempts - 1`, capped at
+ * Lambda's maximum of 2.
+ */
+export function lambdaRetriesOf(job: JobDefinition): number {
+  return Math.min(2, Math.max(0, job.retry.maxAttempts - 1));
 }

@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -15,6 +15,16 @@ export interface DeadLetterQueueProps {
    * @default Duration.days(14)
    */
   readonly retentionPeriod?: Duration;
+  /**
+   * What happens to the queue when the stack is deleted or the queue is replaced.
+   *
+   * Its messages are runs that did not happen, each waiting for a human; deleting the stack
+   * must not delete them. A new stack gets a new queue (the name is generated), so a kept
+   * queue never blocks a redeploy; `zonecron dlq` works on any queue URL.
+   *
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly removalPolicy?: RemovalPolicy;
 }
 
 /**
@@ -41,6 +51,7 @@ export class DeadLetterQueue extends Construct {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       retentionPeriod: props.retentionPeriod ?? Duration.days(14),
+      removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
     });
     acknowledgeNag(
       this.queue,

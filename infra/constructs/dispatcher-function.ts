@@ -1,14 +1,15 @@
 import { Duration, Stack } from 'aws-cdk-lib';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as destinations from 'aws-cdk-lib/aws-lambda-destinations';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { JobDefinition, TargetType } from '../../functions/shared/job.ts';
 import type { JobsBundle } from '../../functions/shared/jobs-bundle.ts';
 import { METRICS_NAMESPACE } from '../../functions/shared/metrics.ts';
 import type { DeadLetterQueue } from './dead-letter-queue.ts';
 import type { LedgerTable } from './ledger-table.ts';
+import type { OnCallTopic } from './on-call-topic.ts';
+import { TargetPolicies } from './target-policies.ts';
 import { ZonecronFunction } from './zonecron-function.ts';
 
 /** How much longer than the function's timeout a claim's lease lasts. */
@@ -16,15 +17,6 @@ const LEASE_MARGIN_SECONDS = 30;
 
 /** `POWERTOOLS_SERVICE_NAME` of the dispatcher (its log lines' `service`). */
 export const DISPATCHER_SERVICE_NAME = 'zonecron-dispatcher';
-
-/** The one IAM action each target type needs to receive a run, and nothing else. */
-export const TARGET_ACTIONS: Readonly<Record<TargetType, string>> = {
-  lambda: 'lambda:InvokeFunction',
-  sqs: 'sqs:SendMessage',
-  sns: 'sns:Publish',
-  eventbridge: 'events:PutEvents',
-  stepfunctions: 'states:StartExecution',
-};
 
 /** Properties of {@link DispatcherFunction}. */
 export interface DispatcherFunctionProps {
@@ -34,6 +26,8 @@ export interface DispatcherFunctionProps {
   readonly ledger: LedgerTable;
   /** Where runs go whose delivery attempts ran out. */
   readonly deadLetterQueue: DeadLetterQueue;
+  /** The on-call topic the dispatcher notifies of runs that need a human (`NOTIFY_TOPIC_ARN`). */
+  readonly notifyTopic: OnCallTopic;
   /** How long the ledger keeps a run, in days (`RETENTION_DAYS`). */
   readonly retentionDays: number;
   /**
@@ -66,9 +60,10 @@ export interface DispatcherFunctionProps {
  * The dispatcher Lambda (`functions/dispatcher/handler.ts`): receives every tick and the
  * sweep, claims runs in the ledger and delivers them to the jobs' targets.
  *
- * Its role may invoke exactly the configured targets of enabled jobs, each with the one
- * action its type needs (`TARGET_ACTIONS`), read and write exactly the ledger table and its
- * index, and send to the dead-letter queue. Lambda's own asynchronous retries (two) cover a
+ * Its role may reach the configured targets of enabled jobs, each with the one action its type
+ * needs (`TargetPolicies`: exact ARNs while IAM's limits allow), make exactly its DynamoDB
+ * calls on the ledger table and its two indexes, send to the dead-letter queue and publish to
+ * the on-call topic. Lambda's own asynchronous retries (two) cover a
  * crash; an invocation that still fails lands in the dead-letter queue, so a lost tick is
  * never silent (and the next sweep catches the run up anyway).
  */
@@ -77,6 +72,8 @@ export class DispatcherFunction extends Construct {
   readonly lambda: ZonecronFunction;
   /** The invocation timeout, for the duration alarm. */
   readonly timeout: Duration;
+  /** The managed policies that let it deliver runs. */
+  readonly targetPolicies: TargetPolicies;
 
   constructor(scope: Construct, id: string, props: DispatcherFunctionProps) {
     super(scope, id);
@@ -95,17 +92,19 @@ export class DispatcherFunction extends Construct {
         // dispatcher that died mid-delivery is retried by the next tick or the sweep soon after.
         LEASE_SECONDS: String(this.timeout.toSeconds() + LEASE_MARGIN_SECONDS),
         STACK_NAME: Stack.of(this).stackName,
+        NOTIFY_TOPIC_ARN: props.notifyTopic.topicArn,
         POWERTOOLS_SERVICE_NAME: DISPATCHER_SERVICE_NAME,
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
       },
       jobsBundle: props.jobsBundle,
     });
-    props.ledger.grantReadWriteData(this.lambda.role);
+    props.ledger.grantDispatcherCalls(this.lambda.role);
     props.deadLetterQueue.grantSendMessages(this.lambda.role);
-
-    for (const statement of targetStatements(props.jobsBundle.jobs)) {
-      this.lambda.role.addToPrincipalPolicy(statement);
-    }
+    props.notifyTopic.grantPublish(this.lambda.role);
+    this.targetPolicies = new TargetPolicies(this, 'Targets', {
+      jobs: props.jobsBundle.jobs,
+      role: this.lambda.role,
+    });
 
     this.lambda.function.configureAsyncInvoke({
       retryAttempts: 2,
@@ -139,43 +138,13 @@ export class DispatcherFunction extends Construct {
     return this.lambda.metricThrottles(props);
   }
 
+  /** The dispatcher's log group (its decision lines). */
+  get logGroup(): logs.ILogGroup {
+    return this.lambda.logGroup;
+  }
+
   /** Longest dispatcher invocation per minute, in milliseconds. */
   metricDurationMs(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return this.lambda.metricDurationMs(props);
   }
-}
-
-/**
- * One IAM statement per target type, each listing exactly the configured ARNs of enabled
- * jobs of that type (deduplicated, sorted), with the one action that type needs.
- *
- * Targets encrypted with a customer-managed KMS key (SQS queues, SNS topics) also need
- * `kms:GenerateDataKey`/`kms:Decrypt` on that key; the key's ARN is not in `jobs.yaml`, so
- * that grant belongs in the key policy, owned by the target's team (see docs/deploy.md, "What the stack cannot grant").
- *
- * @example
- * targetStatements([{ target: { type: 'sqs', arn: 'arn:aws:sqs:eu-west-1:123456789012:q' }, enabled: true, … }])
- * //=> [PolicyStatement { actions: ['sqs:SendMessage'], resources: ['arn:aws:sqs:eu-west-1:123456789012:q'] }]
- */
-export function targetStatements(jobs: readonly JobDefinition[]): iam.PolicyStatement[] {
-  const arnsByType = new Map<TargetType, Set<string>>();
-  for (const job of jobs) {
-    if (!job.enabled) continue;
-    const arns = arnsByType.get(job.target.type) ?? new Set<string>();
-    arns.add(job.target.arn);
-    arnsByType.set(job.target.type, arns);
-  }
-  return [...arnsByType.entries()]
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(
-      ([type, arns]) =>
-        new iam.PolicyStatement({
-          sid: `Deliver${type.charAt(0).toUpperCase()}${type.slice(1)}`.replace(
-            /[^A-Za-z0-9]/g,
-            '',
-          ),
-          actions: [TARGET_ACTIONS[type]],
-          resources: [...arns].sort(),
-        }),
-    );
 }

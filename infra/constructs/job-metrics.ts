@@ -1,22 +1,43 @@
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import {
+  type GlobalMetricName,
   JOB_DIMENSION,
   METRICS_NAMESPACE,
   type RunMetricName,
   STACK_DIMENSION,
 } from '../../functions/shared/metrics.ts';
 
-export type { RunMetricName };
+export type { GlobalMetricName, RunMetricName };
 
 /**
- * One per-job metric as the functions emit it (`functions/shared/metrics.ts`): namespace
- * `zonecron`, exactly one dimension, `jobId`, summed per minute unless told otherwise.
+ * One of the stack's own metrics as the functions publish it (`functions/shared/metrics.ts`):
+ * namespace `zonecron`, exactly the dimension `{Stack}`, summed per minute unless told
+ * otherwise. Every job feeds the run metrics; no job adds one.
  *
- * A CloudWatch alarm matches only a metric with exactly its dimensions, so the functions
- * clear Powertools' default `service` dimension and this must not add it.
+ * A CloudWatch alarm matches only a metric with exactly its dimensions, so the functions clear
+ * Powertools' default `service` dimension and this must not add it.
  */
-export function jobMetric(
+export function stackMetric(
+  metricName: RunMetricName | GlobalMetricName,
+  stackName: string,
+  props: cloudwatch.MetricOptions = {},
+): cloudwatch.Metric {
+  return new cloudwatch.Metric({
+    namespace: METRICS_NAMESPACE,
+    metricName,
+    dimensionsMap: { [STACK_DIMENSION]: stackName },
+    period: Duration.minutes(1),
+    statistic: 'Sum',
+    ...props,
+  });
+}
+
+/**
+ * A run metric of one job with `alarm.dedicated: true`: dimensions exactly `{Stack, JobId}`.
+ * Other jobs publish no such metric.
+ */
+export function dedicatedJobMetric(
   metricName: RunMetricName,
   stackName: string,
   jobId: string,
@@ -29,23 +50,5 @@ export function jobMetric(
     period: Duration.minutes(1),
     statistic: 'Sum',
     ...props,
-  });
-}
-
-/**
- * A CloudWatch search over one per-job metric of every job, for dashboards: new jobs show up
- * without a redeploy of the dashboard, and 500 jobs do not hit the per-graph metric limit.
- */
-export function everyJobSearch(
-  metricName: RunMetricName,
-  statistic: string,
-  period: Duration,
-  label: string,
-): cloudwatch.MathExpression {
-  return new cloudwatch.MathExpression({
-    expression: `SEARCH('{${METRICS_NAMESPACE},${JOB_DIMENSION}} MetricName="${metricName}"', '${statistic}', ${period.toSeconds()})`,
-    usingMetrics: {},
-    label,
-    period,
   });
 }

@@ -1,16 +1,33 @@
-import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import type * as iam from 'aws-cdk-lib/aws-iam';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import {
   LEDGER_BY_JOB_INDEX,
   LEDGER_BY_JOB_PARTITION_KEY,
   LEDGER_BY_JOB_SORT_KEY,
+  LEDGER_OPEN_INDEX,
+  LEDGER_OPEN_PARTITION_KEY,
+  LEDGER_OPEN_SORT_KEY,
   LEDGER_PARTITION_KEY,
   LEDGER_TTL_ATTRIBUTE,
 } from '../../functions/shared/ledger-table.ts';
-import { acknowledgeNag } from '../nag.ts';
+
+/**
+ * The DynamoDB calls the dispatcher makes, on the table and both indexes: claims and moves
+ * (`UpdateItem`), reads of one run or a watermark (`GetItem`), the sweep's batch reads
+ * (`BatchGetItem`) and its queries of open runs and of a job's history (`Query`).
+ */
+export const DISPATCHER_LEDGER_ACTIONS = [
+  'dynamodb:BatchGetItem',
+  'dynamodb:GetItem',
+  'dynamodb:Query',
+  'dynamodb:UpdateItem',
+] as const;
+
+/** The DynamoDB calls the recorder makes, on the table only: read a run, record its end. */
+export const RECORDER_LEDGER_ACTIONS = ['dynamodb:GetItem', 'dynamodb:UpdateItem'] as const;
 
 /** Properties of {@link LedgerTable}. */
 export interface LedgerTableProps {
@@ -33,7 +50,8 @@ export interface LedgerTableProps {
 
 /**
  * The run ledger: one DynamoDB table, keyed and indexed exactly as
- * `functions/shared/ledger-table.ts` says (architecture §5).
+ * `functions/shared/ledger-table.ts` says (architecture §5): `byJob` for a job's history,
+ * `byOpen` (sparse) for the runs the sweep still has to look at.
  *
  * On-demand, because the load is a few writes per run with long idle stretches. Items expire
  * through TTL on `ttlEpochSec`. Point-in-time recovery is on, because the table is small and
@@ -63,6 +81,12 @@ export class LedgerTable extends Construct {
       sortKey: { name: LEDGER_BY_JOB_SORT_KEY, type: dynamodb.AttributeType.STRING },
       projectionType: dynamodb.ProjectionType.ALL,
     });
+    this.table.addGlobalSecondaryIndex({
+      indexName: LEDGER_OPEN_INDEX,
+      partitionKey: { name: LEDGER_OPEN_PARTITION_KEY, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: LEDGER_OPEN_SORT_KEY, type: dynamodb.AttributeType.NUMBER },
+      projectionType: dynamodb.ProjectionType.ALL,
+    });
   }
 
   /** The table's name, as the functions receive it in `LEDGER_TABLE_NAME`. */
@@ -70,41 +94,29 @@ export class LedgerTable extends Construct {
     return this.table.tableName;
   }
 
-  /**
-   * Lets a principal read and write items of the table and query its index.
-   *
-   * CDK grants the index part as `<table ARN>/index/*`: every index of this one table (there
-   * is one, `byJob`). That single cdk-nag finding is acknowledged on the grantee, by its exact
-   * id, and nothing else.
-   */
-  grantReadWriteData(grantee: iam.IGrantable): iam.Grant {
-    const grant = this.table.grantReadWriteData(grantee);
-    this.acknowledgeIndexWildcard(grantee);
-    return grant;
-  }
-
-  /** Lets a principal read items of the table and query its index (the CLI's `history`). */
-  grantReadData(grantee: iam.IGrantable): iam.Grant {
-    const grant = this.table.grantReadData(grantee);
-    this.acknowledgeIndexWildcard(grantee);
-    return grant;
-  }
-
-  /** The id cdk-nag gives the `<table ARN>/index/*` resource of a grant. */
-  get indexWildcardFindingId(): string {
-    const logicalId = Stack.of(this).getLogicalId(
-      this.table.node.defaultChild as dynamodb.CfnTable,
+  /** The ARNs of both indexes, each named: no `index/*` wildcard. */
+  get indexArns(): string[] {
+    return [LEDGER_BY_JOB_INDEX, LEDGER_OPEN_INDEX].map(
+      (index) => `${this.table.tableArn}/index/${index}`,
     );
-    return `AwsSolutions-IAM5[Resource::<${logicalId}.Arn>/index/*]`;
   }
 
-  private acknowledgeIndexWildcard(grantee: iam.IGrantable): void {
-    if (!(grantee instanceof Construct)) return;
-    acknowledgeNag(
+  /** Lets the dispatcher make exactly its calls (`DISPATCHER_LEDGER_ACTIONS`), table and indexes. */
+  grantDispatcherCalls(grantee: iam.IGrantable): iam.Grant {
+    return iam.Grant.addToPrincipal({
       grantee,
-      this.indexWildcardFindingId,
-      `The wildcard is '${LEDGER_BY_JOB_INDEX}' and any future index of this one ledger table (CDK's grantReadWriteData form); queries by job need the index, and no other table is reachable.`,
-    );
+      actions: [...DISPATCHER_LEDGER_ACTIONS],
+      resourceArns: [this.table.tableArn, ...this.indexArns],
+    });
+  }
+
+  /** Lets the recorder make exactly its calls (`RECORDER_LEDGER_ACTIONS`), on the table. */
+  grantRecorderCalls(grantee: iam.IGrantable): iam.Grant {
+    return iam.Grant.addToPrincipal({
+      grantee,
+      actions: [...RECORDER_LEDGER_ACTIONS],
+      resourceArns: [this.table.tableArn],
+    });
   }
 
   /**

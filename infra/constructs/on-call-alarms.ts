@@ -1,52 +1,47 @@
-import { Aws, NestedStack, Stack } from 'aws-cdk-lib';
+import { Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
-import * as iam from 'aws-cdk-lib/aws-iam';
-import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
-import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import type { JobDefinition } from '../../functions/shared/job.ts';
 import type { DeadLetterQueue } from './dead-letter-queue.ts';
 import type { DispatcherFunction } from './dispatcher-function.ts';
-import { jobMetric, type RunMetricName } from './job-metrics.ts';
-import type { JobSchedules } from './job-schedules.ts';
+import { dedicatedJobMetric, type RunMetricName, stackMetric } from './job-metrics.ts';
+import type { OnCallTopic } from './on-call-topic.ts';
 import type { RecorderFunction } from './recorder-function.ts';
+import type { Scheduling } from './scheduling.ts';
 
 /** Share of the dispatcher's timeout above which the duration alarm fires. */
 export const DURATION_ALARM_SHARE_OF_TIMEOUT = 0.8;
 
-/**
- * Alarms on the machinery rather than a job: DLQ, dispatcher errors, throttles and duration,
- * recorder errors, Scheduler drops and failed dead-lettering.
- */
-export const MACHINERY_ALARM_COUNT = 7;
-
-/** Jobs per nested alarm stack: 60 jobs × at most 6 alarms stays well under 500 resources. */
-export const DEFAULT_JOBS_PER_NESTED_STACK = 60;
-
-/** CloudWatch's limit on an alarm description. */
+/** CloudWatch's limit on an alarm description (PutMetricAlarm: AlarmDescription, 1,024). */
 const MAX_DESCRIPTION_LENGTH = 1024;
 
 /** Where the runbook lives, for alarm descriptions. */
 const RUNBOOK = 'Runbook: docs/runbook.md';
 
-/** One per-job alarm: which counter, when it applies, and what to tell the on-call engineer. */
-export interface JobAlarmSpec {
+/** One run signal: alarmed on the stack's sum, and per job for jobs with `alarm.dedicated`. */
+export interface RunSignalAlarm {
   readonly metricName: RunMetricName;
-  /** Whether the job gets this alarm (RunFailed only exists for lambda/stepfunctions). */
+  /** Whether a dedicated job gets this alarm (RunFailed only exists for lambda/stepfunctions). */
   readonly appliesTo: (job: JobDefinition) => boolean;
-  /** What happened, for a job. */
+  /** What happened, and what to do, for the stack-wide alarm. */
+  readonly stackWide: string;
+  /** What happened, for one job. */
   readonly what: (job: JobDefinition) => string;
-  /** What to do. */
+  /** What to do, for one job. */
   readonly todo: (job: JobDefinition) => string;
 }
 
-/** The per-job alarms: every counter above zero in a minute is worth a page. */
-export const JOB_ALARMS: readonly JobAlarmSpec[] = [
+const WHICH_JOB =
+  "Which job: the notification the functions sent for the run, or the dashboard's top-jobs tables.";
+
+/** The run signals: every one above zero in a minute is worth a page. */
+export const RUN_SIGNAL_ALARMS: readonly RunSignalAlarm[] = [
   {
     metricName: 'DeliveryFailures',
     appliesTo: () => true,
+    stackWide: `A delivery of a run to its target failed; the dispatcher retries it up to the job's retry.maxAttempts. ${WHICH_JOB} What to do: check the target exists and the dispatcher role may reach it; read lastError in zonecron history <job>.`,
     what: (job) =>
       `A delivery of job '${job.id}' to its ${job.target.type} target failed; the dispatcher retries up to ${job.retry.maxAttempts} attempts.`,
     todo: (job) =>
@@ -55,6 +50,7 @@ export const JOB_ALARMS: readonly JobAlarmSpec[] = [
   {
     metricName: 'DeadLettered',
     appliesTo: () => true,
+    stackWide: `A run ran out of delivery attempts and went to the dead-letter queue: it did not happen. ${WHICH_JOB} What to do: zonecron dlq list, fix the target, then zonecron dlq redrive.`,
     what: (job) =>
       `A run of job '${job.id}' ran out of delivery attempts and went to the dead-letter queue: it did not happen.`,
     todo: (job) =>
@@ -63,6 +59,7 @@ export const JOB_ALARMS: readonly JobAlarmSpec[] = [
   {
     metricName: 'MissedRuns',
     appliesTo: () => true,
+    stackWide: `The sweep found a run that was due more than its grace ago and never dispatched; it was caught up per the job's catchup.policy. ${WHICH_JOB} What to do: check the Scheduler alarms and dispatcher errors around that time; confirm with zonecron history <job>.`,
     what: (job) =>
       `The sweep found a run of job '${job.id}' (${job.schedule} ${job.timezone}) that was due more than its grace ago and never dispatched; it was caught up per catchup.policy=${job.catchup.policy}.`,
     todo: (job) =>
@@ -71,6 +68,7 @@ export const JOB_ALARMS: readonly JobAlarmSpec[] = [
   {
     metricName: 'LateRuns',
     appliesTo: () => true,
+    stackWide: `A run was dispatched more than its job's alarm.grace after it was due. ${WHICH_JOB} What to do: look at dispatch lag and dispatcher throttles on the dashboard.`,
     what: (job) =>
       `A run of job '${job.id}' was dispatched more than its grace (${job.alarm.graceSeconds}s) after it was due.`,
     todo: (job) =>
@@ -79,14 +77,16 @@ export const JOB_ALARMS: readonly JobAlarmSpec[] = [
   {
     metricName: 'StuckRuns',
     appliesTo: () => true,
+    stackWide: `A run has been dispatched for longer than its job's maxRuntime without reporting completion. ${WHICH_JOB} What to do: check the target's own logs or executions; for lambda targets check its destinations point at the default event bus.`,
     what: (job) =>
       `A run of job '${job.id}' has been dispatched for longer than maxRuntime (${job.maxRuntimeSeconds}s) without reporting completion.`,
     todo: (job) =>
-      `Check the target's own logs/executions (${job.target.arn}); for lambda targets check its destinations reach the recorder; see 'zonecron history ${job.id}'.`,
+      `Check the target's own logs/executions (${job.target.arn}); for lambda targets check its destinations point at the default event bus; see 'zonecron history ${job.id}'.`,
   },
   {
     metricName: 'RunFailed',
     appliesTo: (job) => job.target.type === 'lambda' || job.target.type === 'stepfunctions',
+    stackWide: `A run reached its lambda or stepfunctions target, and the target reported failure. ${WHICH_JOB} What to do: read the error in zonecron history <job> and the target's logs; re-run with zonecron run <job> once fixed.`,
     what: (job) => `A run of job '${job.id}' reached its target but the target reported failure.`,
     todo: (job) =>
       `Read the error in 'zonecron history ${job.id}' and the target's logs (${job.target.arn}); re-run with 'zonecron run ${job.id}' once fixed (failed lambda runs are also in 'zonecron dlq list').`,
@@ -95,186 +95,139 @@ export const JOB_ALARMS: readonly JobAlarmSpec[] = [
 
 /** Properties of {@link OnCallAlarms}. */
 export interface OnCallAlarmsProps {
-  /** Every configured job; enabled jobs get per-job alarms. */
-  readonly jobs: readonly JobDefinition[];
   readonly dispatcher: DispatcherFunction;
   readonly recorder: RecorderFunction;
-  readonly schedules: JobSchedules;
+  readonly scheduling: Scheduling;
   readonly deadLetterQueue: DeadLetterQueue;
-  /**
-   * E-mail addresses subscribed to the alarm topic (`alarms.email` in jobs.yaml).
-   *
-   * @default - none; subscribe a pager or chat integration to the topic yourself
-   */
-  readonly emails?: readonly string[];
-  /**
-   * Jobs whose alarms share one nested stack. A CloudFormation stack holds at most 500
-   * resources and a job has up to six alarms, so the per-job alarms live in nested stacks of
-   * this many jobs; the main stack keeps one schedule per job.
-   *
-   * @default 60
-   */
-  readonly jobsPerNestedStack?: number;
+  /** Where every alarm publishes, on alarm and on recovery. */
+  readonly topic: OnCallTopic;
 }
 
 /**
- * Every alarm on-call needs, all publishing to one SNS topic.
+ * The stack's fixed set of alarms, whatever the number of jobs: the machinery (dead-letter
+ * queue, dispatcher, recorder, Scheduler, notifications, zone data) and one alarm per run signal
+ * on the stack-wide `{Stack}` metric every job feeds. Which job it was is in the functions'
+ * per-run notification and on the dashboard; a job that needs alarms of its own says
+ * `alarm.dedicated: true` ({@link DedicatedJobAlarms}).
  *
- * The topic is encrypted with a customer-managed KMS key (rotated yearly) because CloudWatch
- * cannot publish to a topic encrypted with the AWS-managed SNS key: its key policy cannot be
- * changed to let CloudWatch use it. The topic policy denies non-TLS publishing and allows
- * CloudWatch alarms of this account only.
- *
- * All alarms fire on a single one-minute datapoint above their threshold: each signal is
- * either a run that did not happen as planned or the machinery that makes runs happen
- * failing. Per-job counters treat missing data as not breaching: no data means nothing
- * happened.
+ * All alarms fire on a single one-minute datapoint above their threshold and treat missing
+ * data as not breaching: no data means nothing happened.
  */
 export class OnCallAlarms extends Construct {
-  /** The topic every alarm publishes to (output `AlarmTopicArn`). */
-  readonly topic: sns.Topic;
-  /** The key the topic is encrypted with. */
-  readonly key: kms.Key;
-  /** Every alarm, by a stable name (`DeadLetterQueueNotEmpty`, `job-<id>-MissedRuns`, …). */
+  /** Every alarm, by its name without the stack prefix (`DeadLetterQueueNotEmpty`, …). */
   readonly alarms: ReadonlyMap<string, cloudwatch.Alarm>;
-  /** The nested stacks holding the per-job alarms, in job order. */
-  readonly jobAlarmStacks: readonly JobAlarmsStack[];
 
   constructor(scope: Construct, id: string, props: OnCallAlarmsProps) {
     super(scope, id);
     const stackName = Stack.of(this).stackName;
-
-    this.key = new kms.Key(this, 'TopicKey', {
-      description: 'zonecron on-call alarm topic',
-      enableKeyRotation: true,
-    });
-    this.key.addToResourcePolicy(
-      new iam.PolicyStatement({
-        sid: 'CloudWatchAlarmsPublish',
-        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
-        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
-        resources: ['*'],
-        conditions: { StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID } },
-      }),
-    );
-    this.topic = new sns.Topic(this, 'Topic', {
-      displayName: 'zonecron on-call',
-      masterKey: this.key,
-      enforceSSL: true,
-    });
-    this.topic.addToResourcePolicy(
-      new iam.PolicyStatement({
-        sid: 'CloudWatchAlarmsPublish',
-        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
-        actions: ['sns:Publish'],
-        resources: [this.topic.topicArn],
-        conditions: {
-          StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
-          ArnLike: {
-            'aws:SourceArn': `arn:${Aws.PARTITION}:cloudwatch:${Aws.REGION}:${Aws.ACCOUNT_ID}:alarm:*`,
-          },
-        },
-      }),
-    );
-    for (const email of props.emails ?? []) {
-      this.topic.addSubscription(new subscriptions.EmailSubscription(email));
-    }
-
+    const action = new cwActions.SnsAction(props.topic.topic);
     const alarms = new Map<string, cloudwatch.Alarm>();
-    const action = new cwActions.SnsAction(this.topic);
-    const add = (
-      key: string,
-      constructId: string,
-      metric: cloudwatch.IMetric,
-      threshold: number,
-      description: string,
-      treatMissingData: cloudwatch.TreatMissingData,
-    ) => {
+    const add = (key: string, metric: cloudwatch.IMetric, threshold: number, text: string) => {
       alarms.set(
         key,
-        onCallAlarm(this, constructId, {
-          name: `${stackName}-${key}`,
-          metric,
-          threshold,
-          description,
-          treatMissingData,
-          action,
-        }),
+        onCallAlarm(this, key, { name: `${stackName}-${key}`, metric, threshold, text, action }),
       );
     };
-    const notBreaching = cloudwatch.TreatMissingData.NOT_BREACHING;
-
+    const timeoutMs = props.dispatcher.timeout.toMilliseconds();
     add(
-      'DeadLetterQueueNotEmpty',
       'DeadLetterQueueNotEmpty',
       props.deadLetterQueue.metricMessagesVisible(),
       0,
       'The zonecron dead-letter queue holds messages: runs (or ticks) that did not happen. What to do: list them with zonecron dlq list, fix the cause named in each, then zonecron dlq redrive; the alarm clears when the queue is empty.',
-      notBreaching,
     );
     add(
-      'DispatcherErrors',
       'DispatcherErrors',
       props.dispatcher.metricErrors(),
       0,
       'The zonecron dispatcher Lambda threw: a tick or a sweep failed (Lambda retries twice, then dead-letters it). What to do: read the dispatcher log group for the error; check the ledger table and the dead-letter queue; the next sweep catches up missed runs once it is fixed.',
-      notBreaching,
     );
     add(
-      'DispatcherThrottles',
       'DispatcherThrottles',
       props.dispatcher.metricThrottles(),
       0,
       'The zonecron dispatcher Lambda was throttled: the account or function concurrency limit was hit, so ticks wait and runs go late. What to do: check account concurrency (other functions), raise the limit or reserve concurrency for the dispatcher.',
-      notBreaching,
     );
-    const timeoutMs = props.dispatcher.timeout.toMilliseconds();
     add(
-      'DispatcherDurationNearTimeout',
       'DispatcherDurationNearTimeout',
       props.dispatcher.metricDurationMs(),
       Math.round(timeoutMs * DURATION_ALARM_SHARE_OF_TIMEOUT),
       `A zonecron dispatcher invocation took more than ${DURATION_ALARM_SHARE_OF_TIMEOUT * 100}% of its ${timeoutMs / 1000}s timeout: soon ticks or sweeps will time out. What to do: find the slow target or the slow sweep in the dispatcher log group (durations per run are logged); raise memory or timeout in infra/constructs/dispatcher-function.ts if the sweep outgrew it.`,
-      notBreaching,
     );
     add(
-      'RecorderErrors',
       'RecorderErrors',
       props.recorder.metricErrors(),
       0,
       'The zonecron recorder Lambda threw: a completion of a lambda or stepfunctions run was not recorded (Lambda retries twice, then dead-letters it), so that run will show up as stuck. What to do: read the recorder log group; check the ledger table.',
-      notBreaching,
     );
     add(
       'SchedulerInvocationsDropped',
-      'SchedulerInvocationsDropped',
-      props.schedules.metricDropped(),
+      props.scheduling.metricDropped(),
       0,
       'EventBridge Scheduler gave up on a zonecron tick after its retries and dropped it (InvocationDroppedCount). What to do: check the Scheduler role may still invoke the dispatcher and the dispatcher exists; the sweep catches up the run, confirm with zonecron history.',
-      notBreaching,
     );
     add(
       'SchedulerDeadLetterFailures',
-      'SchedulerDeadLetterFailures',
-      props.schedules.metricFailedToBeSentToDeadLetter(),
+      props.scheduling.metricFailedToBeSentToDeadLetter(),
       0,
       'EventBridge Scheduler could neither deliver a zonecron tick nor put it in the dead-letter queue (InvocationsFailedToBeSentToDeadLetterCount): the tick left no trace. What to do: check the dead-letter queue still exists and the Scheduler role may send to it; rely on the sweep and zonecron history for the lost run.',
-      notBreaching,
     );
-
-    const enabled = props.jobs.filter((job) => job.enabled);
-    const perStack = props.jobsPerNestedStack ?? DEFAULT_JOBS_PER_NESTED_STACK;
-    const nested: JobAlarmsStack[] = [];
-    for (let first = 0; first < enabled.length; first += perStack) {
-      const chunk = new JobAlarmsStack(this, `JobAlarms${nested.length + 1}`, {
-        jobs: enabled.slice(first, first + perStack),
-        topic: this.topic,
-        alarmNamePrefix: stackName,
-      });
-      nested.push(chunk);
-      for (const [key, alarm] of chunk.alarms) alarms.set(key, alarm);
+    add(
+      'NotificationFailures',
+      stackMetric('NotificationFailures', stackName),
+      0,
+      'The dispatcher or the recorder could not publish a per-run notification to the on-call topic: on-call was not told which job failed. What to do: check the topic exists and its policy (and key policy) still let both function roles publish; the runs themselves are in zonecron history.',
+    );
+    add(
+      'ZoneDataDrift',
+      stackMetric('ZoneDataDrift', stackName),
+      0,
+      "The Lambda runtime's time-zone data differs from the data the UTC covering schedules were computed with at synth: a zone whose rules changed may now be covered wrongly. What to do: redeploy from a machine with current time-zone data (node -p process.versions.tz) so the coverings are recomputed.",
+    );
+    for (const signal of RUN_SIGNAL_ALARMS) {
+      add(signal.metricName, stackMetric(signal.metricName, stackName), 0, signal.stackWide);
     }
-    this.jobAlarmStacks = nested;
+    this.alarms = alarms;
+  }
+}
+
+/** Properties of {@link DedicatedJobAlarms}. */
+export interface DedicatedJobAlarmsProps {
+  /** The jobs with `alarm.dedicated: true` whose alarms live here. */
+  readonly jobs: readonly JobDefinition[];
+  /** The installation's main stack name: alarm names and the metrics' `Stack` dimension. */
+  readonly stackName: string;
+  /** The on-call topic's ARN (`onCallTopicArn`). */
+  readonly topicArn: string;
+}
+
+/**
+ * The alarms of jobs with `alarm.dedicated: true`: one per run signal that applies to the job,
+ * on its own `{Stack, JobId}` metric, named `<stack>-job-<id>-<signal>`.
+ */
+export class DedicatedJobAlarms extends Construct {
+  /** The alarms, by `job-<id>-<signal>`. */
+  readonly alarms: ReadonlyMap<string, cloudwatch.Alarm>;
+
+  constructor(scope: Construct, id: string, props: DedicatedJobAlarmsProps) {
+    super(scope, id);
+    const action = new cwActions.SnsAction(sns.Topic.fromTopicArn(this, 'Topic', props.topicArn));
+    const alarms = new Map<string, cloudwatch.Alarm>();
+    for (const job of props.jobs) {
+      for (const signal of RUN_SIGNAL_ALARMS) {
+        if (!signal.appliesTo(job)) continue;
+        const key = `job-${job.id}-${signal.metricName}`;
+        alarms.set(
+          key,
+          onCallAlarm(this, key, {
+            name: `${props.stackName}-${key}`,
+            metric: dedicatedJobMetric(signal.metricName, props.stackName, job.id),
+            threshold: 0,
+            text: `${signal.what(job)} What to do: ${signal.todo(job)}`,
+            action,
+          }),
+        );
+      }
+    }
     this.alarms = alarms;
   }
 }
@@ -284,74 +237,27 @@ interface OnCallAlarmOptions {
   readonly name: string;
   readonly metric: cloudwatch.IMetric;
   readonly threshold: number;
-  readonly description: string;
-  readonly treatMissingData: cloudwatch.TreatMissingData;
+  /** What happened and what to do. */
+  readonly text: string;
   readonly action: cwActions.SnsAction;
 }
 
 /**
  * One on-call alarm: fires on a single one-minute datapoint above the threshold, notifies on
- * alarm and on recovery, and carries what happened and what to do.
+ * alarm and on recovery, treats no data as fine, and carries what happened and what to do.
  */
 function onCallAlarm(scope: Construct, id: string, options: OnCallAlarmOptions): cloudwatch.Alarm {
   const alarm = new cloudwatch.Alarm(scope, id, {
     alarmName: options.name,
-    alarmDescription: `${options.description} ${RUNBOOK}`.slice(0, MAX_DESCRIPTION_LENGTH),
+    alarmDescription: `${options.text} ${RUNBOOK}`.slice(0, MAX_DESCRIPTION_LENGTH),
     metric: options.metric,
     threshold: options.threshold,
     comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
     evaluationPeriods: 1,
     datapointsToAlarm: 1,
-    treatMissingData: options.treatMissingData,
+    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
   });
   alarm.addAlarmAction(options.action);
   alarm.addOkAction(options.action);
   return alarm;
-}
-
-/** Properties of {@link JobAlarmsStack}. */
-export interface JobAlarmsStackProps {
-  /** The enabled jobs whose alarms live here. */
-  readonly jobs: readonly JobDefinition[];
-  /** The on-call topic of the parent stack. */
-  readonly topic: sns.ITopic;
-  /** Alarm names start with this (the parent stack's name). */
-  readonly alarmNamePrefix: string;
-}
-
-/**
- * A nested stack with the per-job alarms (`JOB_ALARMS`) of a slice of the jobs, so that the
- * number of jobs is not capped by CloudFormation's 500 resources per stack.
- */
-export class JobAlarmsStack extends NestedStack {
-  /** The alarms, by `job-<id>-<metric>`. */
-  readonly alarms: ReadonlyMap<string, cloudwatch.Alarm>;
-
-  constructor(scope: Construct, id: string, props: JobAlarmsStackProps) {
-    const first = props.jobs[0]?.id ?? '';
-    const last = props.jobs[props.jobs.length - 1]?.id ?? '';
-    super(scope, id, {
-      description: `zonecron per-job alarms of ${props.jobs.length} jobs, ${first} to ${last}`,
-    });
-    const action = new cwActions.SnsAction(props.topic);
-    const alarms = new Map<string, cloudwatch.Alarm>();
-    for (const job of props.jobs) {
-      for (const spec of JOB_ALARMS) {
-        if (!spec.appliesTo(job)) continue;
-        const key = `job-${job.id}-${spec.metricName}`;
-        alarms.set(
-          key,
-          onCallAlarm(this, `Job-${job.id}-${spec.metricName}`, {
-            name: `${props.alarmNamePrefix}-${key}`,
-            metric: jobMetric(spec.metricName, props.alarmNamePrefix, job.id),
-            threshold: 0,
-            description: `${spec.what(job)} What to do: ${spec.todo(job)}`,
-            treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-            action,
-          }),
-        );
-      }
-    }
-    this.alarms = alarms;
-  }
 }

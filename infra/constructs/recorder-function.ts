@@ -1,6 +1,5 @@
 import { Duration, Stack } from 'aws-cdk-lib';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import * as iam from 'aws-cdk-lib/aws-iam';
 import * as destinations from 'aws-cdk-lib/aws-lambda-destinations';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -8,6 +7,7 @@ import type { JobsBundle } from '../../functions/shared/jobs-bundle.ts';
 import { METRICS_NAMESPACE } from '../../functions/shared/metrics.ts';
 import type { DeadLetterQueue } from './dead-letter-queue.ts';
 import type { LedgerTable } from './ledger-table.ts';
+import type { OnCallTopic } from './on-call-topic.ts';
 import { ZonecronFunction } from './zonecron-function.ts';
 
 /** `POWERTOOLS_SERVICE_NAME` of the recorder (its log lines' `service`). */
@@ -21,14 +21,8 @@ export interface RecorderFunctionProps {
   readonly ledger: LedgerTable;
   /** Where failed asynchronous Lambda runs go, with their run envelope. */
   readonly deadLetterQueue: DeadLetterQueue;
-  /**
-   * The function's name. Fixed (not generated) because the execution roles of `lambda`
-   * targets must be allowed to invoke it before the first deploy that wires their
-   * destinations: Lambda checks that permission when the destination is configured.
-   *
-   * @default `${stackName}-recorder`
-   */
-  readonly functionName?: string;
+  /** The on-call topic the recorder notifies of failed runs (`NOTIFY_TOPIC_ARN`). */
+  readonly notifyTopic: OnCallTopic;
   /**
    * How long the recorder's logs are kept.
    *
@@ -38,27 +32,24 @@ export interface RecorderFunctionProps {
 }
 
 /**
- * The recorder Lambda (`functions/recorder/handler.ts`): turns Lambda destination records of
- * `lambda` targets and Step Functions status-change events into the run's terminal ledger
- * state (`succeeded`/`failed`), and forwards failed Lambda runs to the dead-letter queue.
+ * The recorder Lambda (`functions/recorder/handler.ts`): turns the completion events of
+ * `lambda` targets (Lambda's destination records, put on the default event bus) and Step
+ * Functions status-change events into the run's terminal ledger state (`succeeded`/`failed`),
+ * and forwards failed Lambda runs to the dead-letter queue.
  *
- * One record is a single conditional update, so 256 MB and 30 s are plenty. A recorder
- * invocation that fails Lambda's two asynchronous retries lands in the dead-letter queue.
+ * EventBridge invokes it (`CompletionTracking`), so its name is whatever CloudFormation
+ * generates: nothing outside the stack needs to know it. One record is a single conditional
+ * update, so 256 MB and 30 s are plenty. A recorder invocation that fails Lambda's two
+ * asynchronous retries lands in the dead-letter queue.
  */
 export class RecorderFunction extends Construct {
   /** The function, its role and its log group. */
   readonly lambda: ZonecronFunction;
-  /**
-   * A managed policy allowing `lambda:InvokeFunction` on the recorder. Attach it to the
-   * execution role of every `lambda` target (output `RecorderInvokePolicyArn`).
-   */
-  readonly invokePolicy: iam.ManagedPolicy;
 
   constructor(scope: Construct, id: string, props: RecorderFunctionProps) {
     super(scope, id);
     this.lambda = new ZonecronFunction(this, 'Lambda', {
       entry: 'functions/recorder/handler.ts',
-      functionName: props.functionName ?? `${Stack.of(this).stackName}-recorder`,
       description: 'zonecron recorder: records how lambda and stepfunctions runs ended',
       jobsBundle: props.jobsBundle,
       timeout: Duration.seconds(30),
@@ -68,39 +59,29 @@ export class RecorderFunction extends Construct {
         LEDGER_TABLE_NAME: props.ledger.tableName,
         DLQ_URL: props.deadLetterQueue.queueUrl,
         STACK_NAME: Stack.of(this).stackName,
+        NOTIFY_TOPIC_ARN: props.notifyTopic.topicArn,
         POWERTOOLS_SERVICE_NAME: RECORDER_SERVICE_NAME,
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
       },
     });
-    props.ledger.grantReadWriteData(this.lambda.role);
+    props.ledger.grantRecorderCalls(this.lambda.role);
     props.deadLetterQueue.grantSendMessages(this.lambda.role);
+    props.notifyTopic.grantPublish(this.lambda.role);
     this.lambda.function.configureAsyncInvoke({
       retryAttempts: 2,
       maxEventAge: Duration.hours(6),
       onFailure: new destinations.SqsDestination(props.deadLetterQueue.queue),
     });
-
-    this.invokePolicy = new iam.ManagedPolicy(this, 'InvokePolicy', {
-      description:
-        'Attach to the execution role of every zonecron lambda target: Lambda destinations invoke the recorder with that role',
-      statements: [
-        new iam.PolicyStatement({
-          sid: 'InvokeZonecronRecorder',
-          actions: ['lambda:InvokeFunction'],
-          resources: [this.functionArn],
-        }),
-      ],
-    });
   }
 
-  /** The function's name. */
+  /** The function's name (output `RecorderFunctionName`). */
   get functionName(): string {
     return this.lambda.function.functionName;
   }
 
-  /** The function's unqualified ARN: the destination of every `lambda` target. */
-  get functionArn(): string {
-    return this.lambda.function.functionArn;
+  /** The recorder's log group (its `succeeded`/`failed` lines). */
+  get logGroup(): logs.ILogGroup {
+    return this.lambda.logGroup;
   }
 
   /** Recorder invocations that ended in an error, summed per minute. */

@@ -15,6 +15,7 @@ describe('zonecron validate', () => {
       valid: boolean;
       jobs: { id: string; sentence: string; enabled: boolean; covering: unknown }[];
       warnings: { jobId: string; transitionAt: string; kind: string; text: string }[];
+      deploy: { stacks: string[]; notes: string[]; violations: string[] };
     };
     const config = loadJobsFile(FIXTURE);
     expect(doc.valid).toBe(true);
@@ -58,12 +59,35 @@ describe('zonecron validate', () => {
     ]);
   });
 
+  it('synthesizes the stacks synth would write and checks them against the AWS limits', async () => {
+    const result = await runCli(['validate', FIXTURE, '--after', AFTER, '--json']);
+    const { deploy } = JSON.parse(result.stdout) as {
+      deploy: { stacks: string[]; notes: string[]; violations: string[] };
+    };
+    expect(deploy.stacks[0]).toBe('Zonecron');
+    // Two enabled jobs and one lambda target hash to at most three shards.
+    expect(deploy.stacks.slice(1).every((name) => /^Zonecron-jobs-\d\d$/.test(name))).toBe(true);
+    expect(deploy.stacks.length).toBeGreaterThanOrEqual(2);
+    expect(deploy.stacks.length).toBeLessThanOrEqual(4);
+    expect(deploy.violations).toEqual([]);
+    expect(deploy.notes[0]).toContain('deploy them together: npx cdk deploy --all');
+  });
+
+  it('refuses what synth refuses beyond the file: a stack name CloudFormation would not take', async () => {
+    const result = await runCli(['validate', FIXTURE, '--stack-name', '9lives']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      "invalid stack name '9lives': allowed: a letter, then letters, digits and hyphens",
+    );
+  });
+
   it('prints the summary table and warnings within 80 columns', async () => {
     const result = await runCli(['validate', FIXTURE, '--after', AFTER]);
     expect(result.code).toBe(0);
     expect(hasAnsi(result.stdout)).toBe(false);
     expect(overlongLines(result.stdout)).toEqual([]);
     expect(result.stdout).toContain('3 jobs valid (2 enabled)');
+    expect(result.stdout).toContain('✓ every AWS limit a deploy meets is met');
     expect(result.stdout).toMatch(
       /\nswitched-off +0 \* \* \* \* +disabled +-\nsns +UTC\n +↳ every hour at minute 0\n/,
     );

@@ -1,9 +1,11 @@
 /**
- * The repository's own jobs.yaml, the worked example: it synthesizes, cdk-nag-clean, into a
- * stack whose resource counts follow the file.
+ * The repository's own jobs.yaml, the worked example: it synthesizes, cdk-nag-clean and within
+ * every AWS limit, into stacks whose contents follow the file, and the cost estimate counts what
+ * those stacks contain.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { estimateMonthlyCost, jobVolumes } from '../../infra/cost-estimate.ts';
+import { lambdaTargetRef } from '../../functions/shared/target-arn.ts';
+import { estimateMonthlyCost } from '../../infra/cost-estimate.ts';
 import { nagViolations } from '../../infra/nag.ts';
 import { resourcesOfType, type SynthesizedFixture, synthFixture } from './synth-fixture.ts';
 
@@ -13,8 +15,9 @@ beforeAll(() => {
 });
 
 describe('jobs.yaml', () => {
-  it('synthesizes with no cdk-nag finding left', () => {
+  it('synthesizes with no cdk-nag finding left and no AWS limit exceeded', () => {
     expect(nagViolations(fx.built.nag, fx.built.app)).toEqual([]);
+    expect(fx.check.violations).toEqual([]);
   });
 
   it('gets one schedule per enabled job, plus the sweep', () => {
@@ -25,30 +28,22 @@ describe('jobs.yaml', () => {
     expect(names.sort()).toEqual([...enabled, 'zonecron.sweep'].sort());
   });
 
-  it('gets 7 machinery alarms, 5 per enabled job and RunFailed per lambda/stepfunctions job', () => {
-    const enabled = fx.config.jobs.filter((job) => job.enabled);
-    const completing = enabled.filter(
-      (job) => job.target.type === 'lambda' || job.target.type === 'stepfunctions',
-    );
-    expect(resourcesOfType(fx, 'AWS::CloudWatch::Alarm')).toHaveLength(
-      7 + 5 * enabled.length + completing.length,
-    );
+  it('gets the 15 stack alarms and no job alarms: no job has alarm.dedicated', () => {
+    expect(fx.config.jobs.some((job) => job.alarm.dedicated)).toBe(false);
+    expect(resourcesOfType(fx, 'AWS::CloudWatch::Alarm')).toHaveLength(15);
   });
 
-  it('wires destinations for each distinct lambda target and one rule for state machines', () => {
+  it('wires an invoke config for each distinct lambda target and one rule per completion kind', () => {
     const lambdaTargets = new Set(
       fx.config.jobs
         .filter((job) => job.enabled && job.target.type === 'lambda')
-        .map((job) => job.target.arn),
+        .map((job) => lambdaTargetRef(job.target.arn).key),
     );
     const targetConfigs = resourcesOfType(fx, 'AWS::Lambda::EventInvokeConfig').filter(
       ([, r]) => typeof r.Properties?.FunctionName === 'string',
     );
     expect(targetConfigs).toHaveLength(lambdaTargets.size);
-    const hasStateMachines = fx.config.jobs.some(
-      (job) => job.enabled && job.target.type === 'stepfunctions',
-    );
-    fx.template.resourceCountIs('AWS::Events::Rule', hasStateMachines ? 1 : 0);
+    fx.template.resourceCountIs('AWS::Events::Rule', 2);
   });
 
   it('subscribes every alarms.email address', () => {
@@ -57,7 +52,7 @@ describe('jobs.yaml', () => {
 
   it('costs a wall-clock daily job at most 2 ticks per run', () => {
     // A fixed minute (or an H minute) of a fixed hour, every day.
-    const daily = fx.built.stack.coverings.filter(({ job }) =>
+    const daily = fx.installation.coverings.filter(({ job }) =>
       /^(\d+|H\(\d+-\d+\)) \d+ \* \* \*$/.test(job.schedule),
     );
     expect(daily.length).toBeGreaterThan(0);
@@ -66,26 +61,22 @@ describe('jobs.yaml', () => {
 });
 
 describe('infra/cost-estimate.ts on jobs.yaml', () => {
-  const from = new Date('2026-01-01T00:00:00.000Z');
-
-  it('prices exactly as many alarms as the stack creates', () => {
-    const alarms = resourcesOfType(fx, 'AWS::CloudWatch::Alarm').length;
-    expect(estimateMonthlyCost(fx.config, from).alarms).toBe(alarms);
+  it('prices exactly the alarms, dashboards, insight rules and keys the stacks contain', () => {
+    const estimate = estimateMonthlyCost(fx.installation, fx.check.templates);
+    expect(estimate.alarms).toBe(resourcesOfType(fx, 'AWS::CloudWatch::Alarm').length);
+    const quantity = (item: string) => estimate.lines.find((line) => line.item === item)?.quantity;
+    expect(quantity('CloudWatch dashboards')).toBe('1');
+    expect(quantity('CloudWatch Contributor Insights rules')).toBe('1');
+    expect(quantity('KMS keys')).toBe('1');
+    expect(estimate.schedules).toBe(resourcesOfType(fx, 'AWS::Scheduler::Schedule').length);
+    expect(estimate.stacks).toBe(Object.keys(fx.templates).length);
   });
 
-  it('counts two UTC ticks a day for a Berlin 02:30 job (one per DST state), one run a day', () => {
-    const berlin = fx.config.jobs.find((job) => job.id === 'berlin-nightly-report');
+  it('counts two UTC ticks a day for the Berlin 02:30 job (one per DST state), one run a day', () => {
+    const berlin = fx.installation.coverings.find(({ job }) => job.id === 'berlin-nightly-report');
     if (!berlin) throw new Error('jobs.yaml lost berlin-nightly-report');
-    const volumes = jobVolumes(berlin, from);
-    // 365 days of 2 ticks and 1 run, over an average month of 365.25 / 12 days.
-    expect(volumes.ticksPerMonth).toBeCloseTo((730 * 30.4375) / 365, 6);
-    expect(volumes.runsPerMonth).toBeCloseTo((365 * 30.4375) / 365, 6);
-  });
-
-  it('scales per-job items linearly with --scale', () => {
-    const one = estimateMonthlyCost(fx.config, from, 1);
-    const ten = estimateMonthlyCost(fx.config, from, 10);
-    expect(ten.ticksPerMonth).toBeCloseTo(one.ticksPerMonth * 10, 6);
-    expect(ten.sweepsPerMonth).toBe(one.sweepsPerMonth);
+    const days = berlin.details.countedMs / 86_400_000;
+    expect(berlin.details.ticks / days).toBeCloseTo(2, 2);
+    expect(berlin.details.runs / days).toBeCloseTo(1, 2);
   });
 });

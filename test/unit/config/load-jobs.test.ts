@@ -73,6 +73,7 @@ describe('loading a valid file', () => {
       jobs: [expected],
       alarmEmails: [],
       retentionDays: 35,
+      completion: { lambdaInvokeConfig: 'create', existingInvokeConfigs: [] },
     });
   });
 

@@ -1,0 +1,269 @@
+/**
+ * The CDK app of one or more zonecron installations: each a main stack (`ZonecronStack`) and
+ * the shard stacks of its jobs (`JobShardStack`), with cdk-nag registered. `infra/app.ts`,
+ * `zonecron validate`, the cost estimate, the benchmark and the tests all build it here.
+ */
+import { App } from 'aws-cdk-lib';
+import type { AwsSolutionsChecks } from 'cdk-nag';
+import { DEFAULT_STACK_NAME } from '../functions/shared/defaults.ts';
+import type { JobDefinition } from '../functions/shared/job.ts';
+import { type LambdaTargetRef, lambdaTargetRef } from '../functions/shared/target-arn.ts';
+import type { JobsConfig } from './config/load-jobs.ts';
+import { lambdaRetriesOf } from './constructs/completion-tracking.ts';
+import { onCallTopicArn } from './constructs/on-call-topic.ts';
+import { type CoveringDetails, coveringDetails } from './covering/covering-cron.ts';
+import { JobShardStack, type OwnedInvokeConfig, type ScheduledJob } from './job-shard-stack.ts';
+import { addNagChecks } from './nag.ts';
+import { functionShard, jobShard, SHARD_COUNT, shardStackName } from './sharding.ts';
+import { ZonecronStack } from './zonecron-stack.ts';
+
+export { DEFAULT_STACK_NAME } from '../functions/shared/defaults.ts';
+
+/**
+ * Longest stack name: the shard stacks add `-jobs-NN`, the Contributor Insights rule
+ * `-failing-jobs` (rule names are at most 128 characters), alarm names a job id and a signal.
+ */
+export const MAX_STACK_NAME_LENGTH = 100;
+
+/** CloudFormation stack names: a letter, then letters, digits and hyphens. */
+const STACK_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9-]*$/;
+
+/** One enabled job, its UTC covering schedule, and what the synth table prints. */
+export interface JobCovering {
+  readonly job: JobDefinition;
+  readonly covering: CoveringDetails['schedule'];
+  /** The tick and run counts behind `covering.ticksPerRun`. */
+  readonly details: CoveringDetails;
+}
+
+/** A job whose covering expression could not be computed; names the job. */
+export class CoveringError extends Error {
+  readonly jobId: string;
+
+  constructor(jobId: string, cause: unknown) {
+    super(
+      `job '${jobId}': cannot compute its UTC covering schedule: ${cause instanceof Error ? cause.message : String(cause)}`,
+      { cause },
+    );
+    this.name = new.target.name;
+    this.jobId = jobId;
+  }
+}
+
+/** A stack name CloudFormation, or the names derived from it, would refuse. */
+export class InvalidStackNameError extends Error {
+  readonly stackName: string;
+
+  constructor(stackName: string, reason: string) {
+    super(`invalid stack name '${stackName}': ${reason}`);
+    this.name = new.target.name;
+    this.stackName = stackName;
+  }
+}
+
+/** One installation to build. */
+export interface ZonecronInstallationOptions {
+  readonly config: JobsConfig;
+  /** @default DEFAULT_STACK_NAME */
+  readonly stackName?: string;
+}
+
+/** Options of {@link createZonecronApp}. */
+export interface ZonecronAppOptions {
+  /** The instant the covering expressions are computed from; the tests pass a fixed one. */
+  readonly synthTime: Date;
+  /** An existing app (the CDK CLI's context lives on it); a new one otherwise. */
+  readonly app?: App;
+  /** One entry per installation; each stack name at most once. */
+  readonly installations: readonly ZonecronInstallationOptions[];
+}
+
+/** What one installation became. */
+export interface ZonecronInstallation {
+  readonly stackName: string;
+  readonly config: JobsConfig;
+  readonly main: ZonecronStack;
+  /** The shard stacks that have something, by shard number. */
+  readonly shards: readonly JobShardStack[];
+  /** The enabled jobs in file order with their covering schedules. */
+  readonly coverings: readonly JobCovering[];
+  /** Invoke configs this installation leaves to another one of the app (`key` → stack). */
+  readonly invokeConfigsOwnedElsewhere: ReadonlyMap<string, string>;
+}
+
+/**
+ * Builds the app the way `cdk synth` does: every installation's stacks, with cdk-nag's
+ * AwsSolutions checks registered, so an unacknowledged finding makes `app.synth()` throw.
+ *
+ * When several installations target the same Lambda function and qualifier, exactly one
+ * creates its invoke config: the first by stack name among those that create any, with the
+ * fewest retries any of them asks for.
+ */
+export function createZonecronApp(options: ZonecronAppOptions): {
+  app: App;
+  installations: ZonecronInstallation[];
+  nag: AwsSolutionsChecks;
+} {
+  const app = options.app ?? new App();
+  const named = options.installations.map((installation) => ({
+    config: installation.config,
+    stackName: installation.stackName ?? DEFAULT_STACK_NAME,
+  }));
+  checkStackNames(named.map((installation) => installation.stackName));
+  const owners = invokeConfigOwners(named);
+  const installations = named.map(({ config, stackName }) =>
+    buildInstallation(app, config, stackName, options.synthTime, owners),
+  );
+  const nag = addNagChecks(app);
+  return { app, installations, nag };
+}
+
+function checkStackNames(names: readonly string[]): void {
+  const seen = new Set<string>();
+  for (const name of names) {
+    if (!STACK_NAME_PATTERN.test(name)) {
+      throw new InvalidStackNameError(name, 'allowed: a letter, then letters, digits and hyphens');
+    }
+    if (name.length > MAX_STACK_NAME_LENGTH) {
+      throw new InvalidStackNameError(
+        name,
+        `${name.length} characters, at most ${MAX_STACK_NAME_LENGTH} allowed`,
+      );
+    }
+    if (seen.has(name)) throw new InvalidStackNameError(name, 'two installations have it');
+    seen.add(name);
+  }
+}
+
+/** Per function key: who creates the invoke config, and with how many retries. */
+interface InvokeConfigOwner {
+  readonly stackName: string;
+  readonly target: LambdaTargetRef;
+  readonly retries: number;
+}
+
+function invokeConfigOwners(
+  installations: readonly { config: JobsConfig; stackName: string }[],
+): Map<string, InvokeConfigOwner> {
+  const owners = new Map<string, InvokeConfigOwner>();
+  const retries = new Map<string, number>();
+  const byName = [...installations].sort((a, b) => a.stackName.localeCompare(b.stackName));
+  for (const { config, stackName } of byName) {
+    const elsewhere = new Set(config.completion.existingInvokeConfigs);
+    for (const job of config.jobs) {
+      if (!job.enabled || job.target.type !== 'lambda') continue;
+      const target = lambdaTargetRef(job.target.arn);
+      retries.set(target.key, Math.min(retries.get(target.key) ?? 2, lambdaRetriesOf(job)));
+      const creates =
+        config.completion.lambdaInvokeConfig === 'create' && !elsewhere.has(target.key);
+      if (creates && !owners.has(target.key)) {
+        owners.set(target.key, { stackName, target, retries: 0 });
+      }
+    }
+  }
+  for (const [key, owner] of owners) {
+    owners.set(key, { ...owner, retries: retries.get(key) ?? 0 });
+  }
+  return owners;
+}
+
+function buildInstallation(
+  app: App,
+  config: JobsConfig,
+  stackName: string,
+  synthTime: Date,
+  owners: ReadonlyMap<string, InvokeConfigOwner>,
+): ZonecronInstallation {
+  const coverings = config.jobs
+    .filter((job) => job.enabled)
+    .map((job): JobCovering => {
+      try {
+        const details = coveringDetails(job, synthTime);
+        return { job, covering: details.schedule, details };
+      } catch (error) {
+        throw new CoveringError(job.id, error);
+      }
+    });
+  const main = new ZonecronStack(app, stackName, { config, synthTime });
+
+  const jobsByShard = groupBy(
+    coverings.map(
+      ({ job, covering }): ScheduledJob => ({ job, awsExpression: covering.awsExpression }),
+    ),
+    ({ job }) => jobShard(job.id),
+  );
+  const mine = [...owners.values()]
+    .filter((owner) => owner.stackName === stackName)
+    .sort((a, b) => a.target.key.localeCompare(b.target.key));
+  const configsByShard = groupBy(
+    mine.map(
+      (owner): OwnedInvokeConfig => ({
+        target: owner.target,
+        maximumRetryAttempts: owner.retries,
+      }),
+    ),
+    ({ target }) => functionShard(target.key),
+  );
+  const shards: JobShardStack[] = [];
+  for (let shard = 0; shard < SHARD_COUNT; shard += 1) {
+    const jobs = jobsByShard.get(shard) ?? [];
+    const invokeConfigs = configsByShard.get(shard) ?? [];
+    if (jobs.length === 0 && invokeConfigs.length === 0) continue;
+    const name = shardStackName(stackName, shard);
+    shards.push(
+      new JobShardStack(app, name, {
+        stackName: name,
+        installation: stackName,
+        shard,
+        jobs,
+        invokeConfigs,
+        scheduleRefs: main.scheduling.targetRefs,
+        topicArn: onCallTopicArn(stackName, config.alarmTopicArn),
+      }),
+    );
+  }
+  const targeted = new Set(
+    config.jobs
+      .filter((job) => job.enabled && job.target.type === 'lambda')
+      .map((job) => lambdaTargetRef(job.target.arn).key),
+  );
+  const invokeConfigsOwnedElsewhere = new Map<string, string>();
+  for (const [key, owner] of owners) {
+    if (targeted.has(key) && owner.stackName !== stackName) {
+      invokeConfigsOwnedElsewhere.set(key, owner.stackName);
+    }
+  }
+  return { stackName, config, main, shards, coverings, invokeConfigsOwnedElsewhere };
+}
+
+function groupBy<T>(items: readonly T[], keyOf: (item: T) => number): Map<number, T[]> {
+  const groups = new Map<number, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const group = groups.get(key) ?? [];
+    group.push(item);
+    groups.set(key, group);
+  }
+  return groups;
+}
+
+/** Renders the per-job table: expression, zone, covering UTC expression, ticks per run. */
+export function coveringTable(coverings: readonly JobCovering[]): string {
+  const rows = [
+    ['job', 'schedule', 'timezone', 'target', 'UTC covering expression', 'ticks/run'],
+    ...coverings.map(({ job, covering }) => [
+      job.id,
+      job.schedule,
+      job.timezone,
+      job.target.type,
+      covering.awsExpression,
+      covering.ticksPerRun.toFixed(2),
+    ]),
+  ];
+  const widths = rows[0]?.map((_, column) =>
+    Math.max(...rows.map((row) => (row[column] ?? '').length)),
+  );
+  return rows
+    .map((row) => row.map((cell, column) => cell.padEnd(widths?.[column] ?? 0)).join('  '))
+    .join('\n');
+}
