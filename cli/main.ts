@@ -5,7 +5,7 @@
  * `zonecron next` and `--help` start fast. Every error ends here and becomes one line,
  * `zonecron: error: …`, with exit code 2 for a bad command line and 1 for everything else.
  */
-import { createRequire } from 'node:module';
+import { existsSync, readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { registerDlq } from './commands/dlq.ts';
 import { registerHistory } from './commands/history.ts';
@@ -15,7 +15,17 @@ import { registerSimulate } from './commands/simulate.ts';
 import { registerValidate } from './commands/validate.ts';
 import { CliError, describeError, USAGE_EXIT_CODE } from './errors.ts';
 
-const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
+/**
+ * The package's version: package.json is one folder up from `cli/main.ts` when run from the
+ * sources, and two up from the bundle `dist/cli/zonecron.mjs`.
+ */
+function packageVersion(): string {
+  const file = ['../package.json', '../../package.json']
+    .map((path) => new URL(path, import.meta.url))
+    .find((url) => existsSync(url));
+  if (!file) throw new Error(`no package.json above ${import.meta.url}`);
+  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+}
 
 function oneLine(text: string): string {
   return text
@@ -30,7 +40,7 @@ function buildProgram(): Command {
   program
     .name('zonecron')
     .description('serverless cron on AWS that gets daylight saving time right')
-    .version(version)
+    .version(packageVersion())
     .showSuggestionAfterError(true)
     .configureOutput({
       outputError: (text, write) => write(`zonecron: ${oneLine(text)}\n`),
