@@ -7,6 +7,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
+import { registerCompletion } from './commands/completion.ts';
 import { registerDlq } from './commands/dlq.ts';
 import { registerHistory } from './commands/history.ts';
 import { registerNext } from './commands/next.ts';
@@ -52,6 +53,7 @@ function buildProgram(): Command {
   registerHistory(program);
   registerDlq(program);
   registerRun(program);
+  registerCompletion(program);
   program.addHelpText(
     'after',
     `
