@@ -7,6 +7,10 @@
 // `await import(…)` inside a command a separate chunk that loads only when that command runs.
 // Next to the bundle it writes a manifest that stamps every source with the size and mtime it
 // had when esbuild read it; bin/zonecron.mjs runs the bundle only while those still match.
+//
+// In the bundle, `import.meta.url` is that of a file in dist/cli/, not of the source: a module
+// that finds files relative to itself must handle both layouts, as cli/main.ts does for
+// package.json. (Resolving packages from it, `createRequire(import.meta.url)`, works in both.)
 import { open, rename, rm, writeFile } from 'node:fs/promises';
 import { extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
