@@ -5,8 +5,11 @@
  * `zonecron next` and `--help` start fast. Every error ends here and becomes one line,
  * `zonecron: error: …`, with exit code 2 for a bad command line and 1 for everything else.
  */
-import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
+import { packageRoot } from '../infra/package-root.ts';
+import { registerCompletion } from './commands/completion.ts';
 import { registerDlq } from './commands/dlq.ts';
 import { registerExplain } from './commands/explain.ts';
 import { registerHistory } from './commands/history.ts';
@@ -16,7 +19,11 @@ import { registerSimulate } from './commands/simulate.ts';
 import { registerValidate } from './commands/validate.ts';
 import { CliError, describeError, USAGE_EXIT_CODE } from './errors.ts';
 
-const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
+/** The package's version, from the repository's package.json (sources or bundle alike). */
+function packageVersion(): string {
+  const file = join(packageRoot(import.meta.url), 'package.json');
+  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+}
 
 function oneLine(text: string): string {
   return text
@@ -31,7 +38,7 @@ function buildProgram(): Command {
   program
     .name('zonecron')
     .description('serverless cron on AWS that gets daylight saving time right')
-    .version(version)
+    .version(packageVersion())
     .showSuggestionAfterError(true)
     .configureOutput({
       outputError: (text, write) => write(`zonecron: ${oneLine(text)}\n`),
@@ -44,6 +51,7 @@ function buildProgram(): Command {
   registerHistory(program);
   registerDlq(program);
   registerRun(program);
+  registerCompletion(program);
   program.addHelpText(
     'after',
     `

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// The whole test suite: lint, type-check, then vitest once under TZ=UTC over every test, and
-// once more under TZ=America/New_York over the suites whose results could depend on the
-// process's zone (the engine, its reference and the CLI's formatting). Prints one closing
-// line, `N passed, N failed`, summed over both runs from vitest's JSON reporter.
+// The whole test suite: lint, type-check, build the CLI, then vitest once under TZ=UTC over
+// every test, and once more under TZ=America/New_York over the suites whose results could
+// depend on the process's zone (the engine, its reference and the CLI's formatting). Prints
+// one closing line, `N passed, N failed`, summed over both runs from vitest's JSON reporter.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -31,6 +31,10 @@ console.log('» biome check');
 failedSteps += run('npx', ['biome', 'check', '.']) === 0 ? 0 : 1;
 console.log('» tsc --noEmit');
 failedSteps += run('npx', ['tsc', '--noEmit']) === 0 ? 0 : 1;
+// The CLI tests run the bundle and refuse a stale one (ZONECRON_FROM_SOURCE=0): build it from
+// the sources as they are now.
+console.log('» build the CLI');
+failedSteps += run(process.execPath, ['scripts/build-cli.mjs']) === 0 ? 0 : 1;
 
 rmSync(outDir, { recursive: true, force: true });
 mkdirSync(outDir, { recursive: true });

@@ -1,9 +1,5 @@
 import type { Command } from 'commander';
-import {
-  type AwsClients,
-  type AwsService,
-  createAwsClients,
-} from '../../functions/shared/aws-clients.ts';
+import type { AwsClients, AwsService } from '../../functions/shared/aws-clients.ts';
 import { CliError } from '../errors.ts';
 
 /** How the operating commands reach a deployed stack (or local emulators). */
@@ -136,8 +132,13 @@ export interface CliClients extends AwsClients {
  * A person waits at the terminal: connection attempts give up after 3 s and requests after
  * 10 s, with one retry, instead of the SDK's defaults (no connect timeout). Without
  * `--endpoint-url` the SDK's own `AWS_ENDPOINT_URL[_<SERVICE>]` variables still apply.
+ *
+ * The SDK is imported on the first call, not when this module loads: every operating command
+ * registers its options from here, and `zonecron --help` or `next` should not load six SDK
+ * clients (about a quarter of a second).
  */
-export function createCliClients(options: ConnectionOptions): CliClients {
+export async function createCliClients(options: ConnectionOptions): Promise<CliClients> {
+  const { createAwsClients } = await import('../../functions/shared/aws-clients.ts');
   const endpoints = parseEndpoints(options.endpointUrl ?? []);
   const base = {
     ...(options.region ? { region: options.region } : {}),

@@ -74,7 +74,7 @@ function scheduledAt(message: QueuedDeadLetter): string {
 async function runList(options: ListOptions): Promise<void> {
   const url = dlqUrl(options);
   const { readDeadLetters } = await import('../aws/dead-letter-queue.ts');
-  const clients = createCliClients(options);
+  const clients = await createCliClients(options);
   let messages: QueuedDeadLetter[];
   try {
     messages = await readDeadLetters(clients.sqs, url, { release: true });
@@ -161,7 +161,7 @@ async function runRedrive(options: RedriveOptions): Promise<void> {
   const { createOperatorDispatcher } = await import('../aws/operator-dispatcher.ts');
   const { manualRunKey } = await import('../../functions/dispatcher/dispatch.ts');
   const { describeOutcome } = await import('../format/outcome.ts');
-  const clients = createCliClients(options);
+  const clients = await createCliClients(options);
   const reports: RedriveReport[] = [];
   try {
     let messages: QueuedDeadLetter[];

@@ -50,7 +50,7 @@ async function runHistory(jobId: string, options: HistoryOptions): Promise<void>
   const { LEDGER_BY_JOB_INDEX, LEDGER_BY_JOB_PARTITION_KEY, LEDGER_BY_JOB_SORT_KEY } = await import(
     '../../functions/shared/ledger-table.ts'
   );
-  const clients = createCliClients(options);
+  const clients = await createCliClients(options);
   const runs: RunItem[] = [];
   try {
     let startKey: Record<string, import('@aws-sdk/client-dynamodb').AttributeValue> | undefined;

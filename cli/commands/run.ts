@@ -50,7 +50,7 @@ async function runJob(jobId: string, options: RunOptions): Promise<void> {
   }
   const { createOperatorDispatcher } = await import('../aws/operator-dispatcher.ts');
   const { describeOutcome } = await import('../format/outcome.ts');
-  const clients = createCliClients(options);
+  const clients = await createCliClients(options);
   const dlq = options.dlqUrl ?? process.env.ZONECRON_DLQ_URL;
   try {
     const { dispatcher } = createOperatorDispatcher({

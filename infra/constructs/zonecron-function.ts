@@ -1,5 +1,4 @@
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -10,9 +9,10 @@ import { Construct } from 'constructs';
 import type { JobsBundle } from '../../functions/shared/jobs-bundle.ts';
 import { FUNCTION_BUNDLING } from '../bundling.ts';
 import { stageJobsBundle } from '../jobs-bundle-file.ts';
+import { packageRoot } from '../package-root.ts';
 
 /** The repository root: `package-lock.json` and the `functions/` entries live here. */
-export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const PROJECT_ROOT = packageRoot(import.meta.url);
 
 /**
  * The newest Node.js runtime aws-cdk-lib 2.276 offers (`NODEJS_24_X`); cdk-nag's

@@ -89,6 +89,7 @@ describe('zonecron --help', () => {
       ['dlq'],
       ['dlq', 'list'],
       ['dlq', 'redrive'],
+      ['completion'],
     ].map((command) => [command.join(' '), command] as const),
   )('shows an example for %s, within 80 columns', async (_name, command) => {
     const result = await runCli([...command, '--help']);

@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 /** The repository root (where `jobs.yaml` and `bin/` live). */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-const BIN = fileURLToPath(new URL('../../bin/zonecron.mjs', import.meta.url));
+/** The command's entry, `bin/zonecron.mjs`. */
+export const BIN = fileURLToPath(new URL('../../bin/zonecron.mjs', import.meta.url));
 
 /** What a finished `zonecron` process left behind. */
 export interface CliResult {
@@ -18,21 +19,25 @@ export interface CliResult {
  * stderr captured (so neither is a terminal).
  *
  * `FORCE_COLOR` is set on purpose: colour must still stay off when output is not a TTY.
+ * `ZONECRON_FROM_SOURCE=0` makes these tests run the bundle in dist/cli and fail, rather than
+ * fall back to the sources, when it is missing or stale (`npm run build:cli`; `npm test`
+ * builds it first). A test may pass `ZONECRON_FROM_SOURCE: '1'` to run the sources.
  */
 export function runCli(
   args: readonly string[],
-  options: { cwd?: string; env?: Record<string, string> } = {},
+  options: { cwd?: string; env?: Record<string, string>; bin?: string } = {},
 ): Promise<CliResult> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [BIN, ...args],
+      [options.bin ?? BIN, ...args],
       {
         cwd: options.cwd ?? REPO_ROOT,
         env: {
           PATH: process.env.PATH ?? '',
           TZ: process.env.TZ ?? 'UTC',
           FORCE_COLOR: '1',
+          ZONECRON_FROM_SOURCE: '0',
           ...options.env,
         },
         maxBuffer: 64 * 1024 * 1024,
