@@ -1,8 +1,11 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JobDefinition } from '../functions/shared/job.ts';
-import { JOBS_BUNDLE_FILE, type JobsBundle } from '../functions/shared/jobs-bundle.ts';
+import {
+  JOBS_BUNDLE_FILE,
+  type JobsBundle,
+  serializeJobsBundle,
+} from '../functions/shared/jobs-bundle.ts';
 
 /** What a jobs bundle records besides the jobs. */
 export interface JobsBundleOptions {
@@ -23,7 +26,7 @@ export function createJobsBundle(
   options: JobsBundleOptions,
 ): JobsBundle {
   return {
-    version: 1,
+    version: 2,
     jobs,
     zoneDataVersion: process.versions.tz ?? 'unknown',
     fingerprints: options.fingerprints ?? {},
@@ -35,14 +38,6 @@ export function createJobsBundle(
 export function writeJobsBundle(dir: string, bundle: JobsBundle): string {
   mkdirSync(dir, { recursive: true });
   const path = join(dir, JOBS_BUNDLE_FILE);
-  writeFileSync(path, JSON.stringify(bundle));
+  writeFileSync(path, serializeJobsBundle(bundle));
   return path;
-}
-
-/**
- * Writes the bundle to a fresh temporary folder, for a bundling hook to copy next to the
- * handler; returns the file's path.
- */
-export function stageJobsBundle(bundle: JobsBundle): string {
-  return writeJobsBundle(mkdtempSync(join(tmpdir(), 'zonecron-jobs-')), bundle);
 }

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
+import { serializeJobsBundle } from '../functions/shared/jobs-bundle.ts';
 import type { JobsConfig } from './config/load-jobs.ts';
 import { createJobsBundle } from './jobs-bundle-file.ts';
 import { type AssemblyCheck, checkCloudAssembly } from './limits/check-assembly.ts';
@@ -82,7 +83,7 @@ export function synthesizeOffline(
       throw error;
     }
     const jobsJsonBytes = Buffer.byteLength(
-      JSON.stringify(createJobsBundle(config.jobs, { synthTime: options.synthTime })),
+      serializeJobsBundle(createJobsBundle(config.jobs, { synthTime: options.synthTime })),
       'utf8',
     );
     const check = checkCloudAssembly(directory, { kind: 'estimated', jobsJsonBytes });

@@ -1,9 +1,7 @@
 import { createDispatcher, type Dispatcher } from '../../functions/dispatcher/dispatch.ts';
 import { createDynamoLedger } from '../../functions/dispatcher/ledger.ts';
-import {
-  createTargetDelivery,
-  queueUrlViaGetQueueUrl,
-} from '../../functions/dispatcher/targets/index.ts';
+import { createTargetDelivery } from '../../functions/dispatcher/targets/index.ts';
+import { queueUrlViaGetQueueUrl } from '../../functions/dispatcher/targets/sqs.ts';
 import type { DeadLetters } from '../../functions/shared/dead-letters.ts';
 import { createSqsDeadLetters } from '../../functions/shared/dead-letters.ts';
 import type { JobDefinition } from '../../functions/shared/job.ts';

@@ -2,6 +2,7 @@ import type { DeadLetters } from '../shared/dead-letters.ts';
 import { DEFAULT_LEASE_SECONDS, DEFAULT_RETENTION_DAYS } from '../shared/defaults.ts';
 import { buildEnvelope } from '../shared/envelope.ts';
 import type { JobDefinition } from '../shared/job.ts';
+import { catalogOf, type JobCatalog } from '../shared/jobs-bundle.ts';
 import type {
   OutboxEffect,
   RunItem,
@@ -70,7 +71,8 @@ export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
 /** Everything the dispatcher core needs, injected (architecture §7). */
 export interface DispatcherDeps {
   readonly clock: Clock;
-  readonly jobs: readonly JobDefinition[];
+  /** The configured jobs: a list, or the catalog the Lambda reads lazily from its bundle. */
+  readonly jobs: readonly JobDefinition[] | JobCatalog;
   readonly ledger: Ledger;
   readonly targets: TargetDelivery;
   readonly deadLetters: DeadLetters;
@@ -83,9 +85,9 @@ export interface DispatcherDeps {
 }
 
 /** The resolved deps shared by the dispatcher's parts. */
-export interface CoreContext extends Omit<DispatcherDeps, 'options'> {
+export interface CoreContext extends Omit<DispatcherDeps, 'options' | 'jobs'> {
   readonly options: DispatcherOptions;
-  readonly jobsById: ReadonlyMap<string, JobDefinition>;
+  readonly jobs: JobCatalog;
 }
 
 /** Builds the shared context from the deps. */
@@ -93,7 +95,7 @@ export function coreContext(deps: DispatcherDeps): CoreContext {
   return {
     ...deps,
     options: { ...DEFAULT_DISPATCHER_OPTIONS, ...deps.options },
-    jobsById: new Map(deps.jobs.map((job) => [job.id, job])),
+    jobs: catalogOf(deps.jobs),
   };
 }
 

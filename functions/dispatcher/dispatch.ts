@@ -185,7 +185,7 @@ function ignoreUnknown(ctx: CoreContext, jobId: string): IgnoredResult {
 }
 
 async function tick(ctx: CoreContext, event: TickEvent): Promise<TickResult | IgnoredResult> {
-  const job = ctx.jobsById.get(event.jobId);
+  const job = ctx.jobs.get(event.jobId);
   if (!job) return ignoreUnknown(ctx, event.jobId);
   if (!job.enabled) {
     ctx.metrics.global('DisabledJobEvents');
@@ -196,8 +196,12 @@ async function tick(ctx: CoreContext, event: TickEvent): Promise<TickResult | Ig
 }
 
 function jobOrThrow(ctx: CoreContext, jobId: string): JobDefinition {
-  const job = ctx.jobsById.get(jobId);
-  if (!job) throw new UnknownJobError(jobId, [...ctx.jobsById.keys()]);
+  const job = ctx.jobs.get(jobId);
+  if (!job)
+    throw new UnknownJobError(
+      jobId,
+      ctx.jobs.all().map((known) => known.id),
+    );
   return job;
 }
 

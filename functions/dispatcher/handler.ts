@@ -2,8 +2,7 @@ import { createAwsClients } from '../shared/aws-clients.ts';
 import { createSqsDeadLetters } from '../shared/dead-letters.ts';
 import { DEFAULT_LEASE_SECONDS, DEFAULT_RETENTION_DAYS } from '../shared/defaults.ts';
 import { positiveNumberEnv, requiredEnv } from '../shared/env.ts';
-import { dedicatedJobIds } from '../shared/job.ts';
-import { JOBS_BUNDLE_FILE, loadJobsBundle } from '../shared/jobs-bundle.ts';
+import { JOBS_BUNDLE_FILE, openJobsBundle } from '../shared/jobs-bundle.ts';
 import { createLedgerStore } from '../shared/ledger-store.ts';
 import { createLogger } from '../shared/logger.ts';
 import { createMetrics } from '../shared/metrics.ts';
@@ -13,7 +12,8 @@ import { createDynamoLedger } from './ledger.ts';
 import { createTargetDelivery } from './targets/index.ts';
 
 // The jobs file the stack ships beside the bundle (architecture §7); none when run from source.
-const { jobs } = loadJobsBundle(new URL(JOBS_BUNDLE_FILE, import.meta.url));
+// Read on first use: a tick parses only its own job's line.
+const { catalog: jobs } = openJobsBundle(new URL(JOBS_BUNDLE_FILE, import.meta.url));
 const stackName = requiredEnv('STACK_NAME');
 
 const clients = createAwsClients();
@@ -24,10 +24,10 @@ const dispatcher = createDispatcher({
     createLedgerStore({ client: clients.dynamodb, tableName: requiredEnv('LEDGER_TABLE_NAME') }),
   ),
   targets: createTargetDelivery(clients),
-  deadLetters: createSqsDeadLetters(() => clients.sqs, requiredEnv('DLQ_URL')),
-  notifier: createSnsNotifier(() => clients.sns, requiredEnv('NOTIFY_TOPIC_ARN')),
+  deadLetters: createSqsDeadLetters(clients.sqs, requiredEnv('DLQ_URL')),
+  notifier: createSnsNotifier(clients.sns, requiredEnv('NOTIFY_TOPIC_ARN')),
   logger: createLogger('zonecron-dispatcher'),
-  metrics: createMetrics({ stackName, dedicatedJobIds: dedicatedJobIds(jobs) }),
+  metrics: createMetrics({ stackName, jobs }),
   stackName,
   options: {
     retentionDays: positiveNumberEnv('RETENTION_DAYS', DEFAULT_RETENTION_DAYS),

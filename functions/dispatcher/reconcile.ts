@@ -69,7 +69,7 @@ export async function reconcileRun(ctx: CoreContext, item: RunItem): Promise<Set
     if (taken) await performOutbox(outboxDeps(ctx), taken);
     return { ...base, action: 'outbox' };
   }
-  const job = ctx.jobsById.get(item.jobId);
+  const job = ctx.jobs.get(item.jobId);
   switch (item.status) {
     case 'claimed':
       if ((item.leaseUntilEpochMs ?? 0) >= now)

@@ -162,7 +162,7 @@ export async function runSweep(
     kind: 'sweep',
     scheduledAt: scheduledAt.toISOString(),
     checked: { from: range.from.toISOString(), to: range.to.toISOString() },
-    jobsChecked: ctx.jobs.filter((job) => job.enabled).length,
+    jobsChecked: ctx.jobs.all().filter((job) => job.enabled).length,
     keysRead: new Set(due.map((d) => d.key)).size,
     undecided: undecided.map((d) => ({ jobId: d.job.id, at: d.occurrence.at.toISOString() })),
     outcomes,
@@ -230,7 +230,7 @@ function sweepRange(ctx: CoreContext, scheduledAt: Date, cursor: Date): { from: 
 function dueRuns(ctx: CoreContext, range: { from: Date; to: Date }, windows: RunWindows): Due[] {
   const due: Due[] = [];
   if (range.to <= range.from) return due;
-  for (const job of ctx.jobs) {
+  for (const job of ctx.jobs.all()) {
     if (!job.enabled) continue;
     const graceMs = job.alarm.graceSeconds * 1000;
     const from = new Date(range.from.getTime() - graceMs);
@@ -310,7 +310,10 @@ async function settleOpen(ctx: CoreContext, errors: unknown[]): Promise<Settled[
  * enabled again later resumes from then on instead of replaying its disabled days.
  */
 async function stampDisabledJobs(ctx: CoreContext): Promise<boolean> {
-  const disabled = ctx.jobs.filter((job) => !job.enabled).map((job) => job.id);
+  const disabled = ctx.jobs
+    .all()
+    .filter((job) => !job.enabled)
+    .map((job) => job.id);
   if (disabled.length === 0) return true;
   const states = await ctx.ledger.getJobStates(disabled);
   const now = ctx.clock();

@@ -1,8 +1,7 @@
 import { createAwsClients } from '../shared/aws-clients.ts';
 import { createSqsDeadLetters } from '../shared/dead-letters.ts';
 import { requiredEnv } from '../shared/env.ts';
-import { dedicatedJobIds } from '../shared/job.ts';
-import { JOBS_BUNDLE_FILE, loadJobsBundle } from '../shared/jobs-bundle.ts';
+import { JOBS_BUNDLE_FILE, openJobsBundle } from '../shared/jobs-bundle.ts';
 import { createLedgerStore } from '../shared/ledger-store.ts';
 import { createLogger } from '../shared/logger.ts';
 import { createMetrics } from '../shared/metrics.ts';
@@ -10,10 +9,11 @@ import { createSnsNotifier } from '../shared/notifications.ts';
 import { createRecorderLedger } from './ledger.ts';
 import { createRecorder, type RecordOutcome } from './record.ts';
 
-const { jobs } = loadJobsBundle(new URL(JOBS_BUNDLE_FILE, import.meta.url));
+// Read on first use: a tick parses only its own job's line (architecture §7).
+const { catalog: jobs } = openJobsBundle(new URL(JOBS_BUNDLE_FILE, import.meta.url));
 const stackName = requiredEnv('STACK_NAME');
 const clients = createAwsClients();
-const metrics = createMetrics({ stackName, dedicatedJobIds: dedicatedJobIds(jobs) });
+const metrics = createMetrics({ stackName, jobs });
 
 const recorder = createRecorder({
   clock: () => new Date(),
@@ -21,8 +21,8 @@ const recorder = createRecorder({
   ledger: createRecorderLedger(
     createLedgerStore({ client: clients.dynamodb, tableName: requiredEnv('LEDGER_TABLE_NAME') }),
   ),
-  deadLetters: createSqsDeadLetters(() => clients.sqs, requiredEnv('DLQ_URL')),
-  notifier: createSnsNotifier(() => clients.sns, requiredEnv('NOTIFY_TOPIC_ARN')),
+  deadLetters: createSqsDeadLetters(clients.sqs, requiredEnv('DLQ_URL')),
+  notifier: createSnsNotifier(clients.sns, requiredEnv('NOTIFY_TOPIC_ARN')),
   logger: createLogger('zonecron-recorder'),
   metrics,
   stackName,

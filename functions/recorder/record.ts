@@ -1,5 +1,6 @@
 import type { DeadLetters } from '../shared/dead-letters.ts';
 import type { JobDefinition } from '../shared/job.ts';
+import { catalogOf, type JobCatalog } from '../shared/jobs-bundle.ts';
 import type { OutboxEffect, RunItem } from '../shared/ledger-item.ts';
 import type { AppLogger } from '../shared/logger.ts';
 import type { AppMetrics } from '../shared/metrics.ts';
@@ -14,7 +15,7 @@ import type { RecorderLedger } from './ledger.ts';
 export interface RecorderDeps {
   readonly clock: () => Date;
   /** The configured jobs: a completion must come from its job's own target. */
-  readonly jobs: readonly JobDefinition[];
+  readonly jobs: readonly JobDefinition[] | JobCatalog;
   readonly ledger: RecorderLedger;
   /** Where failed asynchronous Lambda runs go (`reason: 'execution-failed'`). */
   readonly deadLetters: DeadLetters;
@@ -92,7 +93,7 @@ export function runDurationMs(
 export function createRecorder(deps: RecorderDeps): {
   handle(event: unknown): Promise<RecordOutcome>;
 } {
-  const jobsById = new Map(deps.jobs.map((job) => [job.id, job]));
+  const jobs = catalogOf(deps.jobs);
   const leaseMs = (deps.outboxLeaseSeconds ?? 120) * 1000;
 
   function ignored(completion: Completion, reason: string, duplicate: boolean): RecordOutcome {
@@ -110,7 +111,7 @@ export function createRecorder(deps: RecorderDeps): {
 
   async function record(completion: Completion): Promise<RecordOutcome> {
     const { envelope } = completion;
-    const job = jobsById.get(envelope.jobId);
+    const job = jobs.get(envelope.jobId);
     if (!job) return ignored(completion, 'unknown-job', false);
     if (!completionFromTarget(job.target, completion.target.arn)) {
       return ignored(completion, `foreign-target:${completion.target.arn}`, false);
@@ -141,7 +142,7 @@ export function createRecorder(deps: RecorderDeps): {
     report(completion, durationMs, result.item);
     if (effects.length > 0 && result.item) {
       await performOutbox(
-        { ...deps, jobsById },
+        { ...deps, jobs },
         {
           ...result.item,
           status: 'failed',

@@ -1,9 +1,9 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { LambdaClient } from '@aws-sdk/client-lambda';
-import { SFNClient } from '@aws-sdk/client-sfn';
-import { SNSClient } from '@aws-sdk/client-sns';
-import { SQSClient } from '@aws-sdk/client-sqs';
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import type { LambdaClient } from '@aws-sdk/client-lambda';
+import type { SFNClient } from '@aws-sdk/client-sfn';
+import type { SNSClient } from '@aws-sdk/client-sns';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 
 /** The services zonecron talks to. */
 export type AwsService = 'dynamodb' | 'sqs' | 'lambda' | 'sns' | 'eventbridge' | 'stepfunctions';
@@ -19,25 +19,57 @@ export interface ClientOptions {
   readonly requestHandler?: { connectionTimeout: number; requestTimeout: number };
 }
 
+/** The part of an SDK client zonecron uses: `send`. */
+export type Sender<Client extends { send: unknown }> = Pick<Client, 'send'>;
+
 /**
- * The AWS SDK clients zonecron's Lambdas use, each built on first use.
+ * The AWS SDK clients zonecron's Lambdas and CLI use.
  *
- * Lazy, because a dispatcher whose jobs only target SQS should not pay the cold-start cost of
- * constructing five more clients. One instance per Lambda container, built at module scope.
+ * Every function call needs DynamoDB, so its client is built on first use from a static
+ * import. The other services' SDK packages are imported only when a first request goes to
+ * them (`import()`, a separate chunk in the Lambda bundle, `infra/bundling.ts`): a dispatcher
+ * whose jobs only target SQS never loads the Lambda, SNS, EventBridge or Step Functions
+ * clients, which keeps its cold start small (`npm run bench:dispatch`, section 5).
  */
 export interface AwsClients {
   readonly dynamodb: DynamoDBClient;
-  readonly sqs: SQSClient;
-  readonly lambda: LambdaClient;
-  readonly sns: SNSClient;
-  readonly eventbridge: EventBridgeClient;
-  readonly sfn: SFNClient;
+  readonly sqs: Sender<SQSClient>;
+  readonly lambda: Sender<LambdaClient>;
+  readonly sns: Sender<SNSClient>;
+  readonly eventbridge: Sender<EventBridgeClient>;
+  readonly sfn: Sender<SFNClient>;
   /** Closes the clients built so far. */
   destroy(): void;
 }
 
+type ClientConfig = ReturnType<typeof configFor>;
+
+function configFor(options: ClientOptions) {
+  return {
+    ...(options.region ? { region: options.region } : {}),
+    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+    ...(options.credentials ? { credentials: options.credentials } : {}),
+    ...(options.maxAttempts ? { maxAttempts: options.maxAttempts } : {}),
+    ...(options.requestHandler ? { requestHandler: options.requestHandler } : {}),
+  };
+}
+
+/** How each lazily loaded client is built: its package, imported on first use. */
+const LOADERS = {
+  sqs: async (config: ClientConfig) => new (await import('@aws-sdk/client-sqs')).SQSClient(config),
+  lambda: async (config: ClientConfig) =>
+    new (await import('@aws-sdk/client-lambda')).LambdaClient(config),
+  sns: async (config: ClientConfig) => new (await import('@aws-sdk/client-sns')).SNSClient(config),
+  eventbridge: async (config: ClientConfig) =>
+    new (await import('@aws-sdk/client-eventbridge')).EventBridgeClient(config),
+  stepfunctions: async (config: ClientConfig) =>
+    new (await import('@aws-sdk/client-sfn')).SFNClient(config),
+} as const;
+
+type Closable = { destroy(): void };
+
 /**
- * Builds lazily-constructed SDK clients.
+ * Builds the SDK clients, each on first use.
  *
  * `options` applies to every client, or is a function of the service for per-service
  * endpoints (the CLI's `--endpoint-url dynamodb=…`).
@@ -46,50 +78,45 @@ export interface AwsClients {
  * const clients = createAwsClients();                       // in Lambda: region from the env
  * const local = createAwsClients({ endpoint: 'http://127.0.0.1:4566', region: 'us-east-1',
  *   credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+ * await local.sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: '{}' }));
  */
 export function createAwsClients(
   options: ClientOptions | ((service: AwsService) => ClientOptions) = {},
 ): AwsClients {
-  const config = (service: AwsService) => {
-    const o = typeof options === 'function' ? options(service) : options;
-    return {
-      ...(o.region ? { region: o.region } : {}),
-      ...(o.endpoint ? { endpoint: o.endpoint } : {}),
-      ...(o.credentials ? { credentials: o.credentials } : {}),
-      ...(o.maxAttempts ? { maxAttempts: o.maxAttempts } : {}),
-      ...(o.requestHandler ? { requestHandler: o.requestHandler } : {}),
+  const config = (service: AwsService) =>
+    configFor(typeof options === 'function' ? options(service) : options);
+  const built = new Map<AwsService, Promise<Closable> | Closable>();
+  let dynamodb: DynamoDBClient | undefined;
+  function lazy<Client extends Closable & { send: unknown }>(
+    service: Exclude<AwsService, 'dynamodb'>,
+  ): Sender<Client> {
+    const client = () => {
+      let pending = built.get(service) as Promise<Client> | undefined;
+      if (!pending) {
+        pending = LOADERS[service](config(service)) as unknown as Promise<Client>;
+        built.set(service, pending);
+      }
+      return pending;
     };
-  };
-  const built = new Map<AwsService, { destroy(): void }>();
-  function lazy<T extends { destroy(): void }>(service: AwsService, build: () => T): T {
-    let client = built.get(service) as T | undefined;
-    if (!client) {
-      client = build();
-      built.set(service, client);
-    }
-    return client;
+    const send = async (...args: unknown[]) =>
+      ((await client()).send as (...a: unknown[]) => Promise<unknown>)(...args);
+    return { send } as Sender<Client>;
   }
   return {
     get dynamodb() {
-      return lazy('dynamodb', () => new DynamoDBClient(config('dynamodb')));
+      dynamodb ??= new DynamoDBClient(config('dynamodb'));
+      built.set('dynamodb', dynamodb);
+      return dynamodb;
     },
-    get sqs() {
-      return lazy('sqs', () => new SQSClient(config('sqs')));
-    },
-    get lambda() {
-      return lazy('lambda', () => new LambdaClient(config('lambda')));
-    },
-    get sns() {
-      return lazy('sns', () => new SNSClient(config('sns')));
-    },
-    get eventbridge() {
-      return lazy('eventbridge', () => new EventBridgeClient(config('eventbridge')));
-    },
-    get sfn() {
-      return lazy('stepfunctions', () => new SFNClient(config('stepfunctions')));
-    },
+    sqs: lazy<SQSClient>('sqs'),
+    lambda: lazy<LambdaClient>('lambda'),
+    sns: lazy<SNSClient>('sns'),
+    eventbridge: lazy<EventBridgeClient>('eventbridge'),
+    sfn: lazy<SFNClient>('stepfunctions'),
     destroy() {
-      for (const client of built.values()) client.destroy();
+      for (const client of built.values()) {
+        void Promise.resolve(client).then((c) => c.destroy());
+      }
     },
   };
 }

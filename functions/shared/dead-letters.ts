@@ -1,4 +1,5 @@
-import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { Sender } from './aws-clients.ts';
 import type { RunEnvelope } from './envelope.ts';
 import type { JobTarget } from './job.ts';
 
@@ -28,16 +29,14 @@ export interface DeadLetters {
  * parsing bodies; consumers dedupe on `key`.
  *
  * @example
- * const dlq = createSqsDeadLetters(() => clients.sqs, process.env.DLQ_URL); // built on first use
+ * const dlq = createSqsDeadLetters(createAwsClients().sqs, process.env.DLQ_URL);
  */
-export function createSqsDeadLetters(
-  sqs: Pick<SQSClient, 'send'> | (() => Pick<SQSClient, 'send'>),
-  queueUrl: string,
-): DeadLetters {
-  const client = typeof sqs === 'function' ? sqs : () => sqs;
+export function createSqsDeadLetters(sqs: Sender<SQSClient>, queueUrl: string): DeadLetters {
   return {
     async send(message) {
-      await client().send(
+      // Imported here: a Lambda loads the SQS client only when it dead-letters a run.
+      const { SendMessageCommand } = await import('@aws-sdk/client-sqs');
+      await sqs.send(
         new SendMessageCommand({
           QueueUrl: queueUrl,
           MessageBody: JSON.stringify(message),

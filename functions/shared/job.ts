@@ -77,8 +77,3 @@ export function scheduleSpecOf(job: JobDefinition): ScheduleSpec {
     ...(job.dst ? { dst: job.dst } : {}),
   };
 }
-
-/** The ids of jobs with `alarm.dedicated: true`: the jobs that publish metrics of their own. */
-export function dedicatedJobIds(jobs: readonly JobDefinition[]): ReadonlySet<string> {
-  return new Set(jobs.filter((job) => job.alarm.dedicated).map((job) => job.id));
-}

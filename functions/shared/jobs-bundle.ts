@@ -12,7 +12,7 @@ export const JOBS_BUNDLE_FILE = 'jobs.json';
  * its value as one command-line argument, which Linux caps at 128 KiB (about 290 jobs).
  */
 export interface JobsBundle {
-  readonly version: 1;
+  readonly version: 2;
   /** Every configured job, enabled or not, in file order. */
   readonly jobs: readonly JobDefinition[];
   /** The IANA time-zone data version synth ran with (`process.versions.tz`), or `unknown`. */
@@ -27,6 +27,19 @@ export interface JobsBundle {
   readonly synthesizedAt: string;
 }
 
+/** Everything in a jobs bundle but the jobs. */
+export type JobsBundleHeader = Omit<JobsBundle, 'jobs'>;
+
+/**
+ * The configured jobs, by id. The Lambdas read them from the bundle file lazily: a tick looks
+ * up its one job without parsing the others (`openJobsBundle`).
+ */
+export interface JobCatalog {
+  get(id: string): JobDefinition | undefined;
+  /** Every job, in file order. */
+  all(): readonly JobDefinition[];
+}
+
 /** The bundle file is present but not a jobs bundle this code understands. */
 export class InvalidJobsBundleError extends Error {
   readonly path: string;
@@ -37,31 +50,108 @@ export class InvalidJobsBundleError extends Error {
   }
 }
 
+const VERSION_PREFIX = '{"version":2,';
+
+/** The text that starts a job's line: a newline, then the job's id as its first member. */
+function lineStart(id: string): string {
+  return `\n{"id":${JSON.stringify(id)},`;
+}
+
 /**
- * Reads the jobs bundle next to a handler; an empty bundle when there is no such file (the
- * handler loaded from source, in tests).
+ * The bundle as the file holds it: valid JSON, with each job on a line of its own that starts
+ * with its id, so a reader can find one job by a byte search (`openJobsBundle`).
  *
  * @example
- * const bundle = loadJobsBundle(new URL(JOBS_BUNDLE_FILE, import.meta.url));
- * bundle.jobs.length //=> 6
+ * serializeJobsBundle({ version: 2, jobs: [job], zoneDataVersion: '2025c', fingerprints: {},
+ *   synthesizedAt: '2026-11-30T00:00:00.000Z' })
+ * //=> '{"version":2,"zoneDataVersion":"2025c",…,"jobs":[\n{"id":"daily",…}\n]}'
  */
-export function loadJobsBundle(url: URL): JobsBundle {
-  let text: string;
+export function serializeJobsBundle(bundle: JobsBundle): string {
+  const { version, jobs, ...rest } = bundle;
+  const head = JSON.stringify({ version, ...rest }).slice(0, -1);
+  const lines = jobs.map(({ id, ...rest }) => `\n${JSON.stringify({ id, ...rest })}`);
+  return `${head},"jobs":[${lines.join(',')}\n]}`;
+}
+
+/**
+ * A catalog over jobs already in memory (tests, the simulation, the CLI).
+ *
+ * @example
+ * jobCatalog([job]).get('daily') //=> job
+ */
+export function jobCatalog(jobs: readonly JobDefinition[]): JobCatalog {
+  const byId = new Map(jobs.map((job) => [job.id, job]));
+  return { get: (id) => byId.get(id), all: () => jobs };
+}
+
+/**
+ * The jobs bundle next to a handler, read on first use: `get` finds one job's line and parses
+ * only that; `all` and `header` parse the whole file once. An empty catalog when there is no
+ * such file (the handler loaded from source, in tests).
+ *
+ * @example
+ * const bundle = openJobsBundle(new URL(JOBS_BUNDLE_FILE, import.meta.url));
+ * bundle.catalog.get('daily')?.schedule //=> '30 2 * * *'
+ */
+export function openJobsBundle(url: URL): {
+  readonly catalog: JobCatalog;
+  header(): JobsBundleHeader;
+} {
+  let text: Buffer | undefined;
+  let parsed: JobsBundle | undefined;
+  const found = new Map<string, JobDefinition | undefined>();
+  const file = () => (text ??= readBundleFile(url));
+  const whole = () => {
+    if (!parsed) {
+      parsed = parseBundle(url, file());
+      for (const job of parsed.jobs) found.set(job.id, job);
+    }
+    return parsed;
+  };
+  return {
+    catalog: {
+      get(id) {
+        if (!found.has(id) && !parsed) found.set(id, findJob(file(), id));
+        return found.get(id);
+      },
+      all: () => whole().jobs,
+    },
+    header() {
+      const { jobs: _jobs, ...header } = whole();
+      return header;
+    },
+  };
+}
+
+function readBundleFile(url: URL): Buffer {
+  let text: Buffer;
   try {
-    text = readFileSync(url, 'utf8');
+    text = readFileSync(url);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    return emptyJobsBundle();
+    return Buffer.from(serializeJobsBundle(emptyJobsBundle()));
   }
-  const parsed = JSON.parse(text) as Partial<JobsBundle>;
-  if (parsed.version !== 1) {
-    throw new InvalidJobsBundleError(url.pathname, `version ${String(parsed.version)}`);
+  if (!text.subarray(0, VERSION_PREFIX.length).equals(Buffer.from(VERSION_PREFIX))) {
+    throw new InvalidJobsBundleError(url.pathname, `it does not start with ${VERSION_PREFIX}`);
   }
+  return text;
+}
+
+function findJob(text: Buffer, id: string): JobDefinition | undefined {
+  const start = text.indexOf(lineStart(id));
+  if (start < 0) return undefined;
+  const end = text.indexOf('\n', start + 1);
+  const line = text.toString('utf8', start + 1, end < 0 ? text.length : end);
+  return JSON.parse(line.endsWith(',') ? line.slice(0, -1) : line) as JobDefinition;
+}
+
+function parseBundle(url: URL, text: Buffer): JobsBundle {
+  const parsed = JSON.parse(text.toString('utf8')) as Partial<JobsBundle>;
   if (!Array.isArray(parsed.jobs)) {
     throw new InvalidJobsBundleError(url.pathname, 'jobs is not a list');
   }
   return {
-    version: 1,
+    version: 2,
     jobs: parsed.jobs,
     zoneDataVersion: parsed.zoneDataVersion ?? 'unknown',
     fingerprints: parsed.fingerprints ?? {},
@@ -71,5 +161,19 @@ export function loadJobsBundle(url: URL): JobsBundle {
 
 /** A bundle with no jobs. */
 export function emptyJobsBundle(): JobsBundle {
-  return { version: 1, jobs: [], zoneDataVersion: 'unknown', fingerprints: {}, synthesizedAt: '' };
+  return { version: 2, jobs: [], zoneDataVersion: 'unknown', fingerprints: {}, synthesizedAt: '' };
+}
+
+/**
+ * A catalog from what a caller passes: a catalog as is, a list wrapped by `jobCatalog`.
+ *
+ * @example
+ * catalogOf([job]).get('daily') //=> job
+ */
+export function catalogOf(jobs: readonly JobDefinition[] | JobCatalog): JobCatalog {
+  return isJobList(jobs) ? jobCatalog(jobs) : jobs;
+}
+
+function isJobList(jobs: readonly JobDefinition[] | JobCatalog): jobs is readonly JobDefinition[] {
+  return Array.isArray(jobs);
 }

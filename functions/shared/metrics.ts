@@ -1,4 +1,5 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { JobCatalog } from './jobs-bundle.ts';
 
 /** The CloudWatch namespace of every zonecron metric. */
 export const METRICS_NAMESPACE = 'zonecron';
@@ -69,8 +70,11 @@ export interface AppMetrics {
 export interface MetricsOptions {
   /** The `Stack` dimension's value. */
   readonly stackName: string;
-  /** Jobs that publish their own copy of each run metric (`alarm.dedicated: true`). */
-  readonly dedicatedJobIds?: ReadonlySet<string>;
+  /**
+   * The configured jobs: those with `alarm.dedicated: true` publish their own copy of each run
+   * metric. @default none
+   */
+  readonly jobs?: JobCatalog;
 }
 
 type Buffer = Map<string, Map<string, number[]>>;
@@ -103,14 +107,14 @@ const STACK_GROUP = '';
  * metrics.flush(); // one line: {"_aws":{"CloudWatchMetrics":[{"Namespace":"zonecron","Dimensions":[["Stack"]],...
  */
 export function createMetrics(options: MetricsOptions): AppMetrics {
-  const dedicated = options.dedicatedJobIds ?? new Set<string>();
+  const dedicated = (jobId: string) => options.jobs?.get(jobId)?.alarm.dedicated === true;
   const buffer: Buffer = new Map();
   const emf = new Metrics({ namespace: METRICS_NAMESPACE });
   emf.clearDefaultDimensions();
   return {
     job(jobId, name, value = 1) {
       add(buffer, STACK_GROUP, name, value);
-      if (dedicated.has(jobId)) add(buffer, jobId, name, value);
+      if (dedicated(jobId)) add(buffer, jobId, name, value);
     },
     global(name, value = 1) {
       add(buffer, STACK_GROUP, name, value);

@@ -1,5 +1,6 @@
-import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
+import type { SNSClient } from '@aws-sdk/client-sns';
 import { DateTime } from 'luxon';
+import type { Sender } from './aws-clients.ts';
 import type { RunItem, Signal } from './ledger-item.ts';
 import { zoneAbbreviation } from './zone-time.ts';
 
@@ -128,16 +129,14 @@ export function notificationSubject(notification: RunNotification): string {
  * signal and job as message attributes so subscriptions can filter on them.
  *
  * @example
- * const notifier = createSnsNotifier(() => clients.sns, process.env.NOTIFY_TOPIC_ARN); // built on first use
+ * const notifier = createSnsNotifier(createAwsClients().sns, process.env.NOTIFY_TOPIC_ARN);
  */
-export function createSnsNotifier(
-  sns: Pick<SNSClient, 'send'> | (() => Pick<SNSClient, 'send'>),
-  topicArn: string,
-): Notifier {
-  const client = typeof sns === 'function' ? sns : () => sns;
+export function createSnsNotifier(sns: Sender<SNSClient>, topicArn: string): Notifier {
   return {
     async notify(notification) {
-      await client().send(
+      // Imported here: a Lambda loads the SNS client only when it notifies on-call.
+      const { PublishCommand } = await import('@aws-sdk/client-sns');
+      await sns.send(
         new PublishCommand({
           TopicArn: topicArn,
           Subject: notificationSubject(notification),

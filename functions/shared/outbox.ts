@@ -1,6 +1,7 @@
 import type { DeadLetterMessage, DeadLetters } from './dead-letters.ts';
 import { buildEnvelope } from './envelope.ts';
 import type { JobDefinition } from './job.ts';
+import type { JobCatalog } from './jobs-bundle.ts';
 import {
   av,
   decodeRun,
@@ -94,7 +95,7 @@ export interface OutboxDeps {
   readonly metrics: AppMetrics;
   readonly clock: () => Date;
   readonly stackName: string;
-  readonly jobsById: ReadonlyMap<string, JobDefinition>;
+  readonly jobs: JobCatalog;
 }
 
 /**
@@ -136,7 +137,7 @@ export function deadLetterMessage(
  * dead-letter message waits for it.
  */
 export async function performOutbox(deps: OutboxDeps, item: RunItem): Promise<OutboxEffect[]> {
-  const job = deps.jobsById.get(item.jobId);
+  const job = deps.jobs.get(item.jobId);
   const done: OutboxEffect[] = [];
   let deadLetteredAt: Date | undefined;
   const pending = new Set(item.outbox);

@@ -1,14 +1,25 @@
+import { createHash } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import {
+  AssetHashType,
+  type BundlingOptions,
+  DockerImage,
+  Duration,
+  type ILocalBundling,
+  RemovalPolicy,
+} from 'aws-cdk-lib';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { type ICommandHooks, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { JobsBundle } from '../../functions/shared/jobs-bundle.ts';
-import { FUNCTION_BUNDLING } from '../bundling.ts';
-import { stageJobsBundle } from '../jobs-bundle-file.ts';
+import {
+  JOBS_BUNDLE_FILE,
+  type JobsBundle,
+  serializeJobsBundle,
+} from '../../functions/shared/jobs-bundle.ts';
+import { bundleFunction, FUNCTION_HANDLER_FILE } from '../bundling.ts';
 import { packageRoot } from '../package-root.ts';
 
 /** The repository root: `package-lock.json` and the `functions/` entries live here. */
@@ -61,13 +72,15 @@ export interface ZonecronFunctionProps {
 }
 
 /**
- * A zonecron Lambda: a `NodejsFunction` bundled by the local esbuild (never Docker), arm64,
- * Node.js 24, ESM, with its own log group and its own role.
+ * A zonecron Lambda: bundled by the local esbuild at synth (never Docker) with
+ * `bundleFunction` (`infra/bundling.ts`: ESM, minified, the AWS SDK bundled, chunks loaded on
+ * demand), arm64, Node.js 24, with its own log group and its own role.
  *
- * The esbuild options are the dispatcher's (`infra/bundling.ts`, chosen by
- * measurement there): the AWS SDK v3 is bundled, because one minified file loads faster at
- * cold start than the runtime's own copy; the `createRequire` banner lets the bundled CommonJS
- * parts of the SDK find `require` inside an ESM file.
+ * A plain `lambda.Function` over a bundled asset rather than a `NodejsFunction`: the latter
+ * writes one output file, and code splitting needs a folder. The asset's hash covers the
+ * bundle and `jobs.json`, so a changed jobs file changes the function's code and an unchanged
+ * one leaves it alone; stacks `cdk` does not bundle (`zonecron validate`, `cdk synth` of other
+ * stacks) skip the work, as for any asset.
  *
  * The role is not the CDK default: that one attaches the AWS-managed
  * `AWSLambdaBasicExecutionRole`, which may write to every log group in the account. This
@@ -75,7 +88,7 @@ export interface ZonecronFunctionProps {
  */
 export class ZonecronFunction extends Construct {
   /** The Lambda function. */
-  readonly function: NodejsFunction;
+  readonly function: lambda.Function;
   /** The function's execution role. */
   readonly role: iam.Role;
   /** The function's log group, with retention. */
@@ -93,11 +106,9 @@ export class ZonecronFunction extends Construct {
     });
     this.logGroup.grantWrite(this.role);
 
-    this.function = new NodejsFunction(this, 'Function', {
-      entry: join(PROJECT_ROOT, props.entry),
-      handler: 'handler',
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+    this.function = new lambda.Function(this, 'Function', {
+      code: bundledCode(props),
+      handler: `${FUNCTION_HANDLER_FILE.replace(/\.mjs$/, '')}.handler`,
       ...(props.functionName === undefined ? {} : { functionName: props.functionName }),
       description: props.description,
       runtime: FUNCTION_RUNTIME,
@@ -108,20 +119,6 @@ export class ZonecronFunction extends Construct {
       logGroup: this.logGroup,
       loggingFormat: lambda.LoggingFormat.JSON,
       environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
-      bundling: {
-        forceDockerBundling: false,
-        format: OutputFormat.ESM,
-        mainFields: ['module', 'main'],
-        target: FUNCTION_BUNDLING.target,
-        externalModules: [...FUNCTION_BUNDLING.externalModules],
-        minify: FUNCTION_BUNDLING.minify,
-        banner: FUNCTION_BUNDLING.banner,
-        sourceMap: true,
-        sourcesContent: false,
-        ...(props.jobsBundle === undefined
-          ? {}
-          : { commandHooks: copyIntoBundle(stageJobsBundle(props.jobsBundle)) }),
-      },
     });
   }
 
@@ -155,17 +152,45 @@ export class ZonecronFunction extends Construct {
 }
 
 /**
- * Bundling hooks that copy one staged file into the bundle's output folder.
- *
- * The asset's hash covers the output folder, so a changed jobs file changes the function's
- * code, and an unchanged one leaves the function alone.
+ * The function's code: the handler bundled into the asset's output folder, `jobs.json`
+ * beside it.
  */
-function copyIntoBundle(file: string): ICommandHooks {
-  return {
-    beforeBundling: () => [],
-    beforeInstall: () => [],
-    afterBundling: (_inputDir, outputDir) => [
-      `cp ${JSON.stringify(file)} ${JSON.stringify(outputDir)}/`,
-    ],
-  };
+function bundledCode(props: ZonecronFunctionProps): lambda.Code {
+  return lambda.Code.fromAsset(PROJECT_ROOT, {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: new LocalBundling(props.entry, props.jobsBundle),
+  });
+}
+
+/**
+ * Bundling on this machine; the Docker image is never used (`local.tryBundle` returns true).
+ *
+ * A class with the entry and a digest of the jobs as fields, because CDK reuses a staged
+ * asset for every asset whose source path and options serialize alike: without them the
+ * recorder would get the dispatcher's bundle, and a second installation the first one's jobs.
+ */
+class LocalBundling implements BundlingOptions {
+  readonly image = DockerImage.fromRegistry('zonecron/bundling-is-local');
+  readonly entry: string;
+  readonly jobsDigest: string;
+  readonly local: ILocalBundling;
+
+  constructor(entry: string, jobsBundle: JobsBundle | undefined) {
+    this.entry = entry;
+    const jobsText = jobsBundle === undefined ? undefined : serializeJobsBundle(jobsBundle);
+    this.jobsDigest = createHash('sha256')
+      .update(jobsText ?? '')
+      .digest('hex');
+    this.local = {
+      tryBundle(outputDir) {
+        bundleFunction({
+          entry: join(PROJECT_ROOT, entry),
+          outDir: outputDir,
+          workingDir: PROJECT_ROOT,
+        });
+        if (jobsText !== undefined) writeFileSync(join(outputDir, JOBS_BUNDLE_FILE), jobsText);
+        return true;
+      },
+    };
+  }
 }

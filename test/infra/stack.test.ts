@@ -342,15 +342,17 @@ describe('dispatcher function', () => {
     expect(fx.json.Resources[logGroupId]?.Properties?.RetentionInDays).toBe(30);
   });
 
-  it('ships every configured job beside the bundled handler as jobs.json', () => {
+  it('ships the handler, its on-demand chunks and every configured job as jobs.json', () => {
     const staging = fx.installation.main.dispatcher.node
       .findAll()
       .find((c): c is AssetStaging => c instanceof AssetStaging);
     if (!staging) throw new Error('no asset staging under the dispatcher');
     const dir = staging.absoluteStagedPath;
-    expect(readdirSync(dir).sort()).toEqual(['index.mjs', 'index.mjs.map', 'jobs.json']);
+    const files = readdirSync(dir);
+    expect(files).toEqual(expect.arrayContaining(['index.mjs', 'index.mjs.map', 'jobs.json']));
+    expect(files.filter((file) => /^chunk-\w+\.mjs$/.test(file)).length).toBeGreaterThan(0);
     const bundle = JSON.parse(readFileSync(join(dir, 'jobs.json'), 'utf8'));
-    expect(bundle.version).toBe(1);
+    expect(bundle.version).toBe(2);
     expect(bundle.jobs.map((job: { id: string }) => job.id)).toEqual(
       fx.config.jobs.map((job) => job.id),
     );

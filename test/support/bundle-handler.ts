@@ -1,8 +1,7 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
 import type { JobDefinition } from '../../functions/shared/job.ts';
-import { FUNCTION_BUNDLING } from '../../infra/bundling.ts';
+import { bundleFunction, FUNCTION_HANDLER_FILE } from '../../infra/bundling.ts';
 import { createJobsBundle, writeJobsBundle } from '../../infra/jobs-bundle-file.ts';
 
 /** A Lambda handler as the stack ships it. */
@@ -28,19 +27,8 @@ export async function bundleHandler(
     `${name}-${process.pid}`,
   );
   writeJobsBundle(outDir, createJobsBundle(jobs, { synthTime: new Date() }));
-  const outfile = join(outDir, 'index.mjs');
-  await build({
-    entryPoints: [entry],
-    bundle: true,
-    platform: 'node',
-    format: FUNCTION_BUNDLING.format,
-    target: FUNCTION_BUNDLING.target,
-    minify: FUNCTION_BUNDLING.minify,
-    external: [...FUNCTION_BUNDLING.externalModules],
-    banner: { js: FUNCTION_BUNDLING.banner },
-    outfile,
-    logLevel: 'silent',
-  });
+  bundleFunction({ entry, outDir });
+  const outfile = join(outDir, FUNCTION_HANDLER_FILE);
   const module = (await import(`${pathToFileURL(outfile).href}?${Date.now()}`)) as {
     handler: BundledHandler;
   };

@@ -1,14 +1,14 @@
 import type { RunEnvelope } from '../../shared/envelope.ts';
 import type { JobTarget, TargetType } from '../../shared/job.ts';
-import { createEventBridgeDelivery, type EventBridgeLike } from './eventbridge.ts';
-import { createLambdaDelivery, type LambdaLike } from './lambda.ts';
-import { createSnsDelivery, type SnsLike } from './sns.ts';
-import { createSqsDelivery, type QueueUrlResolver, type SqsLike } from './sqs.ts';
-import { createStepFunctionsDelivery, type SfnLike } from './stepfunctions.ts';
+import type { EventBridgeLike } from './eventbridge.ts';
+import type { LambdaLike } from './lambda.ts';
+import type { SnsLike } from './sns.ts';
+import type { QueueUrlResolver, SqsLike } from './sqs.ts';
+import type { SfnLike } from './stepfunctions.ts';
 
 export { isTargetDeliveryError, TargetDeliveryError } from './errors.ts';
-export { type QueueUrlResolver, queueUrlFromArn, queueUrlViaGetQueueUrl } from './sqs.ts';
-export { executionNameFor } from './stepfunctions.ts';
+export { executionNameFor } from './execution-name.ts';
+export type { QueueUrlResolver } from './sqs.ts';
 
 /**
  * The delivery boundary (architecture §6): hand one run envelope to one target.
@@ -59,8 +59,9 @@ export interface TargetDeliveryOptions {
 /**
  * Builds the real delivery from SDK clients.
  *
- * Clients are read lazily (`clients.sns` is touched only when a job targets SNS), so a lazy
- * client bag keeps cold starts small.
+ * Each target type's module (and with it its SDK package's commands) is imported on the first
+ * delivery to that type: a separate chunk in the Lambda bundle, so a dispatcher whose jobs
+ * only target SQS never loads the other four (`infra/bundling.ts`).
  *
  * @example
  * const targets = createTargetDelivery(createAwsClients());
@@ -71,22 +72,25 @@ export function createTargetDelivery(
   clients: TargetClients,
   options: TargetDeliveryOptions = {},
 ): TargetDelivery {
-  const cache = new Map<TargetType, SingleTargetDelivery>();
-  const build: Record<TargetType, () => SingleTargetDelivery> = {
-    lambda: () => createLambdaDelivery(clients.lambda),
-    sqs: () => createSqsDelivery(clients.sqs, options.resolveQueueUrl),
-    sns: () => createSnsDelivery(clients.sns),
-    eventbridge: () => createEventBridgeDelivery(clients.eventbridge),
-    stepfunctions: () => createStepFunctionsDelivery(clients.sfn),
+  const cache = new Map<TargetType, Promise<SingleTargetDelivery>>();
+  const load: Record<TargetType, () => Promise<SingleTargetDelivery>> = {
+    lambda: async () => (await import('./lambda.ts')).createLambdaDelivery(clients.lambda),
+    sqs: async () =>
+      (await import('./sqs.ts')).createSqsDelivery(clients.sqs, options.resolveQueueUrl),
+    sns: async () => (await import('./sns.ts')).createSnsDelivery(clients.sns),
+    eventbridge: async () =>
+      (await import('./eventbridge.ts')).createEventBridgeDelivery(clients.eventbridge),
+    stepfunctions: async () =>
+      (await import('./stepfunctions.ts')).createStepFunctionsDelivery(clients.sfn),
   };
   return {
-    deliver(target, envelope, context = { generation: 0 }) {
+    async deliver(target, envelope, context = { generation: 0 }) {
       let single = cache.get(target.type);
       if (!single) {
-        single = build[target.type]();
+        single = load[target.type]();
         cache.set(target.type, single);
       }
-      return single(target.arn, envelope, context);
+      return (await single)(target.arn, envelope, context);
     },
   };
 }

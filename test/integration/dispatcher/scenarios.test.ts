@@ -3,9 +3,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'v
 import { createDynamoLedger } from '../../../functions/dispatcher/ledger.ts';
 import {
   createTargetDelivery,
-  queueUrlViaGetQueueUrl,
   type TargetClients,
 } from '../../../functions/dispatcher/targets/index.ts';
+import { queueUrlViaGetQueueUrl } from '../../../functions/dispatcher/targets/sqs.ts';
 import { occurrencesBetween, periodBucket } from '../../../functions/schedule/index.ts';
 import {
   createSqsDeadLetters,

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createTargetDelivery,
-  queueUrlViaGetQueueUrl,
   type TargetClients,
 } from '../../../functions/dispatcher/targets/index.ts';
+import { queueUrlViaGetQueueUrl } from '../../../functions/dispatcher/targets/sqs.ts';
 import type { RunEnvelope } from '../../../functions/shared/envelope.ts';
 import { type LocalSqs, startLocalSqs } from '../../support/fauxqs.ts';
 

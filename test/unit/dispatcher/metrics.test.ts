@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { jobCatalog } from '../../../functions/shared/jobs-bundle.ts';
 import { createMetrics } from '../../../functions/shared/metrics.ts';
+import { makeJob } from '../../support/jobs.ts';
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -20,7 +22,11 @@ function captureStdout() {
 describe('createMetrics (Powertools EMF)', () => {
   it('emits the stack-wide copy of every metric, and a dedicated job its own too, counts summed', () => {
     const read = captureStdout();
-    const metrics = createMetrics({ stackName: 'Prod', dedicatedJobIds: new Set(['hourly']) });
+    const jobs = jobCatalog([
+      makeJob({ id: 'daily' }),
+      makeJob({ id: 'hourly', alarm: { graceSeconds: 300, dedicated: true } }),
+    ]);
+    const metrics = createMetrics({ stackName: 'Prod', jobs });
     metrics.job('daily', 'Dispatched');
     metrics.job('daily', 'Dispatched');
     metrics.job('daily', 'DispatchLagSeconds', 1.5);
