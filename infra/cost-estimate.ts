@@ -65,18 +65,23 @@ export const PRICES = {
 export const ASSUMPTIONS = {
   /** Billed milliseconds of one dispatcher invocation for a tick (claim, deliver, record). */
   dispatcherTickMs: 120,
-  /** Billed milliseconds of one sweep (sixteen queries of the open-runs index). */
+  /** Billed milliseconds of one sweep (four queries of the open-runs index). */
   dispatcherSweepMs: 100,
   dispatcherMemoryGb: 0.5,
   recorderMs: 40,
   recorderMemoryGb: 0.25,
-  /** Item writes per run: claim and dispatched, one more when a lambda/stepfunctions run ends. */
-  writesPerRun: 2,
+  /**
+   * Writes per on-time run (`npm run bench:dispatch`, section 1): the job's watermark, then the
+   * run item's claim and dispatched; one more run item write when a lambda/stepfunctions run
+   * ends.
+   */
+  jobStateWritesPerRun: 1,
+  runItemWritesPerRun: 2,
   writesPerCompletion: 1,
   /** Each run item write also writes the `byJob` and (while open) `byOpen` indexes. */
   indexWriteFactor: 3,
-  /** The sweep queries each of the 16 `byOpen` partitions once a minute: one read unit each. */
-  sweepReadUnits: 16,
+  /** The sweep queries each of the 4 `byOpen` shards once a minute: at most a read unit each. */
+  sweepReadUnits: 4,
   /** Log bytes per invocation (start/end, EMF, REPORT) and per run (its decision line). */
   logBytesPerInvocation: 1_200,
   logBytesPerRun: 600,
@@ -176,15 +181,17 @@ function metricCounts(installation: ZonecronInstallation): { healthy: number; wo
   return { healthy, worst };
 }
 
-/** Estimates a month of one synthesized installation. */
-export function estimateMonthlyCost(
-  installation: ZonecronInstallation,
-  templates: readonly TemplateSummary[],
-): CostEstimate {
-  const mine = templates.filter(
-    (t) =>
-      t.stack === installation.stackName || t.stack.startsWith(`${installation.stackName}-jobs-`),
-  );
+/** What one installation does in a month, from its coverings. */
+interface MonthlyVolume {
+  readonly ticks: number;
+  readonly runs: number;
+  /** Runs whose completion the recorder records (`lambda`, `stepfunctions`). */
+  readonly completingRuns: number;
+  readonly lambdaRuns: number;
+  readonly sweeps: number;
+}
+
+function monthlyVolume(installation: ZonecronInstallation): MonthlyVolume {
   const perMonth = (count: number, countedMs: number) => (count * MONTH_MS) / countedMs;
   let ticks = 0;
   let runs = 0;
@@ -198,14 +205,29 @@ export function estimateMonthlyCost(
       completingRuns += jobRuns;
     if (job.target.type === 'lambda') lambdaRuns += jobRuns;
   }
-  const sweeps = 60 * 24 * ASSUMPTIONS.daysPerMonth;
-  const alarms = countOf(mine, 'AWS::CloudWatch::Alarm');
-  const dashboards = countOf(mine, 'AWS::CloudWatch::Dashboard');
-  const insightRules = countOf(mine, 'AWS::CloudWatch::InsightRule');
-  const keys = countOf(mine, 'AWS::KMS::Key');
-  const schedules = countOf(mine, 'AWS::Scheduler::Schedule');
-  const metrics = metricCounts(installation);
+  return { ticks, runs, completingRuns, lambdaRuns, sweeps: 60 * 24 * ASSUMPTIONS.daysPerMonth };
+}
 
+/** What the installation's templates contain that costs money by the month. */
+function resourceCounts(templates: readonly TemplateSummary[]) {
+  return {
+    alarms: countOf(templates, 'AWS::CloudWatch::Alarm'),
+    dashboards: countOf(templates, 'AWS::CloudWatch::Dashboard'),
+    insightRules: countOf(templates, 'AWS::CloudWatch::InsightRule'),
+    keys: countOf(templates, 'AWS::KMS::Key'),
+    schedules: countOf(templates, 'AWS::Scheduler::Schedule'),
+  };
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
+function line(item: string, quantity: string, usd: number, cloudWatch = false): CostLine {
+  return { item, quantity, usd, cloudWatch };
+}
+
+/** Scheduler, Lambda, DynamoDB, EventBridge and Logs: what grows with the runs. */
+function usageLines(volume: MonthlyVolume): CostLine[] {
+  const { ticks, runs, completingRuns, lambdaRuns, sweeps } = volume;
   const invocations = ticks + sweeps + completingRuns;
   const gbSeconds =
     (ticks * ASSUMPTIONS.dispatcherTickMs * ASSUMPTIONS.dispatcherMemoryGb +
@@ -213,20 +235,13 @@ export function estimateMonthlyCost(
       completingRuns * ASSUMPTIONS.recorderMs * ASSUMPTIONS.recorderMemoryGb) /
     1000;
   const writeUnits =
-    (runs * ASSUMPTIONS.writesPerRun + completingRuns * ASSUMPTIONS.writesPerCompletion) *
-    ASSUMPTIONS.indexWriteFactor;
+    runs * ASSUMPTIONS.jobStateWritesPerRun +
+    (runs * ASSUMPTIONS.runItemWritesPerRun + completingRuns * ASSUMPTIONS.writesPerCompletion) *
+      ASSUMPTIONS.indexWriteFactor;
   const readUnits = sweeps * ASSUMPTIONS.sweepReadUnits;
   const logGb =
     (invocations * ASSUMPTIONS.logBytesPerInvocation + runs * ASSUMPTIONS.logBytesPerRun) / 1e9;
-
-  const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
-  const line = (item: string, quantity: string, usd: number, cloudWatch = false): CostLine => ({
-    item,
-    quantity,
-    usd,
-    cloudWatch,
-  });
-  const lines: CostLine[] = [
+  return [
     line(
       'EventBridge Scheduler invocations',
       `${fmt(ticks)} ticks + ${fmt(sweeps)} sweeps`,
@@ -257,11 +272,23 @@ export function estimateMonthlyCost(
       `${fmt(lambdaRuns)} events`,
       (lambdaRuns / 1e6) * PRICES.eventBridgeCustomEventsPerMillion,
     ),
+    line(
+      'CloudWatch Logs ingestion + 1 month storage',
+      `${logGb.toFixed(3)} GB`,
+      logGb * (PRICES.logsIngestionPerGb + PRICES.logsStoragePerGbMonth),
+    ),
+  ];
+}
+
+/** CloudWatch (alarms, metrics, dashboards, Contributor Insights) and KMS: fixed by the month. */
+function fixedLines(counts: ReturnType<typeof resourceCounts>, healthyMetrics: number): CostLine[] {
+  const { alarms, dashboards, insightRules, keys } = counts;
+  return [
     line('CloudWatch alarms', `${alarms} alarms`, alarms * PRICES.cloudWatchAlarmPerMonth, true),
     line(
       'CloudWatch custom metrics (healthy month)',
-      `${metrics.healthy} metrics`,
-      customMetricsUsd(metrics.healthy),
+      `${healthyMetrics} metrics`,
+      customMetricsUsd(healthyMetrics),
       true,
     ),
     line(
@@ -276,22 +303,32 @@ export function estimateMonthlyCost(
       insightRules * PRICES.contributorInsightsRulePerMonth,
       true,
     ),
-    line(
-      'CloudWatch Logs ingestion + 1 month storage',
-      `${logGb.toFixed(3)} GB`,
-      logGb * (PRICES.logsIngestionPerGb + PRICES.logsStoragePerGbMonth),
-    ),
     line('KMS keys', String(keys), keys * PRICES.kmsKeyPerMonth),
   ];
+}
+
+/** Estimates a month of one synthesized installation. */
+export function estimateMonthlyCost(
+  installation: ZonecronInstallation,
+  templates: readonly TemplateSummary[],
+): CostEstimate {
+  const mine = templates.filter(
+    (t) =>
+      t.stack === installation.stackName || t.stack.startsWith(`${installation.stackName}-jobs-`),
+  );
+  const volume = monthlyVolume(installation);
+  const counts = resourceCounts(mine);
+  const metrics = metricCounts(installation);
+  const lines = [...usageLines(volume), ...fixedLines(counts, metrics.healthy)];
   const sum = (items: readonly CostLine[]) => items.reduce((total, item) => total + item.usd, 0);
   const cloudWatchUsd = sum(lines.filter((item) => item.cloudWatch));
   return {
     jobs: installation.coverings.length,
     stacks: mine.length,
-    schedules,
-    alarms,
-    ticksPerMonth: ticks,
-    runsPerMonth: runs,
+    schedules: counts.schedules,
+    alarms: counts.alarms,
+    ticksPerMonth: volume.ticks,
+    runsPerMonth: volume.runs,
     lines,
     totalUsd: sum(lines),
     cloudWatchUsd,

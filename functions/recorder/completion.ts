@@ -174,95 +174,101 @@ function summariseIssues(error: z.ZodError): string {
  */
 export function parseCompletionEvent(event: unknown): ParseResult {
   const invocation = event && typeof event === 'object' ? invocationRecord(event) : undefined;
-  if (invocation !== undefined) {
-    const record = destinationRecordSchema.safeParse(invocation);
-    if (!record.success) {
-      return {
-        kind: 'unrecognised',
-        reason: `destination record: ${summariseIssues(record.error)}`,
-      };
-    }
-    const envelope = runEnvelopeSchema.safeParse(record.data.requestPayload);
-    if (!envelope.success) {
-      return {
-        kind: 'unrecognised',
-        reason: `destination record payload is not a run envelope: ${summariseIssues(envelope.error)}`,
-      };
-    }
-    const { requestContext, responseContext, responsePayload } = record.data;
-    const succeeded = requestContext.condition === 'Success' && !responseContext?.functionError;
-    return {
-      kind: 'completion',
-      completion: {
-        source: 'lambda-destination',
-        envelope: toEnvelope(envelope.data),
-        status: succeeded ? 'succeeded' : 'failed',
-        finishedAt: new Date(record.data.timestamp),
-        startedAt: undefined,
-        lastError: succeeded
-          ? undefined
-          : lambdaError(
-              requestContext.condition,
-              requestContext.approximateInvokeCount,
-              responseContext?.functionError,
-              responsePayload,
-            ),
-        completionId: requestContext.requestId,
-        target: { type: 'lambda', arn: requestContext.functionArn },
-        attempts: requestContext.approximateInvokeCount,
-      },
-    };
-  }
-  if (event && typeof event === 'object' && 'detail-type' in event) {
-    const change = sfnStatusChangeSchema.safeParse(event);
-    if (!change.success) {
-      return {
-        kind: 'unrecognised',
-        reason: `eventbridge event: ${summariseIssues(change.error)}`,
-      };
-    }
-    const { detail } = change.data;
-    const status = detail.status as (typeof sfnTerminalStatuses)[number];
-    if (!sfnTerminalStatuses.includes(status)) {
-      return { kind: 'not-terminal', status: detail.status, executionArn: detail.executionArn };
-    }
-    if (detail.stopDate === null || detail.stopDate === undefined) {
-      return { kind: 'unrecognised', reason: `execution ${detail.status} without stopDate` };
-    }
-    let input: unknown;
-    try {
-      input = JSON.parse(detail.input ?? '');
-    } catch {
-      return { kind: 'unrecognised', reason: 'execution input is missing or not JSON' };
-    }
-    const envelope = runEnvelopeSchema.safeParse(input);
-    if (!envelope.success) {
-      return {
-        kind: 'unrecognised',
-        reason: `execution input is not a run envelope: ${summariseIssues(envelope.error)}`,
-      };
-    }
-    const succeeded = status === 'SUCCEEDED';
-    return {
-      kind: 'completion',
-      completion: {
-        source: 'stepfunctions',
-        envelope: toEnvelope(envelope.data),
-        status: succeeded ? 'succeeded' : 'failed',
-        finishedAt: toDate(detail.stopDate),
-        startedAt: toDate(detail.startDate),
-        lastError: succeeded
-          ? undefined
-          : truncate(
-              [`execution ${status}`, detail.error, detail.cause]
-                .filter((x): x is string => typeof x === 'string' && x.length > 0)
-                .join(': '),
-            ),
-        completionId: detail.executionArn,
-        target: { type: 'stepfunctions', arn: detail.stateMachineArn },
-        attempts: 1,
-      },
-    };
-  }
+  if (invocation !== undefined) return parseLambdaResult(invocation);
+  if (event && typeof event === 'object' && 'detail-type' in event) return parseSfnChange(event);
   return { kind: 'unrecognised', reason: 'neither a lambda destination record nor a sfn event' };
+}
+
+/** A Lambda invocation record (the destination record an EventBridge event carries). */
+function parseLambdaResult(invocation: unknown): ParseResult {
+  const record = destinationRecordSchema.safeParse(invocation);
+  if (!record.success) {
+    return { kind: 'unrecognised', reason: `destination record: ${summariseIssues(record.error)}` };
+  }
+  const envelope = runEnvelopeSchema.safeParse(record.data.requestPayload);
+  if (!envelope.success) {
+    return {
+      kind: 'unrecognised',
+      reason: `destination record payload is not a run envelope: ${summariseIssues(envelope.error)}`,
+    };
+  }
+  const { requestContext, responseContext, responsePayload } = record.data;
+  const succeeded = requestContext.condition === 'Success' && !responseContext?.functionError;
+  return {
+    kind: 'completion',
+    completion: {
+      source: 'lambda-destination',
+      envelope: toEnvelope(envelope.data),
+      status: succeeded ? 'succeeded' : 'failed',
+      finishedAt: new Date(record.data.timestamp),
+      startedAt: undefined,
+      lastError: succeeded
+        ? undefined
+        : lambdaError(
+            requestContext.condition,
+            requestContext.approximateInvokeCount,
+            responseContext?.functionError,
+            responsePayload,
+          ),
+      completionId: requestContext.requestId,
+      target: { type: 'lambda', arn: requestContext.functionArn },
+      attempts: requestContext.approximateInvokeCount,
+    },
+  };
+}
+
+/** A Step Functions `Execution Status Change` event; only terminal statuses complete a run. */
+function parseSfnChange(event: object): ParseResult {
+  const change = sfnStatusChangeSchema.safeParse(event);
+  if (!change.success) {
+    return { kind: 'unrecognised', reason: `eventbridge event: ${summariseIssues(change.error)}` };
+  }
+  const { detail } = change.data;
+  const status = detail.status as (typeof sfnTerminalStatuses)[number];
+  if (!sfnTerminalStatuses.includes(status)) {
+    return { kind: 'not-terminal', status: detail.status, executionArn: detail.executionArn };
+  }
+  if (detail.stopDate === null || detail.stopDate === undefined) {
+    return { kind: 'unrecognised', reason: `execution ${detail.status} without stopDate` };
+  }
+  const envelope = executionEnvelope(detail.input);
+  if (typeof envelope === 'string') return { kind: 'unrecognised', reason: envelope };
+  const succeeded = status === 'SUCCEEDED';
+  return {
+    kind: 'completion',
+    completion: {
+      source: 'stepfunctions',
+      envelope,
+      status: succeeded ? 'succeeded' : 'failed',
+      finishedAt: toDate(detail.stopDate),
+      startedAt: toDate(detail.startDate),
+      lastError: succeeded ? undefined : executionError(status, detail.error, detail.cause),
+      completionId: detail.executionArn,
+      target: { type: 'stepfunctions', arn: detail.stateMachineArn },
+      attempts: 1,
+    },
+  };
+}
+
+/** The run envelope an execution was started with, or why there is none. */
+function executionEnvelope(input: string | null | undefined): RunEnvelope | string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(input ?? '');
+  } catch {
+    return 'execution input is missing or not JSON';
+  }
+  const envelope = runEnvelopeSchema.safeParse(parsed);
+  if (!envelope.success) {
+    return `execution input is not a run envelope: ${summariseIssues(envelope.error)}`;
+  }
+  return toEnvelope(envelope.data);
+}
+
+function executionError(status: string, error: unknown, cause: unknown): string {
+  return truncate(
+    [`execution ${status}`, error, cause]
+      .filter((x): x is string => typeof x === 'string' && x.length > 0)
+      .join(': '),
+  );
 }
