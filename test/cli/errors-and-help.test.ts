@@ -23,16 +23,51 @@ describe('zonecron on bad input', () => {
     {
       name: 'an unknown zone',
       args: ['next', '0 9 * * *', '--tz', 'Europe/Atlantis'],
-      code: 1,
+      code: 2,
       message:
         "zonecron: error: unknown time zone 'Europe/Atlantis' (allowed an IANA zone name such as Europe/Berlin)",
     },
     {
       name: 'a bad expression',
       args: ['next', '61 9 * * *', '--tz', 'UTC'],
-      code: 1,
+      code: 2,
       message:
         "zonecron: error: invalid value '61' for field 'minute' at position 0 (allowed 0-59)",
+    },
+    {
+      name: 'a zone in the wrong case',
+      args: ['explain', '0 9 * * *', '--tz', 'europe/berlin'],
+      code: 2,
+      message:
+        "zonecron: error: invalid time zone 'europe/berlin': wrong case; did you mean 'Europe/Berlin'? (allowed an IANA zone name such as Europe/Berlin)",
+    },
+    {
+      name: 'more runs than next lists',
+      args: ['next', '0 9 * * *', '--tz', 'UTC', '-n', '5000'],
+      code: 2,
+      message:
+        "zonecron: error: option '-n, --count <n>' argument '5000' is invalid. '5000' is out of range (allowed 1 to 1000)",
+    },
+    {
+      name: 'DST policies with a jobs file',
+      args: ['next', '--config', 'jobs.yaml', '--gap', 'skip'],
+      code: 2,
+      message:
+        'zonecron: error: --gap and --overlap do not go with --config: each job has the DST policies its file gives it; to try another, preview its expression: zonecron next "<expr>" --tz <zone> --gap …',
+    },
+    {
+      name: 'an unknown job id',
+      args: ['next', '--config', 'test/cli/fixtures/berlin.yaml', '--job-id', 'berlin-nightyl'],
+      code: 2,
+      message:
+        "zonecron: error: unknown job 'berlin-nightyl' in test/cli/fixtures/berlin.yaml; did you mean 'berlin-nightly'? (3 jobs: berlin-nightly, london-half-hourly, switched-off)",
+    },
+    {
+      name: 'a value the command checks itself',
+      args: ['history', 'nightly', '--table', 'ledger', '--since', 'yesterday'],
+      code: 2,
+      message:
+        "zonecron: error: 'yesterday' is neither a duration (e.g. 24h, 7d, PT30M) nor an ISO 8601 date-time",
     },
     {
       name: 'a bad date',
@@ -63,6 +98,13 @@ describe('zonecron on bad input', () => {
     const result = await runCli(args);
     expect(expectOneLineError(result)).toBe(message);
     expect(result.code).toBe(code);
+  });
+
+  it('shows the help on stderr with exit code 2 when a subcommand is missing', async () => {
+    const result = await runCli(['dlq']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^Usage: zonecron dlq /);
   });
 
   it('gives up quickly on an unreachable endpoint, in one line', async () => {
