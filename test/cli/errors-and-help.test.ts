@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { overlongLines, runCli } from './run-cli.ts';
+import { overlongLines, REPO_ROOT, runCli } from './run-cli.ts';
 
 /** One line on stderr, `zonecron: error: …`, no stack trace, nothing on stdout. */
 function expectOneLineError(result: { code: number; stdout: string; stderr: string }) {
@@ -138,5 +140,34 @@ describe('zonecron --help', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/\nExamples?:\n {2}\$ zonecron /);
     expect(overlongLines(result.stdout)).toEqual([]);
+  });
+});
+
+/** The commands of docs/cli.md's exit-code table (`dlq list`, `next`, …). */
+function documentedExitCodes(): string[] {
+  const docs = readFileSync(join(REPO_ROOT, 'docs/cli.md'), 'utf8');
+  const section = docs.slice(
+    docs.indexOf('### Exit codes'),
+    docs.indexOf('\n## ', docs.indexOf('### Exit codes')),
+  );
+  return [...section.matchAll(/^\| `([a-z ]+)` \|/gm)].map((match) => match[1] ?? '');
+}
+
+describe('exit codes', () => {
+  it('are listed by --help, and docs/cli.md says what every command means by them', async () => {
+    const result = await runCli(['--help']);
+    expect(result.stdout).toContain(
+      'Exit codes: 0 success, 1 the command ran and something failed',
+    );
+    const listed = result.stdout
+      .slice(result.stdout.indexOf('Commands:\n'))
+      .split('\n')
+      .flatMap((line) => /^ {2}([a-z]+)/.exec(line)?.[1] ?? [])
+      .filter((command) => command !== 'help');
+    const documented = documentedExitCodes();
+    expect(listed.length).toBeGreaterThan(5);
+    for (const command of listed) {
+      expect(documented.filter((row) => row.split(' ')[0] === command)).not.toEqual([]);
+    }
   });
 });
