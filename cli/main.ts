@@ -3,11 +3,12 @@
  *
  * Commands load their heavy parts (the SDK, dynalite, the dispatcher) only when they run, so
  * `zonecron next` and `--help` start fast. Every error ends here and becomes one line,
- * `zonecron: error: …`, with exit code 2 for a bad command line and 1 for everything else.
+ * `zonecron: error: …`, with exit code 2 for a bad command line (a flag, a value, an expression,
+ * a zone or a job id it names) and 1 for everything else (docs/cli.md, "Exit codes").
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { packageRoot } from '../infra/package-root.ts';
 import { registerCompletion } from './commands/completion.ts';
 import { registerDlq } from './commands/dlq.ts';
@@ -55,6 +56,9 @@ function buildProgram(): Command {
   program.addHelpText(
     'after',
     `
+Exit codes: 0 success, 1 the command ran and something failed (an invalid
+jobs file, a failed run), 2 the command line is wrong (docs/cli.md#exit-codes).
+
 Examples:
   $ zonecron next "30 2 * * *" --tz Europe/Berlin -n 5
   $ zonecron explain "0 9 * * MON-FRI" --tz America/New_York
@@ -99,9 +103,13 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 try {
   await buildProgram().parseAsync(process.argv);
 } catch (error) {
-  if (error instanceof CommanderError) {
-    if (error.exitCode === 0) process.exitCode = 0;
-    else process.exitCode = error.code === 'commander.help' ? 1 : USAGE_EXIT_CODE;
+  if (error instanceof InvalidArgumentError) {
+    // A value a command checked itself (`history --since`): commander has not printed it.
+    process.stderr.write(`zonecron: error: ${oneLine(error.message)}\n`);
+    process.exitCode = USAGE_EXIT_CODE;
+  } else if (error instanceof CommanderError) {
+    // Commander printed it: a bad flag or value, or help for a missing subcommand.
+    process.exitCode = error.exitCode === 0 ? 0 : USAGE_EXIT_CODE;
   } else {
     process.exitCode = await report(error);
   }

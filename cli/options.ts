@@ -19,15 +19,23 @@ export function parseInstant(value: string): Date {
   return parsed.toJSDate();
 }
 
-/** Parses a whole number >= `min` (commander argument parser). */
-export function integerAtLeast(min: number): (value: string) => number {
+/**
+ * Parses a whole number >= `min`, and <= `max` when given (commander argument parser); a
+ * value outside is refused, never clipped.
+ *
+ * @example
+ * integerAtLeast(1, 1000)('5000')
+ * //=> throws InvalidArgumentError: '5000' is out of range (allowed 1 to 1000)
+ */
+export function integerAtLeast(min: number, max?: number): (value: string) => number {
+  const allowed = max === undefined ? `>= ${min}` : `${min} to ${max}`;
   return (value: string) => {
     if (!/^\d+$/.test(value.trim())) {
-      throw new InvalidArgumentError(`'${value}' is not a whole number (allowed >= ${min})`);
+      throw new InvalidArgumentError(`'${value}' is not a whole number (allowed ${allowed})`);
     }
     const n = Number(value);
-    if (!Number.isSafeInteger(n) || n < min) {
-      throw new InvalidArgumentError(`'${value}' is out of range (allowed >= ${min})`);
+    if (!Number.isSafeInteger(n) || n < min || (max !== undefined && n > max)) {
+      throw new InvalidArgumentError(`'${value}' is out of range (allowed ${allowed})`);
     }
     return n;
   };

@@ -2,11 +2,12 @@ import { type Command, Option } from 'commander';
 import { DateTime } from 'luxon';
 import type { GapPolicy, OverlapPolicy, ScheduleSpec } from '../../functions/schedule/index.ts';
 import { formatUtc } from '../../functions/shared/zone-time.ts';
-import { CliError, USAGE_EXIT_CODE, usageError } from '../errors.ts';
+import { usageError } from '../errors.ts';
 import { type Colours, coloursFor } from '../format/colour.ts';
 import type { DstNight } from '../format/dst-nights.ts';
 import { wrap } from '../format/table.ts';
 import { parseInstant } from '../options.ts';
+import { asUsage, checkZone, sentenceOf } from '../schedule-input.ts';
 
 interface ExplainOptions {
   tz?: string;
@@ -68,28 +69,13 @@ interface ZoneReport {
   readonly nights: readonly DstNight[];
 }
 
-/** Runs `step`; an engine error becomes a usage error (exit 2) with `describe`'s message. */
-async function asUsage<T>(
-  step: () => T,
-  describe: (message: string) => string = (message) => message,
-): Promise<T> {
-  const { isScheduleError } = await import('../../functions/schedule/index.ts');
-  try {
-    return step();
-  } catch (error) {
-    if (!isScheduleError(error)) throw error;
-    throw new CliError(describe(error.message), { exitCode: USAGE_EXIT_CODE, cause: error });
-  }
-}
-
 async function zoneReport(
   expression: string,
   zone: string,
   options: ExplainOptions,
 ): Promise<ZoneReport> {
-  const { validateTimeZone } = await import('../../functions/schedule/index.ts');
   const { dstNights, policySummary } = await import('../format/dst-nights.ts');
-  await asUsage(() => validateTimeZone(zone));
+  await checkZone(zone);
   const dst = {
     ...(options.gap ? { gap: options.gap } : {}),
     ...(options.overlap ? { overlap: options.overlap } : {}),
@@ -139,12 +125,8 @@ async function runExplain(expression: string, options: ExplainOptions): Promise<
   if (options.tz === undefined && (options.after || options.gap || options.overlap)) {
     throw usageError('--after, --gap and --overlap need --tz <zone>');
   }
-  const { explainCron } = await import('../format/explain.ts');
-  const { cronHint, withCronHint } = await import('../../infra/config/cron-hint.ts');
-  const sentence = await asUsage(
-    () => explainCron(expression, options.jobId ? { jobId: options.jobId } : {}),
-    (message) => withCronHint(message, expression),
-  );
+  const { cronHint } = await import('../../infra/config/cron-hint.ts');
+  const sentence = await sentenceOf(expression, options.jobId);
   const hint = cronHint(expression)?.text;
   const report =
     options.tz === undefined ? undefined : await zoneReport(expression, options.tz, options);

@@ -1,10 +1,11 @@
 import { type Command, Option } from 'commander';
 import type { GapPolicy, OverlapPolicy, ScheduleSpec } from '../../functions/schedule/index.ts';
 import { formatLocal, formatUtc } from '../../functions/shared/zone-time.ts';
-import { CliError, usageError } from '../errors.ts';
+import { usageError } from '../errors.ts';
 import { type Colours, coloursFor } from '../format/colour.ts';
 import { plainTable, wrap } from '../format/table.ts';
 import { integerAtLeast, parseInstant } from '../options.ts';
+import { checkZone, findJob, sentenceOf } from '../schedule-input.ts';
 
 interface NextOptions {
   tz?: string;
@@ -26,7 +27,8 @@ Examples:
   $ zonecron next "30 2 * * *" --tz Europe/Berlin --after 2023-03-25T00:00Z -n 3
   lists the runs of 25, 26 and 27 March 2023; the 26th says
   "02:30 does not exist on 2023-03-26 in Europe/Berlin — runs at 03:30 CEST".
-  $ zonecron next --config jobs.yaml -n 3     # every job of a jobs file`;
+  $ zonecron next --config jobs.yaml -n 3     # every job of a jobs file
+  $ zonecron next --config jobs.yaml --job-id berlin-nightly-report`;
 
 /** `zonecron next`: the engine's preview of a schedule, with every DST effect in words. */
 export function registerNext(program: Command): void {
@@ -40,7 +42,7 @@ export function registerNext(program: Command): void {
       'runs strictly after this ISO instant (default: now)',
       parseInstant,
     )
-    .option('-n, --count <n>', `how many runs (1-${MAX_COUNT})`, integerAtLeast(1), 10)
+    .option('-n, --count <n>', `how many runs (1-${MAX_COUNT})`, integerAtLeast(1, MAX_COUNT), 10)
     .addOption(
       new Option('--gap <policy>', 'when a local time does not exist').choices([
         'shift',
@@ -55,8 +57,11 @@ export function registerNext(program: Command): void {
         'both',
       ]),
     )
-    .option('--job-id <id>', 'job id, needed by H (hash) fields')
-    .option('--config <file>', 'preview every job of this jobs file instead')
+    .option('--job-id <id>', 'job id, needed by H (hash) fields; with --config, that job only')
+    .option(
+      '--config <file>',
+      'preview every job of this jobs file instead (DST policies as the file says)',
+    )
     .addOption(new Option('--jobs <file>', 'same as --config').hideHelp())
     .option('--json', 'print one JSON document')
     .addHelpText('after', EXAMPLE)
@@ -68,6 +73,8 @@ interface Preview {
   readonly spec: ScheduleSpec;
   /** The expression in words (`explainCron`). */
   readonly sentence: string;
+  /** How to write it for zonecron, when it looks written for AWS or Quartz (`cronHint`). */
+  readonly hint: string | undefined;
   readonly kind: string;
   readonly policies: { gap: string; overlap: string };
   readonly runs: readonly {
@@ -79,6 +86,7 @@ interface Preview {
   readonly skipped: readonly string[];
 }
 
+/** The runs of a valid schedule: check what the command line says first (`sentenceOf`, `checkZone`). */
 async function preview(
   title: string,
   spec: ScheduleSpec,
@@ -89,13 +97,15 @@ async function preview(
     '../../functions/schedule/index.ts'
   );
   const { occurrenceNote, transitionReports } = await import('../format/dst-notes.ts');
-  const sentence = await explain(spec);
+  const { cronHint } = await import('../../infra/config/cron-hint.ts');
+  const sentence = await sentenceOf(spec.cron, spec.jobId);
   const occurrences = nextOccurrences(spec, after, count);
   const last = occurrences.at(-1);
   return {
     title,
     spec,
     sentence,
+    hint: cronHint(spec.cron)?.text,
     kind: scheduleKind(spec),
     policies: resolvePolicies(spec),
     runs: occurrences.map((o) => ({ ...o, note: occurrenceNote(spec, o) })),
@@ -105,22 +115,6 @@ async function preview(
         )
       : [],
   };
-}
-
-/**
- * The schedule in words. An expression written for AWS or Quartz fails here, before any run is
- * computed, with the engine's message and how to write it in five fields.
- */
-async function explain(spec: ScheduleSpec): Promise<string> {
-  const { explainCron } = await import('../format/explain.ts');
-  const { isScheduleError } = await import('../../functions/schedule/index.ts');
-  const { withCronHint } = await import('../../infra/config/cron-hint.ts');
-  try {
-    return explainCron(spec.cron, spec.jobId === undefined ? {} : { jobId: spec.jobId });
-  } catch (error) {
-    if (!isScheduleError(error)) throw error;
-    throw new CliError(withCronHint(error.message, spec.cron), { cause: error });
-  }
 }
 
 function render(p: Preview, after: Date, c: Colours): string[] {
@@ -133,6 +127,7 @@ function render(p: Preview, after: Date, c: Colours): string[] {
     ),
   );
   out.push(wrap(p.sentence, ''));
+  if (p.hint !== undefined) out.push(c.yellow(wrap(p.hint, 'hint: ')));
   out.push(`next ${p.runs.length} run${p.runs.length === 1 ? '' : 's'} after ${formatUtc(after)}`);
   out.push('');
   const table = plainTable(
@@ -167,45 +162,17 @@ function toJson(p: Preview) {
       note: run.note ?? null,
     })),
     skipped: p.skipped,
+    ...(p.hint === undefined ? {} : { hint: p.hint }),
   };
 }
 
 async function runNext(expression: string | undefined, options: NextOptions): Promise<void> {
-  const count = Math.min(options.count, MAX_COUNT);
   const after = options.after ?? new Date();
   const file = options.config ?? options.jobs;
-  const previews: Preview[] = [];
-  if (file !== undefined) {
-    if (expression !== undefined || options.tz !== undefined) {
-      throw usageError('give either an expression with --tz, or --config <file>, not both');
-    }
-    const { loadJobsFile } = await import('../../infra/config/load-jobs.ts');
-    const { scheduleSpecOf } = await import('../../functions/shared/job.ts');
-    for (const job of loadJobsFile(file).jobs) {
-      const title = `${job.id}: ${job.schedule} in ${job.timezone}${job.enabled ? '' : ' (disabled)'}`;
-      previews.push(await preview(title, scheduleSpecOf(job), after, count));
-    }
-  } else {
-    if (expression === undefined) {
-      throw usageError('missing expression: zonecron next "<expr>" --tz <zone> (or --config)');
-    }
-    if (options.tz === undefined) throw usageError("required option '--tz <zone>' not specified");
-    const dst =
-      options.gap || options.overlap
-        ? {
-            ...(options.gap ? { gap: options.gap } : {}),
-            ...(options.overlap ? { overlap: options.overlap } : {}),
-          }
-        : undefined;
-    const spec: ScheduleSpec = {
-      cron: expression,
-      timezone: options.tz,
-      ...(options.jobId ? { jobId: options.jobId } : {}),
-      ...(dst ? { dst } : {}),
-    };
-    previews.push(await preview(`${expression} in ${options.tz}`, spec, after, count));
-  }
-
+  const previews =
+    file === undefined
+      ? [await previewExpression(expression, options, after)]
+      : await previewFile(file, expression, options, after);
   if (options.json) {
     const doc =
       file !== undefined
@@ -217,4 +184,59 @@ async function runNext(expression: string | undefined, options: NextOptions): Pr
   const c = coloursFor(process.stdout);
   const blocks = previews.map((p) => render(p, after, c).join('\n'));
   process.stdout.write(`${blocks.join('\n\n')}\n`);
+}
+
+/** `next "<expr>" --tz <zone>`: what the command line says, checked as usage, then previewed. */
+async function previewExpression(
+  expression: string | undefined,
+  options: NextOptions,
+  after: Date,
+): Promise<Preview> {
+  if (expression === undefined) {
+    throw usageError('missing expression: zonecron next "<expr>" --tz <zone> (or --config)');
+  }
+  if (options.tz === undefined) throw usageError("required option '--tz <zone>' not specified");
+  await sentenceOf(expression, options.jobId);
+  const timezone = await checkZone(options.tz);
+  const dst = {
+    ...(options.gap ? { gap: options.gap } : {}),
+    ...(options.overlap ? { overlap: options.overlap } : {}),
+  };
+  const spec: ScheduleSpec = {
+    cron: expression,
+    timezone,
+    ...(options.jobId ? { jobId: options.jobId } : {}),
+    ...(options.gap || options.overlap ? { dst } : {}),
+  };
+  return preview(`${expression} in ${timezone}`, spec, after, options.count);
+}
+
+/**
+ * `next --config <file>`: every job of the file, or the one `--job-id` names, with the DST
+ * policies the file gives it. `--gap`, `--overlap` and `--tz` would contradict the file.
+ */
+async function previewFile(
+  file: string,
+  expression: string | undefined,
+  options: NextOptions,
+  after: Date,
+): Promise<Preview[]> {
+  if (expression !== undefined || options.tz !== undefined) {
+    throw usageError('give either an expression with --tz, or --config <file>, not both');
+  }
+  if (options.gap !== undefined || options.overlap !== undefined) {
+    throw usageError(
+      '--gap and --overlap do not go with --config: each job has the DST policies its file gives it; to try another, preview its expression: zonecron next "<expr>" --tz <zone> --gap …',
+    );
+  }
+  const { loadJobsFile } = await import('../../infra/config/load-jobs.ts');
+  const { scheduleSpecOf } = await import('../../functions/shared/job.ts');
+  const config = loadJobsFile(file);
+  const jobs = options.jobId === undefined ? config.jobs : [findJob(config, options.jobId)];
+  const previews: Preview[] = [];
+  for (const job of jobs) {
+    const title = `${job.id}: ${job.schedule} in ${job.timezone}${job.enabled ? '' : ' (disabled)'}`;
+    previews.push(await preview(title, scheduleSpecOf(job), after, options.count));
+  }
+  return previews;
 }

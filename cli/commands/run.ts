@@ -8,6 +8,7 @@ import {
 import { CliError, describeError } from '../errors.ts';
 import { wrap } from '../format/table.ts';
 import { parseInstant } from '../options.ts';
+import { findJob } from '../schedule-input.ts';
 
 interface RunOptions extends ConnectionOptions {
   at?: Date;
@@ -42,12 +43,7 @@ async function runJob(jobId: string, options: RunOptions): Promise<void> {
   const table = tableName(options);
   const { loadJobsFile } = await import('../../infra/config/load-jobs.ts');
   const config = loadJobsFile(options.config ?? 'jobs.yaml');
-  const job = config.jobs.find((j) => j.id === jobId);
-  if (!job) {
-    throw new CliError(
-      `unknown job '${jobId}' in ${config.file} (known: ${config.jobs.map((j) => j.id).join(', ')})`,
-    );
-  }
+  findJob(config, jobId);
   const { createOperatorDispatcher } = await import('../aws/operator-dispatcher.ts');
   const { describeOutcome } = await import('../format/outcome.ts');
   const clients = await createCliClients(options);

@@ -1,8 +1,19 @@
-import { type Command, Option } from 'commander';
+import type { Command, CommanderError } from 'commander';
+import { Option } from 'commander';
 import type { JobsConfig } from '../../infra/config/load-jobs.ts';
-import { CliError, usageError } from '../errors.ts';
+import { CliError, describeError, USAGE_EXIT_CODE, usageError } from '../errors.ts';
 import { coloursFor } from '../format/colour.ts';
-import { plainTable, wrap } from '../format/table.ts';
+import {
+  type CheckedJob,
+  type DeployCheck,
+  failedValidationJson,
+  type Problem,
+  problemOfIssue,
+  problemOfRun,
+  type ValidationReport,
+  validationJson,
+  validationText,
+} from '../format/validation-report.ts';
 import { parseInstant } from '../options.ts';
 
 interface ValidateOptions {
@@ -15,17 +26,6 @@ interface ValidateOptions {
 
 const YEAR_MS = 366 * 86_400_000;
 
-/** The summary table's columns; a job's sentence spans all of them, separators included. */
-const COLUMN_WIDTHS = [24, 18, 24, 5];
-const SENTENCE_WIDTH = COLUMN_WIDTHS.reduce((sum, width) => sum + width + 2, -2);
-
-/** Breaks a word (a job id has no spaces) into lines of `width`, where the table cannot. */
-function hardWrap(text: string, width: number): string {
-  const lines: string[] = [];
-  for (let i = 0; i < text.length; i += width) lines.push(text.slice(i, i + width));
-  return lines.join('\n');
-}
-
 const EXAMPLE = `
 Example:
   $ zonecron validate jobs.yaml
@@ -34,11 +34,15 @@ Example:
   "02:30 does not exist on 2027-03-28 in Europe/Berlin — runs at 03:30 CEST",
   then the deploy check: the stacks synth would write, checked against every
   AWS limit a deploy meets. Problems are printed as file:line:column: … or as
-  the template and limit exceeded, and the exit code is 1.`;
+  the template and limit exceeded, and the exit code is 1. With --json, one
+  JSON document on stdout whatever happens, its problems with a code each.`;
 
 /**
  * `zonecron validate`: the loader's validation, the covering schedules, DST warnings, and the
  * same synthesis and AWS-limit checks as `cdk synth` (without bundling the Lambdas).
+ *
+ * With `--json` it prints one document on stdout in every case, a bad command line included
+ * (docs/cli.md, "zonecron validate").
  */
 export function registerValidate(program: Command): void {
   program
@@ -53,78 +57,99 @@ export function registerValidate(program: Command): void {
       parseInstant,
     )
     .option('--stack-name <name>', "the stack's name, as cdk's -c stackName (default: Zonecron)")
-    .option('--json', 'print one JSON document')
+    .option('--json', 'print one JSON document, also when the file is invalid')
     .addHelpText('after', EXAMPLE)
+    .exitOverride(reportUsageAsJson)
     .action(runValidate);
 }
 
+/** A command line commander refused (a bad flag or value): with `--json`, still one document. */
+function reportUsageAsJson(error: CommanderError): never {
+  const args = process.argv.slice(2);
+  const end = args.indexOf('--');
+  const json = (end === -1 ? args : args.slice(0, end)).includes('--json');
+  if (error.exitCode !== 0 && json) {
+    writeFailure(null, [problemOfRun('usage', error.message.replace(/^error: /, ''), null)]);
+  }
+  throw error;
+}
+
 async function runValidate(fileArgument: string | undefined, options: ValidateOptions) {
+  let file: string | null = null;
+  let report: ValidationReport;
+  try {
+    file = jobsFileOf(fileArgument, options);
+    report = await validateFile(file, options);
+  } catch (error) {
+    if (options.json) writeFailure(file, await problemsOf(error, file));
+    throw error;
+  }
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify(validationJson(report), null, 2)}\n`);
+  } else {
+    process.stdout.write(`${validationText(report, coloursFor(process.stdout))}\n`);
+  }
+  const { violations } = report.deploy;
+  if (violations.length > 0) {
+    throw new CliError(
+      `${violations.length} AWS limit${violations.length === 1 ? '' : 's'} a deploy would hit in ${report.file}`,
+    );
+  }
+}
+
+/** The one jobs file the command line names (argument, `--config` or `--jobs`). */
+function jobsFileOf(fileArgument: string | undefined, options: ValidateOptions): string {
   const given = [fileArgument, options.config, options.jobs].filter((f) => f !== undefined);
   if (new Set(given).size > 1) throw usageError(`two jobs files given: ${given.join(', ')}`);
-  const file = given[0] ?? 'jobs.yaml';
+  return given[0] ?? 'jobs.yaml';
+}
+
+/** Loads and checks the file: every job, its covering and DST warnings, and the deploy check. */
+async function validateFile(file: string, options: ValidateOptions): Promise<ValidationReport> {
   const { loadJobsFile } = await import('../../infra/config/load-jobs.ts');
   const { coveringSchedule } = await import('../../infra/covering/covering-cron.ts');
   const { transitionReports } = await import('../format/dst-notes.ts');
   const { scheduleSpecOf } = await import('../../functions/shared/job.ts');
   const { explainCron } = await import('../format/explain.ts');
+  const { cronHint } = await import('../../infra/config/cron-hint.ts');
 
   const config = loadJobsFile(file);
   const from = options.after ?? new Date();
   const until = new Date(from.getTime() + YEAR_MS);
-  const jobs = config.jobs.map((job) => ({
-    job,
-    sentence: explainCron(job.schedule, { jobId: job.id }),
-    covering: job.enabled ? coveringSchedule(job, from) : undefined,
-    // A disabled job has no schedule deployed: nothing happens on its DST nights.
-    warnings: job.enabled
-      ? transitionReports(scheduleSpecOf(job), from, until).flatMap((report) =>
-          report.lines.map((line) => ({ at: report.at, kind: report.kind, text: line.text })),
-        )
-      : [],
-  }));
+  const jobs = config.jobs.map(
+    (job): CheckedJob => ({
+      job,
+      sentence: explainCron(job.schedule, { jobId: job.id }),
+      hint: cronHint(job.schedule)?.text,
+      covering: job.enabled ? coveringSchedule(job, from) : undefined,
+      // A disabled job has no schedule deployed: nothing happens on its DST nights.
+      warnings: job.enabled
+        ? transitionReports(scheduleSpecOf(job), from, until).flatMap((report) =>
+            report.lines.map((line) => ({ at: report.at, kind: report.kind, text: line.text })),
+          )
+        : [],
+    }),
+  );
   const deploy = await deployCheck(config, options.stackName ?? 'Zonecron', from);
-
-  if (options.json) {
-    const doc = {
-      file: config.file,
-      valid: deploy.violations.length === 0,
-      jobs: jobs.map(({ job, sentence, covering }) => ({
-        id: job.id,
-        schedule: job.schedule,
-        sentence,
-        timezone: job.timezone,
-        target: job.target.type,
-        enabled: job.enabled,
-        covering: covering ?? null,
-      })),
-      warnings: jobs.flatMap(({ job, warnings }) =>
-        warnings.map((w) => ({
-          jobId: job.id,
-          transitionAt: w.at.toISOString(),
-          kind: w.kind,
-          text: w.text,
-        })),
-      ),
-      deploy,
-    };
-    process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
-  } else {
-    process.stdout.write(`${textReport(config, jobs, from, deploy)}\n`);
-  }
-  if (deploy.violations.length > 0) {
-    throw new CliError(
-      `${deploy.violations.length} AWS limit${deploy.violations.length === 1 ? '' : 's'} a deploy would hit in ${config.file}`,
-    );
-  }
+  return { file: config.file, from, jobs, deploy };
 }
 
-/** What the deploy check found, as plain data (also the `deploy` of `--json`). */
-interface DeployCheck {
-  readonly stacks: string[];
-  readonly largestTemplate: { file: string; resources: number; bytes: number };
-  readonly jobsJsonBytes: number;
-  readonly notes: string[];
-  readonly violations: string[];
+/** What stopped the check, as `--json` problems. */
+async function problemsOf(error: unknown, file: string | null): Promise<Problem[]> {
+  const { isConfigError } = await import('../../infra/config/config-error.ts');
+  if (isConfigError(error)) return error.issues.map(problemOfIssue);
+  const code =
+    error instanceof CliError
+      ? error.exitCode === USAGE_EXIT_CODE
+        ? 'usage'
+        : 'synth'
+      : 'failure';
+  return [problemOfRun(code, describeError(error), file)];
+}
+
+/** The `--json` document of a check that could not finish. */
+function writeFailure(file: string | null, problems: readonly Problem[]): void {
+  process.stdout.write(`${JSON.stringify(failedValidationJson(file, problems), null, 2)}\n`);
 }
 
 /**
@@ -170,75 +195,4 @@ async function deployCheck(
     notes: result.installations.flatMap(installationNotes),
     violations: result.check.violations.map((violation) => violation.message),
   };
-}
-
-function textReport(
-  config: { file: string; jobs: readonly { enabled: boolean }[] },
-  jobs: {
-    job: { id: string; schedule: string; timezone: string; target: { type: string } };
-    sentence: string;
-    covering: { awsExpression: string; ticksPerRun: number } | undefined;
-    warnings: { at: Date; kind: string; text: string }[];
-  }[],
-  from: Date,
-  deploy: DeployCheck,
-): string {
-  const c = coloursFor(process.stdout);
-  const out: string[] = [];
-  const enabled = config.jobs.filter((j) => j.enabled).length;
-  const mark = deploy.violations.length === 0 ? c.green('✓ ') : c.red('✗ ');
-  out.push(
-    mark +
-      `${config.file}: ${config.jobs.length} job${config.jobs.length === 1 ? '' : 's'} valid` +
-      ` (${enabled} enabled)`,
-  );
-  out.push('');
-  out.push(
-    plainTable(
-      ['job / target', 'schedule / zone', 'UTC covering', 'ticks'],
-      jobs.flatMap(({ job, sentence, covering }) => [
-        [
-          `${hardWrap(job.id, 24)}\n${job.target.type}`,
-          `${job.schedule}\n${job.timezone}`,
-          covering ? covering.awsExpression : 'disabled',
-          covering ? `${Math.round(covering.ticksPerRun * 100) / 100}` : '-',
-        ],
-        [{ colSpan: COLUMN_WIDTHS.length, content: wrap(sentence, '  ↳ ', SENTENCE_WIDTH) }],
-      ]),
-      { colWidths: COLUMN_WIDTHS },
-    ),
-  );
-  out.push(c.dim('ticks = covering ticks per real run; the dispatcher no-ops on the extra ones'));
-  const warnings = jobs.flatMap(({ job, warnings }) => warnings.map((w) => ({ job, ...w })));
-  out.push('');
-  if (warnings.length > 0) {
-    out.push(
-      `DST in the year after ${from.toISOString().slice(0, 10)}: ` +
-        `${warnings.length} warning${warnings.length === 1 ? '' : 's'}`,
-    );
-    for (const w of warnings) out.push(c.yellow(wrap(`${w.job.id}: ${w.text}`, 'WARNING ')));
-  } else {
-    out.push(
-      `no job has local times in a DST change in the year after ${from.toISOString().slice(0, 10)}`,
-    );
-  }
-  out.push('', ...deployLines(deploy, c));
-  return out.join('\n');
-}
-
-function deployLines(deploy: DeployCheck, c: ReturnType<typeof coloursFor>): string[] {
-  const { largestTemplate: largest } = deploy;
-  const lines = [
-    wrap(
-      `deploy check: ${deploy.stacks.length} stack${deploy.stacks.length === 1 ? '' : 's'}, largest template ${largest.file} (${largest.resources} resources, ${largest.bytes.toLocaleString('en-US')} bytes), jobs.json ${deploy.jobsJsonBytes.toLocaleString('en-US')} bytes`,
-      '',
-    ),
-  ];
-  for (const note of deploy.notes) lines.push(wrap(note, 'NOTE '));
-  if (deploy.violations.length === 0) {
-    lines.push(c.green('✓ every AWS limit a deploy meets is met'));
-  } else {
-    for (const violation of deploy.violations) lines.push(c.red(wrap(violation, 'LIMIT ')));
-  }
-  return lines;
 }

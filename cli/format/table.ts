@@ -51,15 +51,36 @@ export function plainTable(
     .join('\n');
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escapes are what it removes
+const ANSI_ESCAPE = /\u001b\[[0-9;]*m/g;
+
 /**
- * Wraps a sentence at word boundaries so that no line, indent included, exceeds `width`.
+ * How many columns `text` takes on a terminal: colour escapes take none, every other
+ * character (code point) one.
+ *
+ * @example
+ * visibleWidth('\u001b[1mnext\u001b[22m ↳')
+ * //=> 6
+ */
+export function visibleWidth(text: string): number {
+  return [...text.replace(ANSI_ESCAPE, '')].length;
+}
+
+/**
+ * Wraps a sentence at word boundaries so that no line, indent included, is wider than `width`
+ * columns on a terminal (colour escapes in it take no room).
+ *
+ * @example
+ * wrap('02:30 does not exist on 2027-03-28 in Europe/Berlin', '  ↳ ', 40)
+ * //=> '  ↳ 02:30 does not exist on 2027-03-28\n    in Europe/Berlin'
  */
 export function wrap(text: string, indent: string, width = TERMINAL_COLUMNS): string {
   const lines: string[] = [];
   let line = '';
+  const indentWidth = visibleWidth(indent);
   for (const word of text.split(/\s+/)) {
     const candidate = line === '' ? word : `${line} ${word}`;
-    if (indent.length + candidate.length > width && line !== '') {
+    if (indentWidth + visibleWidth(candidate) > width && line !== '') {
       lines.push(line);
       line = word;
     } else {
@@ -67,5 +88,6 @@ export function wrap(text: string, indent: string, width = TERMINAL_COLUMNS): st
     }
   }
   if (line !== '') lines.push(line);
-  return lines.map((l, i) => (i === 0 ? indent : indent.replace(/\S/g, ' ')) + l).join('\n');
+  const hanging = ' '.repeat(indentWidth);
+  return lines.map((l, i) => (i === 0 ? indent : hanging) + l).join('\n');
 }

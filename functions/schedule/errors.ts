@@ -69,20 +69,49 @@ export class CronSyntaxError extends ScheduleError {
 }
 
 /**
- * A time zone that is not an IANA zone name.
+ * Why a time zone name was refused (docs/semantics.md, "Time zones"):
  *
- * Unknown names and fixed offsets (`+01:00`, `UTC+1`) are rejected: offsets change, names don't.
+ * - `invalid`: not a non-empty string of the characters zone names use;
+ * - `fixed-offset`: an offset (`+01:00`, `UTC+1`, `Etc/GMT+5`), which stays while a place's
+ *   offset changes;
+ * - `abbreviation`: `EST`, `CET`, `PST8PDT`: an offset's name, not a place's;
+ * - `utc-alias`: another name of UTC (`GMT`, `Etc/UCT`, `Zulu`): write `UTC`;
+ * - `legacy-alias`: a one-word name the tz database keeps for compatibility (`Japan`, `GB`);
+ * - `case`: a known name in the wrong case (`europe/berlin`);
+ * - `unknown`: no zone of that name.
+ */
+export type TimeZoneProblem =
+  | 'invalid'
+  | 'fixed-offset'
+  | 'abbreviation'
+  | 'utc-alias'
+  | 'legacy-alias'
+  | 'case'
+  | 'unknown';
+
+/**
+ * A time zone that is not an IANA zone name of a place (or `UTC`).
+ *
+ * `problem` says why; `suggestion`, when there is one, is the name to write instead.
  *
  * @example
- * try { validateTimeZone('+01:00') } catch (e) { e.zone }
- * //=> '+01:00'
+ * try { validateTimeZone('europe/berlin') } catch (e) { [e.zone, e.problem, e.suggestion] }
+ * //=> ['europe/berlin', 'case', 'Europe/Berlin']
  */
 export class InvalidTimeZoneError extends ScheduleError {
   readonly zone: string;
+  readonly problem: TimeZoneProblem;
+  readonly suggestion: string | undefined;
 
-  constructor(message: string, zone: string, options?: { cause?: unknown }) {
-    super(message, options);
+  constructor(
+    message: string,
+    zone: string,
+    options: { problem?: TimeZoneProblem; suggestion?: string; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.zone = zone;
+    this.problem = options.problem ?? 'unknown';
+    this.suggestion = options.suggestion;
   }
 }
 

@@ -14,8 +14,10 @@ export {
   InvalidTimeZoneError,
   isScheduleError,
   ScheduleError,
+  type TimeZoneProblem,
 } from './errors.ts';
 export { intlZoneRules } from './intl-zone-rules.ts';
+export { closestName, editDistance, excerpt } from './message-text.ts';
 export {
   iterateOccurrences,
   nextOccurrences,
@@ -27,7 +29,7 @@ export type { DayOfMonthSet, DayOfWeekSet, ParsedCron } from './parse-cron.ts';
 export { parseCron } from './parse-cron.ts';
 export { periodBucket } from './period-bucket.ts';
 export { shiftedTransitionRules } from './shifted-zone-rules.ts';
-export { validateTimeZone, zoneTransitions } from './time-zone.ts';
+export { zoneTransitions } from './time-zone.ts';
 export type {
   DstPolicies,
   GapPolicy,
@@ -38,3 +40,4 @@ export type {
   ZoneRules,
   ZoneTransition,
 } from './types.ts';
+export { validateTimeZone } from './zone-name.ts';

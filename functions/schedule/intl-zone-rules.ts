@@ -17,6 +17,18 @@ export function intlKnowsZone(zone: string): boolean {
   return formatterFor(zone) !== undefined;
 }
 
+/**
+ * The name the platform resolves `zone` to (its canonical form, in its own case), or
+ * `undefined` when it does not know the zone.
+ *
+ * @example
+ * intlResolvedZone('us/eastern')
+ * //=> 'America/New_York'
+ */
+export function intlResolvedZone(zone: string): string | undefined {
+  return formatterFor(zone)?.resolvedOptions().timeZone;
+}
+
 function formatterFor(zone: string): Intl.DateTimeFormat | undefined {
   if (formatters.has(zone)) return formatters.get(zone);
   let formatter: Intl.DateTimeFormat | undefined;

@@ -7,7 +7,6 @@ import {
   defaultZoneTables,
   MAX_MINUTE,
   minuteOf,
-  validateTimeZone,
   type ZoneTable,
   type ZoneTables,
 } from './time-zone.ts';
@@ -19,6 +18,7 @@ import type {
   ScheduleKind,
   ScheduleSpec,
 } from './types.ts';
+import { validateTimeZone } from './zone-name.ts';
 
 const MINUTE_MS = 60_000;
 const GAP_POLICIES: readonly GapPolicy[] = ['shift', 'transition', 'skip'];

@@ -1,7 +1,8 @@
 import { InvalidArgumentError } from './errors.ts';
 import { intlZoneRules } from './intl-zone-rules.ts';
-import { minuteOf, validateTimeZone } from './time-zone.ts';
+import { minuteOf } from './time-zone.ts';
 import type { ZoneRules } from './types.ts';
+import { validateTimeZone } from './zone-name.ts';
 
 /**
  * Zone rules that differ from `base` in one thing: one transition of one zone happens

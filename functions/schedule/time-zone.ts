@@ -1,7 +1,7 @@
-import { IANAZone } from 'luxon';
-import { InvalidArgumentError, InvalidTimeZoneError } from './errors.ts';
-import { intlKnowsZone, intlZoneRules } from './intl-zone-rules.ts';
+import { InvalidArgumentError } from './errors.ts';
+import { intlZoneRules } from './intl-zone-rules.ts';
 import type { ZoneRules, ZoneTransition } from './types.ts';
+import { validateTimeZone } from './zone-name.ts';
 
 const MINUTE_MS = 60_000;
 const DAY_MINUTES = 1440;
@@ -19,53 +19,6 @@ export const COVER_MARGIN_MINUTES = 3 * DAY_MINUTES;
 const FAR_MINUTES = 50 * 366 * DAY_MINUTES;
 /** Longest window `zoneTransitions` samples: a millennium costs about half a second. */
 const MAX_WINDOW_MINUTES = 1000 * 366 * DAY_MINUTES;
-
-/**
- * Checks that `zone` is an IANA zone name and returns it.
- *
- * Fixed offsets (`+01:00`, `UTC+1`, `GMT-5`) are rejected even where the platform would accept
- * them: offsets change, names don't. Unknown names are rejected too. `UTC` and the `Etc/`
- * names are IANA names and are accepted.
- *
- * @example
- * validateTimeZone('Europe/Berlin')
- * //=> 'Europe/Berlin'
- * validateTimeZone('+01:00')
- * //=> throws InvalidTimeZoneError: invalid time zone '+01:00': fixed offsets are not allowed
- * //   (allowed an IANA zone name such as Europe/Berlin)
- */
-export function validateTimeZone(zone: string): string {
-  if (validZones.has(zone)) return zone;
-  if (typeof zone !== 'string' || zone.trim() === '') {
-    throw new InvalidTimeZoneError(
-      `invalid time zone ${typeof zone === 'string' ? `'${zone}'` : `of type ${zone === null ? 'null' : typeof zone}`} (allowed an IANA zone name such as Europe/Berlin)`,
-      String(zone),
-    );
-  }
-  if (/^[+\-\d]|^(?:utc|gmt|z)\s*[+\-\d]/i.test(zone) || /^z$/i.test(zone)) {
-    throw new InvalidTimeZoneError(
-      `invalid time zone '${zone}': fixed offsets are not allowed (allowed an IANA zone name such as Europe/Berlin)`,
-      zone,
-    );
-  }
-  if (
-    zone.length > 64 ||
-    !/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(zone) ||
-    !IANAZone.isValidZone(zone) ||
-    !intlKnowsZone(zone)
-  ) {
-    throw new InvalidTimeZoneError(
-      `unknown time zone '${zone}' (allowed an IANA zone name such as Europe/Berlin)`,
-      zone,
-    );
-  }
-  if (validZones.size > 1000) validZones.clear();
-  validZones.add(zone);
-  return zone;
-}
-
-/** Zones already validated: luxon's check builds a new Intl formatter on every call. */
-const validZones = new Set<string>();
 
 /**
  * The offset changes of one zone over a growing range of UTC minutes.

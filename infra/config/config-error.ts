@@ -5,6 +5,35 @@
  * The loader collects every problem before it throws, so one `cdk synth` shows all of them.
  */
 
+/**
+ * What kind of problem an issue is, for programs that read `zonecron validate --json`:
+ *
+ * - `unreadable`: the file is missing or cannot be read;
+ * - `not-text`: the file is binary or not UTF-8;
+ * - `yaml`: not valid YAML;
+ * - `missing-field`, `unknown-field`: a required key absent, a key that is not allowed;
+ * - `invalid-value`: a value of the wrong type, out of range or not one of the choices;
+ * - `invalid-schedule`, `invalid-timezone`: refused by the engine (`schedule`, `timezone`);
+ * - `never-runs`: a valid schedule that never runs (`0 0 30 2 *`);
+ * - `duplicate-id`: a job id used twice;
+ * - `conflict`: values that are each valid but not together (a catch-up window longer than
+ *   the retention, targets in different accounts);
+ * - `limit`: more of something than the stack allows (dedicated alarms).
+ */
+export type ConfigIssueCode =
+  | 'unreadable'
+  | 'not-text'
+  | 'yaml'
+  | 'missing-field'
+  | 'unknown-field'
+  | 'invalid-value'
+  | 'invalid-schedule'
+  | 'invalid-timezone'
+  | 'never-runs'
+  | 'duplicate-id'
+  | 'conflict'
+  | 'limit';
+
 /** One problem in a jobs file. */
 export interface ConfigIssue {
   readonly file: string;
@@ -20,8 +49,10 @@ export interface ConfigIssue {
    * Empty for problems of the file as a whole (unreadable, YAML syntax).
    */
   readonly field: string;
-  /** Lowercase, shows the offending value and what is allowed. */
+  /** Lowercase, shows the offending value (cut to 60 characters) and what is allowed. */
   readonly message: string;
+  /** What kind of problem it is. */
+  readonly code: ConfigIssueCode;
 }
 
 const BRAND = Symbol.for('zonecron.ConfigError');
@@ -31,7 +62,8 @@ const BRAND = Symbol.for('zonecron.ConfigError');
  *
  * @example
  * formatConfigIssue({ file: 'jobs.yaml', line: 12, column: 11, jobId: 'nightly',
- *   field: 'target.type', message: 'must be one of lambda, sqs, sns, eventbridge, stepfunctions' })
+ *   field: 'target.type', message: 'must be one of lambda, sqs, sns, eventbridge, stepfunctions',
+ *   code: 'invalid-value' })
  * //=> "jobs.yaml:12:11: job 'nightly': field 'target.type': must be one of lambda, sqs, sns, eventbridge, stepfunctions"
  */
 export function formatConfigIssue(issue: ConfigIssue): string {

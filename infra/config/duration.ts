@@ -7,6 +7,7 @@
  * Months and years are rejected: they have no fixed length, and "a window of one month" would
  * mean something different in February.
  */
+import { excerpt } from '../../functions/schedule/message-text.ts';
 
 /** The forms a duration may take, for messages. */
 export const DURATION_FORMS = "90s, 5m, 24h, 1h30m, 2d, or ISO 8601 like 'PT5M', 'P1D'";
@@ -72,17 +73,21 @@ export function parseDurationSeconds(input: string): number {
     throw new DurationError(
       input,
       'calendar-unit',
-      `invalid duration '${input}': months and years have no fixed length (use days or weeks, e.g. 'P30D')`,
+      `invalid duration '${excerpt(input)}': months and years have no fixed length (use days or weeks, e.g. 'P30D')`,
     );
   }
   if (/\d[.,]\d/.test(text)) {
     throw new DurationError(
       input,
       'fraction',
-      `invalid duration '${input}': use whole units (e.g. '1h30m' instead of '1.5h')`,
+      `invalid duration '${excerpt(input)}': use whole units (e.g. '1h30m' instead of '1.5h')`,
     );
   }
-  throw new DurationError(input, 'syntax', `invalid duration '${input}' (use ${DURATION_FORMS})`);
+  throw new DurationError(
+    input,
+    'syntax',
+    `invalid duration '${excerpt(input)}' (use ${DURATION_FORMS})`,
+  );
 }
 
 function sum(parts: (string | undefined)[], factors: number[]): number {
@@ -95,7 +100,7 @@ function sum(parts: (string | undefined)[], factors: number[]): number {
 
 function checked(input: string, seconds: number): number {
   if (!Number.isSafeInteger(seconds)) {
-    throw new DurationError(input, 'too-large', `invalid duration '${input}': too large`);
+    throw new DurationError(input, 'too-large', `invalid duration '${excerpt(input)}': too large`);
   }
   return seconds;
 }

@@ -6,10 +6,13 @@
  * that lists all of them. The stack, the dispatcher bundle and the CLI all load the file through
  * here, so they can never disagree about what a job means.
  */
+import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { type Document, LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import {
+  closestName,
+  excerpt,
   isScheduleError,
   nextOccurrences,
   parseCron,
@@ -19,7 +22,12 @@ import {
 import { DEFAULT_RETENTION_DAYS } from '../../functions/shared/defaults.ts';
 import type { JobDefinition } from '../../functions/shared/job.ts';
 import { lambdaTargetRef } from '../../functions/shared/target-arn.ts';
-import { ConfigError, type ConfigIssue, isConfigError } from './config-error.ts';
+import {
+  ConfigError,
+  type ConfigIssue,
+  type ConfigIssueCode,
+  isConfigError,
+} from './config-error.ts';
 import { withCronHint } from './cron-hint.ts';
 import {
   defaultsSchema,
@@ -33,7 +41,7 @@ import {
 import { positionOf, type YamlPath } from './source-positions.ts';
 import { requiredEnvironment } from './target-environment.ts';
 
-export { ConfigError, type ConfigIssue, isConfigError };
+export { ConfigError, type ConfigIssue, type ConfigIssueCode, isConfigError };
 
 /** What `jobs.yaml` describes, validated, with every default applied. */
 export interface JobsConfig {
@@ -112,18 +120,50 @@ const SECONDS_PER_DAY = 86_400;
  * config.jobs[0]?.catchup //=> { policy: 'all', windowSeconds: 86400, maxRuns: 100 }
  */
 export function loadJobsFile(path: string): JobsConfig {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(path, 'utf8');
+    bytes = readFileSync(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const reason = code === 'ENOENT' ? 'no such file' : `cannot read it (${code ?? String(error)})`;
     throw new ConfigError(
-      [{ file: path, line: 0, column: 0, field: '', message: `jobs file: ${reason}` }],
+      [
+        {
+          file: path,
+          line: 0,
+          column: 0,
+          field: '',
+          message: `jobs file: ${reason}`,
+          code: 'unreadable',
+        },
+      ],
       { cause: error },
     );
   }
-  return parseJobsConfig(text, path);
+  return parseJobsConfig(textOf(bytes, path), path);
+}
+
+/**
+ * The file's bytes as text, or a `ConfigError` saying it is not UTF-8 text, without
+ * repeating any of its bytes: a binary file (one with a NUL byte) is named as such, and the
+ * first byte that is not UTF-8 is located by line and column.
+ */
+function textOf(bytes: Buffer, path: string): string {
+  const issue = { file: path, field: '', code: 'not-text' as const };
+  const nul = bytes.indexOf(0);
+  if (nul !== -1) {
+    const message = `jobs file: not a text file (a NUL byte at offset ${nul}); a jobs file is YAML in UTF-8`;
+    throw new ConfigError([{ ...issue, line: 0, column: 0, message }]);
+  }
+  if (isUtf8(bytes)) return bytes.toString('utf8');
+  const text = new TextDecoder('utf-8').decode(bytes);
+  const at = text.indexOf('\uFFFD');
+  const before = text.slice(0, at);
+  const line = before.split('\n').length;
+  const column = at - before.lastIndexOf('\n');
+  const byte = `0x${(bytes[Buffer.byteLength(before)] ?? 0).toString(16).padStart(2, '0')}`;
+  const message = `not a UTF-8 text file (byte ${byte} here is not UTF-8); save it as UTF-8`;
+  throw new ConfigError([{ ...issue, line, column, message }]);
 }
 
 /**
@@ -147,7 +187,13 @@ export function parseJobsConfig(text: string, fileName: string): JobsConfig {
   if (doc.errors.length > 0) {
     for (const error of doc.errors) {
       const { line, col } = lineCounter.linePos(error.pos[0]);
-      collector.add({ line, column: col, field: '', message: yamlMessage(error.message) });
+      collector.add({
+        line,
+        column: col,
+        field: '',
+        message: yamlMessage(error.message),
+        code: 'yaml',
+      });
     }
     throw collector.error();
   }
@@ -158,7 +204,7 @@ export function parseJobsConfig(text: string, fileName: string): JobsConfig {
   } catch (error) {
     // e.g. an alias bomb ("excessive alias count") or an alias to nothing
     const message = error instanceof Error ? error.message : String(error);
-    collector.add({ line: 1, column: 1, field: '', message: yamlMessage(message) });
+    collector.add({ line: 1, column: 1, field: '', message: yamlMessage(message), code: 'yaml' });
     throw collector.error(error);
   }
   const file = fileSchema.safeParse(data ?? undefined, { reportInput: true });
@@ -197,6 +243,7 @@ export function parseJobsConfig(text: string, fileName: string): JobsConfig {
         const firstAt = collector.position(['jobs', first, 'id']);
         collector.addAt([...prefix, 'id'], {
           jobId,
+          code: 'duplicate-id',
           message: `duplicate job id '${jobId}' (first defined at line ${firstAt.line}); ids must be unique`,
         });
       }
@@ -205,7 +252,7 @@ export function parseJobsConfig(text: string, fileName: string): JobsConfig {
     // The engine judges schedule and zone even when other fields are wrong: all problems at once.
     const engineProblems = isPlainObject(merged) ? engineIssues(merged, jobId) : [];
     for (const problem of engineProblems) {
-      collector.addJobField(prefix, problem.field, jobId, problem.message, rawJob, rawDefaults);
+      collector.addJobField(prefix, problem.field, jobId, problem, rawJob, rawDefaults);
     }
 
     const parsed = jobSchema.safeParse(merged, { reportInput: true });
@@ -219,7 +266,10 @@ export function parseJobsConfig(text: string, fileName: string): JobsConfig {
         prefix,
         ['catchup', 'window'],
         job.id,
-        `must be shorter than the ledger retention (${retentionDays} days), or runs older than the retention could run twice`,
+        {
+          message: `must be shorter than the ledger retention (${retentionDays} days), or runs older than the retention could run twice`,
+          code: 'conflict',
+        },
         rawJob,
         rawDefaults,
       );
@@ -277,7 +327,10 @@ function checkDedicatedCap(
       ['jobs', index],
       ['alarm', 'dedicated'],
       job.id,
-      `${dedicated.length} enabled jobs have alarm.dedicated: true, at most ${MAX_DEDICATED_ALARM_JOBS} may: each adds 5 or 6 CloudWatch alarms ($0.10 a month each) and metrics of its own, and the stack-wide alarms already page for every job; keep it for the jobs whose failures need a page naming them`,
+      {
+        message: `${dedicated.length} enabled jobs have alarm.dedicated: true, at most ${MAX_DEDICATED_ALARM_JOBS} may: each adds 5 or 6 CloudWatch alarms ($0.10 a month each) and metrics of its own, and the stack-wide alarms already page for every job; keep it for the jobs whose failures need a page naming them`,
+        code: 'limit',
+      },
       rawJobs[index],
       rawDefaults,
     );
@@ -307,12 +360,12 @@ function checkEnvironment(
         ['jobs', index],
         ['target', 'arn'],
         conflict.job.id,
-        conflict.message,
+        { message: conflict.message, code: 'conflict' },
         rawJobs[index],
         rawDefaults,
       );
     } else {
-      collector.addAt(['alarms', 'topicArn'], { message: conflict.message });
+      collector.addAt(['alarms', 'topicArn'], { message: conflict.message, code: 'conflict' });
     }
   }
 }
@@ -325,6 +378,7 @@ function checkExistingInvokeConfigs(
 ): void {
   if (completion.lambdaInvokeConfig === 'existing' && completion.existingInvokeConfigs.length > 0) {
     collector.addAt(['completion', 'existingInvokeConfigs'], {
+      code: 'conflict',
       message:
         'lists functions whose invoke config is managed elsewhere, but lambdaInvokeConfig: existing already says that of every function; remove one of the two',
     });
@@ -338,22 +392,28 @@ function checkExistingInvokeConfigs(
   completion.existingInvokeConfigs.forEach((key, index) => {
     if (targets.has(key)) return;
     collector.addAt(['completion', 'existingInvokeConfigs', index], {
+      code: 'conflict',
       message: `'${key}' is not the function and qualifier of any enabled lambda target (an unqualified ARN means $LATEST); list the ARN exactly as the jobs target it`,
     });
   });
+}
+
+/** A problem the engine found in one field of a job. */
+interface EngineProblem {
+  readonly field: YamlPath;
+  readonly message: string;
+  readonly code: ConfigIssueCode;
 }
 
 /**
  * Checks what only the engine knows: the schedule's syntax, the zone, and that the schedule
  * ever runs. Fields that are not strings are left to the schema.
  */
-function engineIssues(
-  job: Record<string, unknown>,
-  jobId: string | undefined,
-): { field: YamlPath; message: string }[] {
-  const problems: { field: YamlPath; message: string }[] = [];
+function engineIssues(job: Record<string, unknown>, jobId: string | undefined): EngineProblem[] {
+  const problems: EngineProblem[] = [];
   const attempt = (
     field: YamlPath,
+    code: ConfigIssueCode,
     check: () => void,
     describe: (message: string) => string = (message) => message,
   ): boolean => {
@@ -362,7 +422,7 @@ function engineIssues(
       return true;
     } catch (error) {
       if (!isScheduleError(error)) throw error;
-      problems.push({ field, message: describe(error.message) });
+      problems.push({ field, message: describe(error.message), code });
       return false;
     }
   };
@@ -371,11 +431,13 @@ function engineIssues(
     typeof schedule === 'string' &&
     attempt(
       ['schedule'],
+      'invalid-schedule',
       () => parseCron(schedule, jobId),
       (message) => withCronHint(message, schedule),
     );
   const zoneOk =
-    typeof timezone === 'string' && attempt(['timezone'], () => validateTimeZone(timezone));
+    typeof timezone === 'string' &&
+    attempt(['timezone'], 'invalid-timezone', () => validateTimeZone(timezone));
   const dstOk = dst === undefined || (isPlainObject(dst) && validDst(dst));
   if (cronOk && zoneOk && dstOk) {
     const spec = {
@@ -385,11 +447,15 @@ function engineIssues(
       ...(dst !== undefined ? { dst: dst as NonNullable<ScheduleSpec['dst']> } : {}),
     };
     let runs = 1;
-    attempt(['schedule'], () => {
+    attempt(['schedule'], 'invalid-schedule', () => {
       runs = nextOccurrences(spec, PROBE_INSTANT, 1).length;
     });
     if (runs === 0) {
-      problems.push({ field: ['schedule'], message: `'${schedule}' never runs in ${timezone}` });
+      problems.push({
+        field: ['schedule'],
+        message: `'${schedule}' never runs in ${timezone}`,
+        code: 'never-runs',
+      });
     }
   }
   return problems;
@@ -462,34 +528,20 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** The YAML parser's message, one line, with any excerpt of the file in it cut short. */
 function yamlMessage(message: string): string {
   const firstLine = message.split('\n')[0] ?? message;
-  const trimmed = firstLine.replace(/ at line \d+, column \d+:?$/, '').replace(/\.$/, '');
-  return `invalid YAML: ${trimmed.charAt(0).toLowerCase()}${trimmed.slice(1)}`;
+  const trimmed = firstLine
+    .replace(/ at line \d+, column \d+:?$/, '')
+    .replace(/\.$/, '')
+    .replace(/"((?:[^"\\]|\\.)*)"/g, (_quoted, inner: string) => `"${excerpt(inner)}"`);
+  return `invalid YAML: ${excerpt(`${trimmed.charAt(0).toLowerCase()}${trimmed.slice(1)}`, 240)}`;
 }
 
 /** "did you mean 'timezone'?" for a key one or two edits away from an allowed one. */
 function suggestion(key: string, allowed: string[]): string {
-  let best: { name: string; distance: number } | undefined;
-  for (const name of allowed) {
-    const distance = editDistance(key.toLowerCase(), name.toLowerCase());
-    if (distance <= 2 && (best === undefined || distance < best.distance))
-      best = { name, distance };
-  }
-  return best ? `; did you mean '${best.name}'?` : '';
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i += 1) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j += 1) {
-      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
+  const best = closestName(key, allowed, { maxDistance: 2 });
+  return best === undefined ? '' : `; did you mean '${best}'?`;
 }
 
 function formatPath(path: YamlPath): string {
@@ -527,17 +579,17 @@ class IssueCollector {
   /** An issue about `path` (from the top of the file); `field` is derived from it. */
   addAt(
     path: YamlPath,
-    issue: { jobId?: string | undefined; message: string; field?: string },
+    issue: { jobId?: string | undefined; message: string; code: ConfigIssueCode },
     pointAtKey = false,
   ): void {
     const { line, column } = this.position(path, pointAtKey);
-    const field = issue.field ?? fieldName(path, issue.jobId);
     this.add({
       line,
       column,
       ...(issue.jobId !== undefined ? { jobId: issue.jobId } : {}),
-      field,
+      field: fieldName(path, issue.jobId),
       message: issue.message,
+      code: issue.code,
     });
   }
 
@@ -549,11 +601,12 @@ class IssueCollector {
     prefix: YamlPath,
     field: YamlPath,
     jobId: string | undefined,
-    message: string,
+    problem: { message: string; code: ConfigIssueCode },
     rawJob: unknown,
     rawDefaults: unknown,
     pointAtKey = false,
   ): void {
+    const { message, code } = problem;
     const inJob = [...prefix, ...field];
     const fromDefaults = !hasValue(rawJob, field) && hasValue(rawDefaults, field);
     // A problem of the defaults block itself was reported there, once.
@@ -567,6 +620,7 @@ class IssueCollector {
       ...(jobId !== undefined ? { jobId } : {}),
       field: jobId !== undefined ? formatPath(field) : formatPath(inJob),
       message: `${message}${suffix}`,
+      code,
     });
   }
 
@@ -586,25 +640,18 @@ class IssueCollector {
           ? issue.keys.map((key) => ({
               path: [...path, key],
               message: unknownKeyMessage(key, issue.message),
+              code: 'unknown-field' as const,
               atKey: true,
             }))
-          : [{ path, message: issue.message, atKey: false }];
+          : [{ path, message: issue.message, code: zodIssueCode(issue), atKey: false }];
       for (const entry of entries) {
         if (isJob) {
-          this.addJobField(
-            prefix,
-            entry.path,
-            jobId,
-            entry.message,
-            rawJob,
-            rawDefaults,
-            entry.atKey,
-          );
+          this.addJobField(prefix, entry.path, jobId, entry, rawJob, rawDefaults, entry.atKey);
         } else {
           if (prefix[0] === 'defaults') {
             this.defaultsProblems.add(`${formatPath(entry.path)}|${entry.message}`);
           }
-          this.addAt([...prefix, ...entry.path], { message: entry.message }, entry.atKey);
+          this.addAt([...prefix, ...entry.path], entry, entry.atKey);
         }
       }
     }
@@ -614,6 +661,13 @@ class IssueCollector {
     const sorted = [...this.issues].sort((a, b) => a.line - b.line || a.column - b.column);
     return new ConfigError(sorted, cause === undefined ? undefined : { cause });
   }
+}
+
+/** A value that is absent is missing; anything else zod refuses is an invalid value. */
+function zodIssueCode(issue: z.core.$ZodIssue): ConfigIssueCode {
+  return issue.code === 'invalid_type' && issue.input === undefined
+    ? 'missing-field'
+    : 'invalid-value';
 }
 
 function unknownKeyMessage(key: string, zodMessage: string): string {

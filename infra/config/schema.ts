@@ -8,6 +8,7 @@
  * that.
  */
 import { z } from 'zod';
+import { excerpt } from '../../functions/schedule/message-text.ts';
 import { DURATION_FORMS, DurationError, parseDurationSeconds } from './duration.ts';
 
 /** Longest job id: ids become part of AWS resource names (a Scheduler schedule name is ≤ 64). */
@@ -99,7 +100,7 @@ export function arnProblem(type: (typeof TARGET_TYPES)[number], arn: string): st
   const rule = ARN_RULES[type];
   const shape = ARN_SHAPE.exec(arn);
   if (!shape) {
-    return `expected an ARN like ${rule.example} (partition aws, aws-cn or aws-us-gov, a region, a 12-digit account), got '${arn}'`;
+    return `expected an ARN like ${rule.example} (partition aws, aws-cn or aws-us-gov, a region, a 12-digit account), got '${excerpt(arn)}'`;
   }
   const service = shape[2] ?? '';
   if (service !== rule.service) {
@@ -107,7 +108,7 @@ export function arnProblem(type: (typeof TARGET_TYPES)[number], arn: string): st
   }
   const resource = arn.split(':').slice(5).join(':');
   if (!rule.resource.test(resource)) {
-    return `'${arn}' is not ${rule.noun} ARN (expected ${rule.example})`;
+    return `'${excerpt(arn)}' is not ${rule.noun} ARN (expected ${rule.example})`;
   }
   return undefined;
 }
@@ -116,7 +117,7 @@ export function arnProblem(type: (typeof TARGET_TYPES)[number], arn: string): st
 export function describeValue(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (value === null) return 'null';
-  if (typeof value === 'string') return `'${value}'`;
+  if (typeof value === 'string') return `'${excerpt(value)}'`;
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a mapping';
   return String(value);
@@ -160,7 +161,7 @@ function duration(minSeconds: number) {
         if (seconds < minSeconds) {
           ctx.addIssue({
             code: 'custom',
-            message: `must be at least ${minSeconds}s, got '${text}'`,
+            message: `must be at least ${minSeconds}s, got '${excerpt(text)}'`,
             input: text,
           });
           return z.NEVER;

@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { overlongLines, runCli } from './run-cli.ts';
+import { overlongLines, REPO_ROOT, runCli } from './run-cli.ts';
 
 /** One line on stderr, `zonecron: error: …`, no stack trace, nothing on stdout. */
 function expectOneLineError(result: { code: number; stdout: string; stderr: string }) {
@@ -23,16 +25,51 @@ describe('zonecron on bad input', () => {
     {
       name: 'an unknown zone',
       args: ['next', '0 9 * * *', '--tz', 'Europe/Atlantis'],
-      code: 1,
+      code: 2,
       message:
         "zonecron: error: unknown time zone 'Europe/Atlantis' (allowed an IANA zone name such as Europe/Berlin)",
     },
     {
       name: 'a bad expression',
       args: ['next', '61 9 * * *', '--tz', 'UTC'],
-      code: 1,
+      code: 2,
       message:
         "zonecron: error: invalid value '61' for field 'minute' at position 0 (allowed 0-59)",
+    },
+    {
+      name: 'a zone in the wrong case',
+      args: ['explain', '0 9 * * *', '--tz', 'europe/berlin'],
+      code: 2,
+      message:
+        "zonecron: error: invalid time zone 'europe/berlin': wrong case; did you mean 'Europe/Berlin'? (allowed an IANA zone name such as Europe/Berlin)",
+    },
+    {
+      name: 'more runs than next lists',
+      args: ['next', '0 9 * * *', '--tz', 'UTC', '-n', '5000'],
+      code: 2,
+      message:
+        "zonecron: error: option '-n, --count <n>' argument '5000' is invalid. '5000' is out of range (allowed 1 to 1000)",
+    },
+    {
+      name: 'DST policies with a jobs file',
+      args: ['next', '--config', 'jobs.yaml', '--gap', 'skip'],
+      code: 2,
+      message:
+        'zonecron: error: --gap and --overlap do not go with --config: each job has the DST policies its file gives it; to try another, preview its expression: zonecron next "<expr>" --tz <zone> --gap …',
+    },
+    {
+      name: 'an unknown job id',
+      args: ['next', '--config', 'test/cli/fixtures/berlin.yaml', '--job-id', 'berlin-nightyl'],
+      code: 2,
+      message:
+        "zonecron: error: unknown job 'berlin-nightyl' in test/cli/fixtures/berlin.yaml; did you mean 'berlin-nightly'? (3 jobs: berlin-nightly, london-half-hourly, switched-off)",
+    },
+    {
+      name: 'a value the command checks itself',
+      args: ['history', 'nightly', '--table', 'ledger', '--since', 'yesterday'],
+      code: 2,
+      message:
+        "zonecron: error: 'yesterday' is neither a duration (e.g. 24h, 7d, PT30M) nor an ISO 8601 date-time",
     },
     {
       name: 'a bad date',
@@ -63,6 +100,13 @@ describe('zonecron on bad input', () => {
     const result = await runCli(args);
     expect(expectOneLineError(result)).toBe(message);
     expect(result.code).toBe(code);
+  });
+
+  it('shows the help on stderr with exit code 2 when a subcommand is missing', async () => {
+    const result = await runCli(['dlq']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^Usage: zonecron dlq /);
   });
 
   it('gives up quickly on an unreachable endpoint, in one line', async () => {
@@ -96,5 +140,34 @@ describe('zonecron --help', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/\nExamples?:\n {2}\$ zonecron /);
     expect(overlongLines(result.stdout)).toEqual([]);
+  });
+});
+
+/** The commands of docs/cli.md's exit-code table (`dlq list`, `next`, …). */
+function documentedExitCodes(): string[] {
+  const docs = readFileSync(join(REPO_ROOT, 'docs/cli.md'), 'utf8');
+  const section = docs.slice(
+    docs.indexOf('### Exit codes'),
+    docs.indexOf('\n## ', docs.indexOf('### Exit codes')),
+  );
+  return [...section.matchAll(/^\| `([a-z ]+)` \|/gm)].map((match) => match[1] ?? '');
+}
+
+describe('exit codes', () => {
+  it('are listed by --help, and docs/cli.md says what every command means by them', async () => {
+    const result = await runCli(['--help']);
+    expect(result.stdout).toContain(
+      'Exit codes: 0 success, 1 the command ran and something failed',
+    );
+    const listed = result.stdout
+      .slice(result.stdout.indexOf('Commands:\n'))
+      .split('\n')
+      .flatMap((line) => /^ {2}([a-z]+)/.exec(line)?.[1] ?? [])
+      .filter((command) => command !== 'help');
+    const documented = documentedExitCodes();
+    expect(listed.length).toBeGreaterThan(5);
+    for (const command of listed) {
+      expect(documented.filter((row) => row.split(' ')[0] === command)).not.toEqual([]);
+    }
   });
 });

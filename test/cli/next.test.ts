@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hasAnsi, overlongLines, runCli } from './run-cli.ts';
+import { hasAnsi, overlongLines, runCli, runCliOnTerminal, stripAnsi } from './run-cli.ts';
 
 interface NextJson {
   runs: { at: string; nominal: string; dst: string; note: string | null; local: string }[];
@@ -148,7 +148,7 @@ describe('zonecron next', () => {
 
   it('tells how to write an AWS EventBridge expression in five fields', async () => {
     const result = await runCli(['next', '30 2 * * ? *', '--tz', 'Europe/Berlin']);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2);
     expect(result.stderr).toBe(
       'zonecron: error: expected 5 fields but got 6 at position 11: zonecron expressions have 5 fields (minute hour day-of-month month day-of-week), without seconds or year fields; it looks like an AWS EventBridge expression (year last, weekdays 1=SUN-7=SAT): write it as `30 2 * * *`\n',
     );
@@ -171,6 +171,52 @@ describe('zonecron next', () => {
       ['berlin-nightly', ['2023-10-29T00:30:00.000Z', '2023-10-30T01:30:00.000Z']],
       ['london-half-hourly', ['2023-10-28T23:30:00.000Z', '2023-10-29T00:00:00.000Z']],
       ['switched-off', ['2023-10-29T00:00:00.000Z', '2023-10-29T01:00:00.000Z']],
+    ]);
+  });
+
+  it('previews only the job --job-id names, with the policies its file gives it', async () => {
+    const result = await runCli([
+      'next',
+      '--config',
+      'test/cli/fixtures/berlin.yaml',
+      '--job-id',
+      'london-half-hourly',
+      '--after',
+      '2023-03-26T00:00Z',
+      '-n',
+      '2',
+      '--json',
+    ]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const doc = JSON.parse(result.stdout) as { jobs: (NextJson & { jobId: string })[] };
+    expect(doc.jobs.map((j) => [j.jobId, j.policies, j.runs.map((r) => r.at)])).toEqual([
+      [
+        'london-half-hourly',
+        { gap: 'skip', overlap: 'both' },
+        ['2023-03-26T00:30:00.000Z', '2023-03-26T01:00:00.000Z'],
+      ],
+    ]);
+  });
+
+  it('wraps a coloured heading on a terminal where it wraps it without colour', async () => {
+    const args = [
+      'next',
+      '0 9 * * MON-FRI',
+      '--tz',
+      'America/Argentina/Buenos_Aires',
+      '--after',
+      '2027-01-01T00:00Z',
+      '-n',
+      '1',
+    ];
+    const [terminal, piped] = await Promise.all([runCliOnTerminal(args), runCli(args)]);
+    expect(terminal.code).toBe(0);
+    expect(hasAnsi(terminal.stdout)).toBe(true);
+    expect(stripAnsi(terminal.stdout)).toBe(piped.stdout);
+    expect(piped.stdout.split('\n').slice(0, 2)).toEqual([
+      '0 9 * * MON-FRI in America/Argentina/Buenos_Aires — wall-clock schedule: gap',
+      'shift, overlap first',
     ]);
   });
 });

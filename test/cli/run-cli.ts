@@ -50,6 +50,37 @@ export function runCli(
   });
 }
 
+/**
+ * Runs `zonecron` with stdout on a pseudo-terminal, through util-linux `script`, so that it
+ * prints colour as on a terminal; line ends come back as `\n`.
+ */
+export function runCliOnTerminal(args: readonly string[]): Promise<CliResult> {
+  const quote = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`;
+  const command = [process.execPath, BIN, ...args].map(quote).join(' ');
+  return new Promise((resolve) => {
+    execFile(
+      'script',
+      ['-qec', command, '/dev/null'],
+      {
+        cwd: REPO_ROOT,
+        env: { PATH: process.env.PATH ?? '', TZ: 'UTC', TERM: 'xterm', ZONECRON_FROM_SOURCE: '0' },
+      },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout: stdout.replaceAll('\r\n', '\n'), stderr });
+      },
+    );
+  });
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: removing ANSI escapes on purpose
+const ANSI_ESCAPES = /\u001b\[[0-9;]*m/g;
+
+/** The text without its colour escapes. */
+export function stripAnsi(text: string): string {
+  return text.replace(ANSI_ESCAPES, '');
+}
+
 /** Lines wider than a classic terminal. */
 export function overlongLines(text: string, width = 80): string[] {
   return text.split('\n').filter((line) => [...line].length > width);

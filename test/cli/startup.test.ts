@@ -96,7 +96,7 @@ describe('zonecron start-up', () => {
     const result = await runCli(['next', '61 9 * * *', '--tz', 'UTC'], {
       env: { ZONECRON_DEBUG: '1' },
     });
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2);
     expect(result.stderr).toContain('running the build');
     const frames = result.stderr.split('\n').filter((line) => /^ {4}at /.test(line));
     const ours = frames.filter((frame) => !frame.includes('node_modules') && frame.includes('/'));

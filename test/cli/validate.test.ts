@@ -105,4 +105,56 @@ describe('zonecron validate', () => {
         'zonecron: error: 1 problem in test/cli/fixtures/invalid.yaml\n',
     );
   });
+
+  it('prints one JSON document with the problems of an invalid file, and exit code 1', async () => {
+    const result = await runCli(['validate', 'test/cli/fixtures/invalid.yaml', '--json']);
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stdout)).toEqual({
+      file: 'test/cli/fixtures/invalid.yaml',
+      valid: false,
+      problems: [
+        {
+          file: 'test/cli/fixtures/invalid.yaml',
+          line: 4,
+          column: 15,
+          jobId: 'broken',
+          field: 'schedule',
+          message: "invalid value '61' for field 'minute' at position 0 (allowed 0-59)",
+          code: 'invalid-schedule',
+        },
+      ],
+      jobs: [],
+      warnings: [],
+      deploy: null,
+    });
+  });
+
+  it('prints one JSON document for a command line it refuses, and exit code 2', async () => {
+    const result = await runCli(['validate', '--json', '--after', 'tomorrow']);
+    expect(result.code).toBe(2);
+    const doc = JSON.parse(result.stdout) as { valid: boolean; problems: { code: string }[] };
+    expect(doc.valid).toBe(false);
+    expect(doc.problems.map((p) => p.code)).toEqual(['usage']);
+  });
+
+  it('says a binary file is not a text file without repeating its bytes', async () => {
+    // The node binary stands for any binary file (`zonecron validate /bin/ls`).
+    const result = await runCli(['validate', process.execPath, '--json']);
+    expect(result.code).toBe(1);
+    const doc = JSON.parse(result.stdout) as { problems: { code: string; message: string }[] };
+    expect(doc.problems).toEqual([
+      {
+        file: process.execPath,
+        line: 0,
+        column: 0,
+        jobId: null,
+        field: '',
+        message: expect.stringMatching(/^jobs file: not a text file \(a NUL byte at offset \d+\)/),
+        code: 'not-text',
+      },
+    ]);
+    expect(result.stderr).toMatch(/^zonecron: error: .*: jobs file: not a text file .*\n$/);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: no raw control bytes echoed
+    expect(result.stderr + result.stdout).not.toMatch(/[\u0000-\u0008\u000e-\u001f]/);
+  });
 });

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { JobDefinition } from '../../../functions/shared/job.ts';
@@ -171,6 +174,7 @@ describe('reporting problems', () => {
         jobId: 'nightly',
         field: 'target.type',
         message: "must be one of lambda, sqs, sns, eventbridge, stepfunctions, got 'lamda'",
+        code: 'invalid-value',
       },
     ]);
   });
@@ -188,6 +192,7 @@ describe('reporting problems', () => {
         jobId: 'nightly',
         field: 'timezone',
         message: "missing (expected an IANA zone name like 'Europe/Berlin')",
+        code: 'missing-field',
       },
       {
         file: 'jobs.yaml',
@@ -197,6 +202,7 @@ describe('reporting problems', () => {
         field: 'timezon',
         message:
           "unknown field 'timezon'; did you mean 'timezone'? (allowed: id, description, schedule, timezone, dst, target, payload, catchup, retry, concurrency, maxRuntime, enabled, alarm)",
+        code: 'unknown-field',
       },
     ]);
   });
@@ -320,6 +326,7 @@ describe('reporting problems', () => {
         jobId: 'nightly',
         field: 'description',
         message: 'must not be empty',
+        code: 'invalid-value',
       },
     ]);
   });
@@ -331,7 +338,15 @@ describe('reporting problems', () => {
   ])('rejects the job id %s', (id, message) => {
     const issues = issuesOf(oneJob('', { id: `'${id}'` }));
     expect(issues).toEqual([
-      { file: 'jobs.yaml', line: 2, column: 9, jobId: id, field: 'id', message },
+      {
+        file: 'jobs.yaml',
+        line: 2,
+        column: 9,
+        jobId: id,
+        field: 'id',
+        message,
+        code: 'invalid-value',
+      },
     ]);
   });
 
@@ -345,6 +360,7 @@ describe('reporting problems', () => {
         jobId: 'nightly',
         field: 'id',
         message: "duplicate job id 'nightly' (first defined at line 2); ids must be unique",
+        code: 'duplicate-id',
       },
     ]);
   });
@@ -358,6 +374,7 @@ describe('reporting problems', () => {
         column: 25,
         field: 'defaults.retry.maxAttempts',
         message: 'expected a whole number from 1 to 10, got 0',
+        code: 'invalid-value',
       },
     ]);
   });
@@ -373,6 +390,7 @@ describe('reporting problems', () => {
         field: 'catchup.window',
         message:
           'must be shorter than the ledger retention (7 days), or runs older than the retention could run twice (inherited from defaults)',
+        code: 'conflict',
       },
     ]);
   });
@@ -495,5 +513,82 @@ describe('reporting problems', () => {
     expect(() => loadJobsFile(fixture('bad-schedule.yaml'))).toThrow(
       /bad-schedule\.yaml:12:15: job 'broken-minute': field 'schedule': .*'61'/,
     );
+  });
+});
+
+describe('time zones in the file', () => {
+  it.each([
+    ['europe/berlin', 'case', "did you mean 'Europe/Berlin'?"],
+    ['EST', 'abbreviation', "did you mean 'America/New_York'?"],
+    ["'Etc/GMT+5'", 'fixed-offset', 'UTC-05:00 all year'],
+    ['Europe/Berln', 'unknown', "did you mean 'Europe/Berlin'?"],
+  ])('refuses %s at the timezone value, with the reason (%s)', (zone, _problem, reason) => {
+    const [issue, ...rest] = issuesOf(oneJob('', { timezone: zone }));
+    expect(rest).toEqual([]);
+    expect(issue).toMatchObject({
+      line: 5,
+      column: 15,
+      jobId: 'nightly',
+      field: 'timezone',
+      code: 'invalid-timezone',
+    });
+    expect(issue?.message).toContain(reason);
+  });
+});
+
+describe('files that are not YAML text', () => {
+  function issuesOfFile(bytes: Uint8Array): ConfigIssue[] {
+    const dir = mkdtempSync(join(tmpdir(), 'zonecron-jobs-'));
+    const path = join(dir, 'jobs.yaml');
+    writeFileSync(path, bytes);
+    try {
+      loadJobsFile(path);
+    } catch (error) {
+      if (isConfigError(error)) return [...error.issues];
+      throw error;
+    } finally {
+      rmSync(dir, { recursive: true });
+    }
+    throw new Error('expected a ConfigError, but the file loaded');
+  }
+
+  it('calls a file with a NUL byte not a text file, without repeating its bytes', () => {
+    const bytes = Buffer.concat([
+      Buffer.from('\x7fELF\x02\x01'),
+      Buffer.from([0, 0, 1]),
+      Buffer.from('x: ['),
+    ]);
+    const issues = issuesOfFile(bytes);
+    expect(issues).toEqual([
+      {
+        file: expect.stringMatching(/jobs\.yaml$/),
+        line: 0,
+        column: 0,
+        field: '',
+        message:
+          'jobs file: not a text file (a NUL byte at offset 6); a jobs file is YAML in UTF-8',
+        code: 'not-text',
+      },
+    ]);
+  });
+
+  it('locates the first byte that is not UTF-8 by line and column', () => {
+    const latin1 = Buffer.from('jobs:\n  - id: caf\xe9\n', 'latin1');
+    const [issue, ...rest] = issuesOfFile(latin1);
+    expect(rest).toEqual([]);
+    expect(issue).toMatchObject({ line: 2, column: 12, code: 'not-text' });
+    expect(issue?.message).toBe(
+      'not a UTF-8 text file (byte 0xe9 here is not UTF-8); save it as UTF-8',
+    );
+  });
+
+  it('cuts a long line short where a YAML message repeats it', () => {
+    const line = 'w'.repeat(5000);
+    const issues = issuesOf(`jobs: []\n] ${line}\n`);
+    const repeated = issues.find((issue) => issue.message.includes('scalar token'));
+    expect(repeated?.message).toBe(
+      `invalid YAML: unexpected scalar token in YAML stream: "${'w'.repeat(59)}…"`,
+    );
+    expect(issues.every((issue) => issue.code === 'yaml')).toBe(true);
   });
 });

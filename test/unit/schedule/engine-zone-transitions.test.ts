@@ -69,15 +69,12 @@ describe('zoneTransitions', () => {
 });
 
 describe('validateTimeZone', () => {
-  it.each([
-    'UTC',
-    'Etc/GMT+5',
-    'Europe/Berlin',
-    'America/Argentina/Buenos_Aires',
-    'Asia/Kathmandu',
-  ])('accepts %s', (zone) => {
-    expect(validateTimeZone(zone)).toBe(zone);
-  });
+  it.each(['UTC', 'Europe/Berlin', 'America/Argentina/Buenos_Aires', 'Asia/Kathmandu'])(
+    'accepts %s',
+    (zone) => {
+      expect(validateTimeZone(zone)).toBe(zone);
+    },
+  );
 
   it.each([
     '+01:00',
@@ -85,6 +82,7 @@ describe('validateTimeZone', () => {
     'UTC+1',
     'GMT-5',
     'Z',
+    'Etc/GMT+5',
     'Europe/Atlantis',
     'Europe/Berlin ',
     '../etc/passwd',
