@@ -1,7 +1,7 @@
 import type { DeadLetters } from '../shared/dead-letters.ts';
 import { DEFAULT_LEASE_SECONDS, DEFAULT_RETENTION_DAYS } from '../shared/defaults.ts';
 import { buildEnvelope } from '../shared/envelope.ts';
-import type { JobDefinition } from '../shared/job.ts';
+import { type JobDefinition, tracksCompletion } from '../shared/job.ts';
 import { catalogOf, type JobCatalog } from '../shared/jobs-bundle.ts';
 import type {
   OutboxEffect,
@@ -147,11 +147,6 @@ export type RunOutcome =
       readonly attempt: number;
       readonly lastError: string;
     });
-
-/** Targets that report when a run finished (so a run can be stuck, and can fail). */
-export function tracksCompletion(job: JobDefinition): boolean {
-  return job.target.type === 'lambda' || job.target.type === 'stepfunctions';
-}
 
 /** A short, single-line description of a thrown value for the ledger and the DLQ. */
 export function describeError(error: unknown): string {
@@ -453,7 +448,8 @@ async function recordDelivery(
   metrics.job(run.job.id, 'DispatchLagSeconds', Math.max(0, lagMs) / 1000);
   if (caughtUp) metrics.job(run.job.id, 'CaughtUp');
   if (late && kept) metrics.job(run.job.id, 'LateRuns');
-  const decision = caughtUp ? 'caught-up' : 'dispatched';
+  // `late` is a decision of its own: the stack's Contributor Insights rule counts it by name.
+  const decision = late ? 'late' : caughtUp ? 'caught-up' : 'dispatched';
   logger.info(
     decision,
     logFields(run, {

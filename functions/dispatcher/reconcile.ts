@@ -1,4 +1,4 @@
-import type { JobDefinition } from '../shared/job.ts';
+import { type JobDefinition, tracksCompletion } from '../shared/job.ts';
 import type { RunItem } from '../shared/ledger-item.ts';
 import { performOutbox } from '../shared/outbox.ts';
 import {
@@ -9,7 +9,6 @@ import {
   type PlannedRun,
   performNewOutbox,
   type RunOutcome,
-  tracksCompletion,
 } from './deliver-run.ts';
 
 /** What the sweep did with one open run. */

@@ -77,3 +77,14 @@ export function scheduleSpecOf(job: JobDefinition): ScheduleSpec {
     ...(job.dst ? { dst: job.dst } : {}),
   };
 }
+
+/**
+ * Whether the job's target reports when a run finished (so a run can be stuck, can fail, and
+ * frees the `concurrency: forbid` slot): `lambda` and `stepfunctions` do, the others do not.
+ *
+ * @example
+ * tracksCompletion({ ...job, target: { type: 'sqs', arn } }) //=> false
+ */
+export function tracksCompletion(job: Pick<JobDefinition, 'target'>): boolean {
+  return job.target.type === 'lambda' || job.target.type === 'stepfunctions';
+}

@@ -104,3 +104,27 @@ function checked(input: string, seconds: number): number {
   }
   return seconds;
 }
+
+/**
+ * Whole seconds in the readable form `parseDurationSeconds` reads, largest unit first.
+ *
+ * @example
+ * formatDurationSeconds(5400) //=> '1h30m'
+ * formatDurationSeconds(900)  //=> '15m'
+ */
+export function formatDurationSeconds(seconds: number): string {
+  let rest = Math.max(0, Math.round(seconds));
+  const parts: string[] = [];
+  for (const [unit, size] of [
+    ['d', 86_400],
+    ['h', 3_600],
+    ['m', 60],
+    ['s', 1],
+  ] as const) {
+    if (rest >= size) {
+      parts.push(`${Math.floor(rest / size)}${unit}`);
+      rest %= size;
+    }
+  }
+  return parts.join('') || '0s';
+}

@@ -20,7 +20,11 @@ import {
   validateTimeZone,
 } from '../../functions/schedule/index.ts';
 import { DEFAULT_RETENTION_DAYS } from '../../functions/shared/defaults.ts';
-import type { JobDefinition } from '../../functions/shared/job.ts';
+import {
+  type JobDefinition,
+  scheduleSpecOf,
+  tracksCompletion,
+} from '../../functions/shared/job.ts';
 import { lambdaTargetRef } from '../../functions/shared/target-arn.ts';
 import {
   ConfigError,
@@ -29,6 +33,7 @@ import {
   isConfigError,
 } from './config-error.ts';
 import { withCronHint } from './cron-hint.ts';
+import { formatDurationSeconds } from './duration.ts';
 import {
   defaultsSchema,
   fileSchema,
@@ -180,10 +185,56 @@ function textOf(bytes: Buffer, path: string): string {
  * `, 'jobs.yaml').jobs[0]?.maxRuntimeSeconds //=> 3600
  */
 export function parseJobsConfig(text: string, fileName: string): JobsConfig {
+  const { data, collector } = readDocument(text, fileName);
+  const file = fileSchema.safeParse(data ?? undefined, { reportInput: true });
+  if (!file.success) collector.addZod(file.error.issues, []);
+
+  const root = isPlainObject(data) ? data : {};
+  const rawDefaults = root.defaults;
+  if (rawDefaults !== undefined) {
+    const parsed = defaultsSchema.safeParse(rawDefaults, { reportInput: true });
+    if (!parsed.success) collector.addZod(parsed.error.issues, ['defaults']);
+  }
+  const fileData = file.success ? file.data : undefined;
+  const retentionDays = fileData?.retention?.days ?? DEFAULT_RETENTION_DAYS;
+  const rawJobs = Array.isArray(root.jobs) ? root.jobs : [];
+  const jobs = parseJobs({ rawJobs, rawDefaults, retentionDays, collector });
+
+  const completion: CompletionConfig = {
+    lambdaInvokeConfig: fileData?.completion?.lambdaInvokeConfig ?? 'create',
+    existingInvokeConfigs: (fileData?.completion?.existingInvokeConfigs ?? []).map(
+      (arn) => lambdaTargetRef(arn).key,
+    ),
+  };
+  const alarmTopicArn = fileData?.alarms?.topicArn;
+  const environment = fileData?.environment;
+  if (file.success) {
+    checkDedicatedCap(jobs, collector, rawJobs, rawDefaults);
+    checkEnvironment(jobs, { alarmTopicArn, environment }, collector, rawJobs, rawDefaults);
+    checkExistingInvokeConfigs(jobs, completion, collector);
+    checkForbidWithoutCompletion(jobs, collector, rawJobs, rawDefaults);
+  }
+
+  if (collector.hasIssues()) throw collector.error();
+  return {
+    file: fileName,
+    jobs,
+    alarmEmails: fileData?.alarms?.email ?? [],
+    retentionDays,
+    completion,
+    ...(alarmTopicArn === undefined ? {} : { alarmTopicArn }),
+    ...(environment === undefined ? {} : { environment }),
+  };
+}
+
+/** The YAML document as plain data, or every syntax problem at once (thrown). */
+function readDocument(
+  text: string,
+  fileName: string,
+): { data: unknown; collector: IssueCollector } {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, merge: true });
   const collector = new IssueCollector(fileName, doc, lineCounter);
-
   if (doc.errors.length > 0) {
     for (const error of doc.errors) {
       const { line, col } = lineCounter.linePos(error.pos[0]);
@@ -197,111 +248,96 @@ export function parseJobsConfig(text: string, fileName: string): JobsConfig {
     }
     throw collector.error();
   }
-
-  let data: unknown;
   try {
-    data = doc.toJS({ maxAliasCount: 100 });
+    return { data: doc.toJS({ maxAliasCount: 100 }), collector };
   } catch (error) {
     // e.g. an alias bomb ("excessive alias count") or an alias to nothing
     const message = error instanceof Error ? error.message : String(error);
     collector.add({ line: 1, column: 1, field: '', message: yamlMessage(message), code: 'yaml' });
     throw collector.error(error);
   }
-  const file = fileSchema.safeParse(data ?? undefined, { reportInput: true });
-  if (!file.success) collector.addZod(file.error.issues, []);
+}
 
-  const root = isPlainObject(data) ? data : {};
-  const rawDefaults = root.defaults;
-  if (rawDefaults !== undefined) {
-    const parsed = defaultsSchema.safeParse(rawDefaults, { reportInput: true });
-    if (!parsed.success) collector.addZod(parsed.error.issues, ['defaults']);
-  }
+/** What {@link parseJobs} reads. */
+interface RawJobsInput {
+  readonly rawJobs: readonly unknown[];
+  readonly rawDefaults: unknown;
+  readonly retentionDays: number;
+  readonly collector: IssueCollector;
+}
 
-  const retentionDays = file.success
-    ? (file.data.retention?.days ?? DEFAULT_RETENTION_DAYS)
-    : DEFAULT_RETENTION_DAYS;
-  const alarmEmails = file.success ? (file.data.alarms?.email ?? []) : [];
-  const rawJobs = Array.isArray(root.jobs) ? root.jobs : [];
-
+/** Every job that parses, defaults applied; the problems of the others go to the collector. */
+function parseJobs(input: RawJobsInput): JobDefinition[] {
   const jobs: JobDefinition[] = [];
   const firstIndexById = new Map<string, number>();
-  rawJobs.forEach((rawJob: unknown, index: number) => {
-    const prefix = ['jobs', index] as const;
+  input.rawJobs.forEach((rawJob: unknown, index: number) => {
     const jobId = isPlainObject(rawJob) && typeof rawJob.id === 'string' ? rawJob.id : undefined;
-    const merged = isPlainObject(rawJob)
-      ? mergeJob(
-          mergeJob(BUILTIN_JOB_DEFAULTS, isPlainObject(rawDefaults) ? rawDefaults : {}),
-          rawJob,
-        )
-      : rawJob;
-
-    if (jobId !== undefined) {
-      const first = firstIndexById.get(jobId);
-      if (first === undefined) {
-        firstIndexById.set(jobId, index);
-      } else {
-        const firstAt = collector.position(['jobs', first, 'id']);
-        collector.addAt([...prefix, 'id'], {
-          jobId,
-          code: 'duplicate-id',
-          message: `duplicate job id '${jobId}' (first defined at line ${firstAt.line}); ids must be unique`,
-        });
-      }
-    }
-
-    // The engine judges schedule and zone even when other fields are wrong: all problems at once.
-    const engineProblems = isPlainObject(merged) ? engineIssues(merged, jobId) : [];
-    for (const problem of engineProblems) {
-      collector.addJobField(prefix, problem.field, jobId, problem, rawJob, rawDefaults);
-    }
-
-    const parsed = jobSchema.safeParse(merged, { reportInput: true });
-    if (!parsed.success) {
-      collector.addZod(parsed.error.issues, prefix, jobId, rawJob, rawDefaults);
-      return;
-    }
-    const job = toJobDefinition(parsed.data);
-    if (job.catchup.windowSeconds >= retentionDays * SECONDS_PER_DAY) {
-      collector.addJobField(
-        prefix,
-        ['catchup', 'window'],
-        job.id,
-        {
-          message: `must be shorter than the ledger retention (${retentionDays} days), or runs older than the retention could run twice`,
-          code: 'conflict',
-        },
-        rawJob,
-        rawDefaults,
-      );
-    }
-    jobs.push(job);
+    if (jobId !== undefined) checkUniqueId(jobId, index, firstIndexById, input.collector);
+    const job = parseJob(input, rawJob, index, jobId);
+    if (job) jobs.push(job);
   });
+  return jobs;
+}
 
-  const fileData = file.success ? file.data : undefined;
-  const completion: CompletionConfig = {
-    lambdaInvokeConfig: fileData?.completion?.lambdaInvokeConfig ?? 'create',
-    existingInvokeConfigs: (fileData?.completion?.existingInvokeConfigs ?? []).map(
-      (arn) => lambdaTargetRef(arn).key,
-    ),
-  };
-  const alarmTopicArn = fileData?.alarms?.topicArn;
-  const environment = fileData?.environment;
-  if (file.success) {
-    checkDedicatedCap(jobs, collector, rawJobs, rawDefaults);
-    checkEnvironment(jobs, { alarmTopicArn, environment }, collector, rawJobs, rawDefaults);
-    checkExistingInvokeConfigs(jobs, completion, collector);
+function checkUniqueId(
+  jobId: string,
+  index: number,
+  firstIndexById: Map<string, number>,
+  collector: IssueCollector,
+): void {
+  const first = firstIndexById.get(jobId);
+  if (first === undefined) {
+    firstIndexById.set(jobId, index);
+    return;
   }
+  const firstAt = collector.position(['jobs', first, 'id']);
+  collector.addAt(['jobs', index, 'id'], {
+    jobId,
+    code: 'duplicate-id',
+    message: `duplicate job id '${jobId}' (first defined at line ${firstAt.line}); ids must be unique`,
+  });
+}
 
-  if (collector.hasIssues()) throw collector.error();
-  return {
-    file: fileName,
-    jobs,
-    alarmEmails,
-    retentionDays,
-    completion,
-    ...(alarmTopicArn === undefined ? {} : { alarmTopicArn }),
-    ...(environment === undefined ? {} : { environment }),
-  };
+/** One job: defaults merged, judged by the engine and the schema, checked against retention. */
+function parseJob(
+  input: RawJobsInput,
+  rawJob: unknown,
+  index: number,
+  jobId: string | undefined,
+): JobDefinition | undefined {
+  const { rawDefaults, retentionDays, collector } = input;
+  const prefix = ['jobs', index] as const;
+  const merged = isPlainObject(rawJob)
+    ? mergeJob(
+        mergeJob(BUILTIN_JOB_DEFAULTS, isPlainObject(rawDefaults) ? rawDefaults : {}),
+        rawJob,
+      )
+    : rawJob;
+  // The engine judges schedule and zone even when other fields are wrong: all problems at once.
+  const engineProblems = isPlainObject(merged) ? engineIssues(merged, jobId) : [];
+  for (const problem of engineProblems) {
+    collector.addJobField(prefix, problem.field, jobId, problem, rawJob, rawDefaults);
+  }
+  const parsed = jobSchema.safeParse(merged, { reportInput: true });
+  if (!parsed.success) {
+    collector.addZod(parsed.error.issues, prefix, jobId, rawJob, rawDefaults);
+    return undefined;
+  }
+  const job = toJobDefinition(parsed.data);
+  if (job.catchup.windowSeconds >= retentionDays * SECONDS_PER_DAY) {
+    collector.addJobField(
+      prefix,
+      ['catchup', 'window'],
+      job.id,
+      {
+        message: `must be shorter than the ledger retention (${retentionDays} days), or runs older than the retention could run twice`,
+        code: 'conflict',
+      },
+      rawJob,
+      rawDefaults,
+    );
+  }
+  return job;
 }
 
 /** Where a job sits in the file, by its id, for the checks that run after every job parsed. */
@@ -396,6 +432,52 @@ function checkExistingInvokeConfigs(
       message: `'${key}' is not the function and qualifier of any enabled lambda target (an unqualified ARN means $LATEST); list the ARN exactly as the jobs target it`,
     });
   });
+}
+
+/** How many of a job's next runs {@link checkForbidWithoutCompletion} looks at. */
+const FORBID_SAMPLE_RUNS = 2_000;
+
+/**
+ * `concurrency: forbid` with a target that never reports completion (`sqs`, `sns`,
+ * `eventbridge`) holds each run's slot for the whole `maxRuntime`: zonecron is not told when
+ * a consumer finishes. Refused when runs come closer together than that, because every run
+ * inside the hold would be skipped (a `*\/15` job with the default 1h would skip 3 in 4).
+ */
+function checkForbidWithoutCompletion(
+  jobs: readonly JobDefinition[],
+  collector: IssueCollector,
+  rawJobs: readonly unknown[],
+  rawDefaults: unknown,
+): void {
+  for (const job of jobs) {
+    if (job.concurrency !== 'forbid' || tracksCompletion(job)) continue;
+    const gapSeconds = shortestGapSeconds(job);
+    if (gapSeconds === undefined || gapSeconds >= job.maxRuntimeSeconds) continue;
+    const index = jobIndex(rawJobs, job.id);
+    const skipped = Math.ceil(job.maxRuntimeSeconds / gapSeconds) - 1;
+    collector.addJobField(
+      ['jobs', index],
+      ['concurrency'],
+      job.id,
+      {
+        code: 'conflict',
+        message: `forbid with a ${job.target.type} target holds each run for maxRuntime (${formatDurationSeconds(job.maxRuntimeSeconds)}), because a ${job.target.type} target never says when its consumer finished; this job runs as often as every ${formatDurationSeconds(gapSeconds)}, so up to ${skipped} run${skipped === 1 ? '' : 's'} in a row would be skipped. Set maxRuntime to at most ${formatDurationSeconds(gapSeconds)}, use concurrency: allow, or a lambda or stepfunctions target`,
+      },
+      rawJobs[index],
+      rawDefaults,
+    );
+  }
+}
+
+/** The shortest time between two consecutive runs among the job's next runs from now. */
+function shortestGapSeconds(job: JobDefinition): number | undefined {
+  const runs = nextOccurrences(scheduleSpecOf(job), new Date(), FORBID_SAMPLE_RUNS);
+  let shortest: number | undefined;
+  for (let i = 1; i < runs.length; i++) {
+    const gap = ((runs[i]?.at.getTime() ?? 0) - (runs[i - 1]?.at.getTime() ?? 0)) / 1000;
+    shortest = shortest === undefined ? gap : Math.min(shortest, gap);
+  }
+  return shortest;
 }
 
 /** A problem the engine found in one field of a job. */

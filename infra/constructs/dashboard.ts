@@ -34,7 +34,7 @@ export const TOP_JOBS_QUERIES = {
     'limit 20',
   ],
   lag: [
-    'filter decision in ["dispatched", "caught-up"]',
+    'filter decision in ["dispatched", "caught-up", "late"]',
     'stats max(lagMs) / 1000 as maxLagSeconds, pct(lagMs, 99) / 1000 as p99LagSeconds, count(*) as runs by jobId',
     'sort maxLagSeconds desc',
     'limit 20',

@@ -110,14 +110,15 @@ describe('the sweep: missed, late and stuck runs', () => {
     expect(h.metrics.count(job.id, 'StuckRuns')).toBe(0);
   });
 
-  it('counts a run dispatched after its grace as late, once', async () => {
+  it('counts a run dispatched after its grace as late, once, and logs it with decision late', async () => {
     const job = makeJob({ id: 'late-tick', schedule: '0 * * * *', timezone: 'UTC' });
     const clock = new TestClock('2023-06-01T10:06:00Z');
     const h = harness({ client, tableName, clock, jobs: [job], targets: new RecordingTargets() });
     await h.dispatcher.handle(tick(job.id, '2023-06-01T10:00:00Z'));
     await h.dispatcher.handle(tick(job.id, '2023-06-01T10:00:00Z'));
     expect(h.metrics.count(job.id, 'LateRuns')).toBe(1);
-    expect(h.logger.withMessage('dispatched')[0]?.fields).toMatchObject({
+    expect(h.logger.withMessage('late')[0]?.fields).toMatchObject({
+      decision: 'late',
       late: true,
       lagMs: 360_000,
     });

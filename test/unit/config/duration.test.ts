@@ -1,6 +1,24 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DurationError, parseDurationSeconds } from '../../../infra/config/duration.ts';
+import {
+  DurationError,
+  formatDurationSeconds,
+  parseDurationSeconds,
+} from '../../../infra/config/duration.ts';
+
+describe('formatDurationSeconds', () => {
+  it('writes whole seconds largest unit first, in a form parseDurationSeconds reads back', () => {
+    for (const [seconds, text] of [
+      [900, '15m'],
+      [5400, '1h30m'],
+      [90_061, '1d1h1m1s'],
+      [0, '0s'],
+    ] as const) {
+      expect(formatDurationSeconds(seconds)).toBe(text);
+      expect(parseDurationSeconds(text)).toBe(seconds);
+    }
+  });
+});
 
 describe('parseDurationSeconds', () => {
   it.each([

@@ -509,6 +509,33 @@ describe('reporting problems', () => {
     ]);
   });
 
+  it('refuses concurrency: forbid with an sqs target whose runs come closer than maxRuntime, saying how many would be skipped', () => {
+    const text = oneJob('concurrency: forbid', {
+      schedule: '*/15 * * * *',
+      type: 'sqs',
+      arn: 'arn:aws:sqs:eu-west-1:123456789012:jobs',
+    });
+    const [issue, ...rest] = issuesOf(text);
+    expect(rest).toEqual([]);
+    expect(issue).toMatchObject({ line: 9, field: 'concurrency', code: 'conflict' });
+    expect(issue?.message).toContain('holds each run for maxRuntime (1h)');
+    expect(issue?.message).toContain('every 15m, so up to 3 runs in a row would be skipped');
+  });
+
+  it('accepts concurrency: forbid with an sqs target when maxRuntime fits between runs, and with a lambda target', () => {
+    const sqs = {
+      schedule: '*/15 * * * *',
+      type: 'sqs',
+      arn: 'arn:aws:sqs:eu-west-1:123456789012:jobs',
+    };
+    expect(() =>
+      parseJobsConfig(oneJob('concurrency: forbid\nmaxRuntime: 15m', sqs), 'jobs.yaml'),
+    ).not.toThrow();
+    expect(() =>
+      parseJobsConfig(oneJob('concurrency: forbid', { schedule: '*/15 * * * *' }), 'jobs.yaml'),
+    ).not.toThrow();
+  });
+
   it('never returns the valid jobs of a file that also has an invalid one', () => {
     expect(() => loadJobsFile(fixture('bad-schedule.yaml'))).toThrow(
       /bad-schedule\.yaml:12:15: job 'broken-minute': field 'schedule': .*'61'/,
