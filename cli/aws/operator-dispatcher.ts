@@ -28,6 +28,14 @@ export interface OperatorDispatcherOptions {
    * @default kept in memory and shown by the command
    */
   readonly notifier?: Notifier;
+  /**
+   * `redrive`: one delivery attempt per run, and a run that fails it goes back to `failed`
+   * without a new dead-letter message, because the message being redriven stays in the queue
+   * (`keptDeadLetters` lists those runs). @default the jobs' own retry policy
+   */
+  readonly mode?: 'redrive';
+  /** Days the ledger keeps what this dispatcher writes (`retention.days`). @default 35 */
+  readonly retentionDays?: number;
 }
 
 /** The dispatcher core as `run` and `dlq redrive` use it, with what it logged. */
@@ -35,6 +43,8 @@ export interface OperatorDispatcher {
   readonly dispatcher: Dispatcher;
   readonly logger: RecordingLogger;
   readonly notifier: Notifier;
+  /** Keys of runs whose dead-lettering kept the original message instead of sending one. */
+  readonly keptDeadLetters: ReadonlySet<string>;
 }
 
 const noDeadLetterQueue: DeadLetters = {
@@ -45,6 +55,15 @@ const noDeadLetterQueue: DeadLetters = {
     );
   },
 };
+
+/** Dead letters of runs being redriven: their message is still in the queue, so none is sent. */
+function keepOriginal(kept: Set<string>): DeadLetters {
+  return {
+    async send(message) {
+      kept.add(message.key);
+    },
+  };
+}
 
 /**
  * The real dispatcher core, run from the operator's machine against the deployed ledger and
@@ -57,9 +76,13 @@ export function createOperatorDispatcher(options: OperatorDispatcherOptions): Op
   const { clients } = options;
   const logger = new RecordingLogger();
   const notifier = options.notifier ?? new RecordingNotifier();
+  const kept = new Set<string>();
+  const redriving = options.mode === 'redrive';
   const dispatcher = createDispatcher({
     clock: () => new Date(),
-    jobs: options.jobs,
+    jobs: redriving
+      ? options.jobs.map((job) => ({ ...job, retry: { ...job.retry, maxAttempts: 1 } }))
+      : options.jobs,
     ledger: createDynamoLedger(
       createLedgerStore({ client: clients.dynamodb, tableName: options.tableName }),
     ),
@@ -67,13 +90,16 @@ export function createOperatorDispatcher(options: OperatorDispatcherOptions): Op
       clients,
       clients.customSqsEndpoint ? { resolveQueueUrl: queueUrlViaGetQueueUrl(clients.sqs) } : {},
     ),
-    deadLetters: options.dlqUrl
-      ? createSqsDeadLetters(clients.sqs, options.dlqUrl)
-      : noDeadLetterQueue,
+    deadLetters: redriving
+      ? keepOriginal(kept)
+      : options.dlqUrl
+        ? createSqsDeadLetters(clients.sqs, options.dlqUrl)
+        : noDeadLetterQueue,
     notifier,
     logger,
     metrics: new RecordingMetrics(),
     stackName: options.stackName,
+    ...(options.retentionDays ? { options: { retentionDays: options.retentionDays } } : {}),
   });
-  return { dispatcher, logger, notifier };
+  return { dispatcher, logger, notifier, keptDeadLetters: kept };
 }

@@ -1,10 +1,5 @@
 import type { Command } from 'commander';
-import {
-  addConnectionOptions,
-  type ConnectionOptions,
-  createCliClients,
-  tableName,
-} from '../aws/connection.ts';
+import { addConnectionOptions, type ConnectionOptions, connect } from '../aws/connection.ts';
 import { CliError, describeError } from '../errors.ts';
 import { wrap } from '../format/table.ts';
 import { parseInstant } from '../options.ts';
@@ -39,25 +34,19 @@ export function registerRun(program: Command): void {
 }
 
 async function runJob(jobId: string, options: RunOptions): Promise<void> {
-  const table = tableName(options);
-  const { loadJobsFile } = await import('../../infra/config/load-jobs.ts');
-  const config = loadJobsFile(options.config ?? 'jobs.yaml');
-  const job = config.jobs.find((j) => j.id === jobId);
-  if (!job) {
-    throw new CliError(
-      `unknown job '${jobId}' in ${config.file} (known: ${config.jobs.map((j) => j.id).join(', ')})`,
-    );
-  }
+  const { loadJob } = await import('../aws/jobs-file.ts');
+  const { config } = await loadJob(options.config ?? 'jobs.yaml', jobId);
   const { createOperatorDispatcher } = await import('../aws/operator-dispatcher.ts');
   const { describeOutcome } = await import('../format/outcome.ts');
-  const clients = await createCliClients(options);
-  const dlq = options.dlqUrl ?? process.env.ZONECRON_DLQ_URL;
+  const connection = await connect(options);
+  const { clients } = connection;
   try {
+    const dlq = connection.optionalDlqUrl();
     const { dispatcher } = createOperatorDispatcher({
-      stackName: process.env.ZONECRON_STACK ?? 'Zonecron',
+      stackName: connection.stackName,
       clients,
       jobs: config.jobs,
-      tableName: table,
+      tableName: connection.tableName(),
       ...(dlq ? { dlqUrl: dlq } : {}),
     });
     let outcome: Awaited<ReturnType<typeof dispatcher.runManually>>;
@@ -76,6 +65,6 @@ async function runJob(jobId: string, options: RunOptions): Promise<void> {
     }
     if (outcome.outcome !== 'dispatched') process.exitCode = 1;
   } finally {
-    clients.destroy();
+    connection.destroy();
   }
 }
