@@ -129,12 +129,17 @@ export interface BackfillHooks {
   readonly interrupted?: () => boolean;
 }
 
+/** A sentence with every run key cut to the 7 characters the listings show. */
+function shortKeys(text: string): string {
+  return text.replace(/\b([0-9a-f]{7})[0-9a-f]{57}\b/g, '$1');
+}
+
 /** The stop a run's outcome calls for, if any. */
 function stopAfter(outcome: RunOutcome): BackfillStop | undefined {
   if (outcome.outcome === 'skipped' && outcome.reason === 'overlap') {
     return {
       reason: 'overlap',
-      detail: `concurrency forbid: ${outcome.detail}; run the same backfill again once it finished`,
+      detail: `concurrency forbid: ${shortKeys(outcome.detail)}; run the same backfill again once it finished`,
     };
   }
   if (outcome.outcome === 'delivery-failed' || outcome.outcome === 'dead-lettered') {

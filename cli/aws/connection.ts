@@ -85,6 +85,26 @@ function checkUrl(url: string): string {
   return url;
 }
 
+/** The suffix of each service's `AWS_ENDPOINT_URL_<SERVICE>` variable (the SDK's service ids). */
+const ENDPOINT_VARIABLES: Record<Service, string> = {
+  dynamodb: 'DYNAMODB',
+  sqs: 'SQS',
+  sns: 'SNS',
+  lambda: 'LAMBDA',
+  eventbridge: 'EVENTBRIDGE',
+  stepfunctions: 'SFN',
+};
+
+/** A service's endpoint from the environment, as the SDK itself would read it. */
+function environmentEndpoint(
+  service: Service,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
+  return (
+    env[`AWS_ENDPOINT_URL_${ENDPOINT_VARIABLES[service]}`] || env.AWS_ENDPOINT_URL || undefined
+  );
+}
+
 /** Parses the `--endpoint-url` values into a default and per-service endpoints. */
 export function parseEndpoints(values: readonly string[]): {
   all?: string;
@@ -132,7 +152,9 @@ export interface CliClients extends AwsClients {
  *
  * A person waits at the terminal: connection attempts give up after 3 s and requests after
  * 10 s, with one retry, instead of the SDK's defaults (no connect timeout). Without
- * `--endpoint-url` the SDK's own `AWS_ENDPOINT_URL[_<SERVICE>]` variables still apply.
+ * `--endpoint-url` the SDK's `AWS_ENDPOINT_URL[_<SERVICE>]` variables apply; they are passed
+ * to the client as its `endpoint`, because the SQS client otherwise takes a queue URL's host
+ * as the endpoint and warns on emulator URLs such as `http://sqs.us-east-1.127.0.0.1:…`.
  *
  * The SDK is imported on the first call, not when this module loads: every operating command
  * registers its options from here, and `zonecron --help` or `next` should not load six SDK
@@ -147,7 +169,8 @@ export async function createCliClients(options: ConnectionOptions): Promise<CliC
     ...[...endpoints.byService].map(([service, url]) => `${service}=${url}`),
   ];
   const clients = createAwsClients((service) => {
-    const endpoint = endpoints.byService.get(service) ?? endpoints.all;
+    const endpoint =
+      endpoints.byService.get(service) ?? endpoints.all ?? environmentEndpoint(service);
     return endpoint ? { ...base, endpoint } : base;
   });
   // Object.assign, not a spread: a spread would read (and so build) every lazy client.

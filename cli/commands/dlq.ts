@@ -263,6 +263,12 @@ async function redriveOne(
       const detail = `${describeOutcome(outcome)}; try again in a minute`;
       return { ...base, result: 'refused', detail };
     }
+    if (outcome.outcome === 'dead-lettered' || outcome.outcome === 'delivery-failed') {
+      const detail =
+        `delivery failed again (attempt ${outcome.attempt}): ${outcome.lastError}; the run is` +
+        ' failed again and its message stays in the queue (no second one was sent)';
+      return { ...base, result: 'failed', detail };
+    }
     if (outcome.outcome !== 'dispatched') {
       const detail = `${describeOutcome(outcome)}; the message stays in the queue`;
       return { ...base, result: 'failed', detail };
