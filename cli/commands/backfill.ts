@@ -21,7 +21,7 @@ const INTERRUPTED_EXIT_CODE = 130;
 
 const EXAMPLE = `
 Example:
-  $ zonecron backfill berlin-nightly-report --from 2026-11-01T00:00Z --to 2026-11-08T00:00Z
+  $ zonecron backfill berlin-nightly-report --from 2026-11-01 --to 2026-11-08
   lists the job's runs in the range with their DST notes, then delivers each
   under its own key through the ledger: a run delivered before is refused, so a
   second backfill of the same range delivers nothing. --dry-run only lists.`;

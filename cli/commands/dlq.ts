@@ -43,7 +43,7 @@ export function registerDlq(program: Command): void {
 Example:
   $ zonecron dlq list --stack Zonecron
   $ zonecron dlq redrive --all --stack Zonecron
-  $ zonecron dlq discard --key 3f2a9c1 --reason "replayed by hand" --stack Zonecron`,
+  $ zonecron dlq discard --key 3f2a9c1 --reason "ran by hand" --stack Zonecron`,
     );
 
   const list = dlq
@@ -90,7 +90,7 @@ Example:
       'after',
       `
 Example:
-  $ zonecron dlq discard --key 3f2a9c1 --reason "re-run by hand" --stack Zonecron
+  $ zonecron dlq discard --key 3f2a9c1 --reason "ran by hand" --stack Zonecron
   deletes the run's message(s) from the queue and records who discarded it and
   why in the ledger; the run itself is not changed (history still shows it).`,
     )

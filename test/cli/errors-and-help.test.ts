@@ -51,7 +51,8 @@ describe('zonecron on bad input', () => {
       name: 'a missing ledger table name',
       args: ['history', 'nightly'],
       code: 2,
-      message: 'zonecron: error: no ledger table: pass --table <name> or set ZONECRON_TABLE',
+      message:
+        'zonecron: error: no ledger table: pass --stack <name> (or set ZONECRON_STACK), or --table <name> (or set ZONECRON_TABLE)',
     },
     {
       name: 'an unknown command',
@@ -89,6 +90,11 @@ describe('zonecron --help', () => {
       ['dlq'],
       ['dlq', 'list'],
       ['dlq', 'redrive'],
+      ['dlq', 'discard'],
+      ['pause'],
+      ['resume'],
+      ['backfill'],
+      ['sandbox'],
       ['completion'],
     ].map((command) => [command.join(' '), command] as const),
   )('shows an example for %s, within 80 columns', async (_name, command) => {
