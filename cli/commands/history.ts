@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import type { RunItem } from '../../functions/shared/ledger-item.ts';
 import {
   addConnectionOptions,
@@ -8,7 +8,7 @@ import {
 } from '../aws/connection.ts';
 import type { PauseState } from '../aws/job-control.ts';
 import type { OperatorEvent } from '../aws/operator-log.ts';
-import { CliError, describeError } from '../errors.ts';
+import { CliError, describeError, usageError } from '../errors.ts';
 import { type Colours, coloursFor } from '../format/colour.ts';
 import { shortDuration } from '../format/durations.ts';
 import { plainTable, wrap } from '../format/table.ts';
@@ -36,7 +36,8 @@ export function registerHistory(program: Command): void {
     .argument('<jobId>', 'job id')
     .option('--since <when>', 'a duration back (24h, 7d, PT30M) or an ISO instant', '24h')
     .option('--limit <n>', 'show at most n runs, newest first', integerAtLeast(1), 50)
-    .option('--json', 'print one JSON document');
+    .option('--json', 'print one JSON document')
+    .option('--config <file>', 'check that the job is in this jobs file (default: no check)');
   addConnectionOptions(command, { table: true }).addHelpText('after', EXAMPLE).action(runHistory);
 }
 
@@ -114,8 +115,23 @@ async function readHistory(
   }
 }
 
+/** `--since` as an instant; a bad value is a usage error worded as commander words its own. */
+function sinceOf(value: string): Date {
+  try {
+    return parseSince(value, new Date());
+  } catch (error) {
+    if (!(error instanceof InvalidArgumentError)) throw error;
+    throw usageError(`option '--since <when>' argument '${value}' is invalid. ${error.message}`);
+  }
+}
+
 async function runHistory(jobId: string, options: HistoryOptions): Promise<void> {
-  const since = parseSince(options.since, new Date());
+  const since = sinceOf(options.since);
+  if (options.config !== undefined) {
+    // A job removed from the file still has a history; a typo in its id has none.
+    const { loadJob } = await import('../aws/jobs-file.ts');
+    await loadJob(options.config, jobId);
+  }
   const connection = await connect(options);
   let history: JobHistory;
   try {

@@ -55,6 +55,13 @@ describe('zonecron on bad input', () => {
         'zonecron: error: no ledger table: pass --stack <name> (or set ZONECRON_STACK), or --table <name> (or set ZONECRON_TABLE)',
     },
     {
+      name: 'a --since that is neither a duration nor an instant',
+      args: ['history', 'nightly', '--since', 'bogus', '--table', 'ledger'],
+      code: 2,
+      message:
+        "zonecron: error: option '--since <when>' argument 'bogus' is invalid. 'bogus' is neither a duration (e.g. 24h, 7d, PT30M) nor an ISO 8601 date-time",
+    },
+    {
       name: 'an unknown command',
       args: ['deploy'],
       code: 2,
