@@ -286,7 +286,7 @@ async function print(
         r.local,
         r.utc,
         r.run.key.slice(0, 7),
-        r.result === 'already' ? `already ${r.status}` : r.result,
+        r.result === 'already' ? `was ${r.status}` : r.result,
       ]),
     ).split('\n');
     out.push(c.dim(table[0] ?? ''));

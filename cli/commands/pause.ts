@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { JobDefinition } from '../../functions/shared/job.ts';
+import { formatLocal, formatUtc } from '../../functions/shared/zone-time.ts';
 import { addConnectionOptions, type ConnectionOptions, connect } from '../aws/connection.ts';
 import type { PauseState } from '../aws/job-control.ts';
 import { CliError, describeError } from '../errors.ts';
@@ -115,7 +116,7 @@ async function runPause(jobId: string, options: PauseOptions): Promise<void> {
 function describePause(job: JobDefinition, state: PauseState): string {
   const until = state.until ? ` until ${state.until}` : '';
   const lines = [
-    `paused ${job.id} since ${state.pausedAt}${until}`,
+    wrap(`paused ${job.id} since ${state.pausedAt}${until}`, ''),
     wrap(`by ${state.pausedBy}: ${state.reason}`, '  '),
     wrap(
       'its runs are recorded skipped (paused) from the next tick on, without a notification;' +
@@ -201,7 +202,10 @@ function describeResume(
   if (!result.resumed) return `${job.id} is not paused; nothing to resume`;
   const pause = result.pause;
   const lines = [
-    `resumed ${job.id} (paused since ${pause.pausedAt} by ${pause.pausedBy}: ${pause.reason})`,
+    wrap(
+      `resumed ${job.id} (paused since ${pause.pausedAt} by ${pause.pausedBy}: ${pause.reason})`,
+      '',
+    ),
   ];
   if (!caughtUp) {
     lines.push(wrap('the paused period is not replayed: its runs stay skipped (paused)', '  '));
@@ -215,6 +219,7 @@ function describeResume(
       ),
     );
   }
-  if (next) lines.push(`  next run ${next.toISOString()}`);
+  if (next)
+    lines.push(wrap(`next run ${formatLocal(next, job.timezone)} (${formatUtc(next)})`, '  '));
   return lines.join('\n');
 }

@@ -47,13 +47,14 @@ async function jobsFor(options: SandboxCommandOptions) {
 function exportLines(sandbox: Sandbox, file: string | undefined): string[] {
   const targets = [...sandbox.targetQueues.keys()];
   return [
-    `# zonecron sandbox: ledger table ${sandbox.tableName} (dynalite) at ${sandbox.dynamodbEndpoint},`,
-    `# dead-letter queue (fauxqs) at ${sandbox.dlqUrl}`,
+    '# zonecron sandbox, in memory until Ctrl-C here:',
+    `#   ledger table ${sandbox.tableName} (dynalite) on ${sandbox.dynamodbEndpoint}`,
+    `#   dead-letter queue ${sandbox.queueName} (fauxqs) on ${sandbox.sqsEndpoint}`,
     ...(targets.length > 0
-      ? [`# queues for the SQS targets of ${file}: ${targets.join(', ')}`]
+      ? [`#   queues for the SQS targets of ${file}: ${targets.join(', ')}`]
       : []),
-    '# In another shell, run these lines, then any operating command (run, backfill,',
-    '# pause, resume, history, dlq). Everything is in memory: Ctrl-C here forgets it.',
+    '# In another shell, run these lines, then any command that operates a stack',
+    '# (run, backfill, pause, resume, history, dlq).',
     'unset ZONECRON_STACK',
     ...Object.entries(sandbox.env).map(([name, value]) => `export ${name}=${value}`),
   ];

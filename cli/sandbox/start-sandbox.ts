@@ -28,6 +28,8 @@ export interface Sandbox {
   readonly dynamodbEndpoint: string;
   readonly sqsEndpoint: string;
   readonly tableName: string;
+  /** The dead-letter queue's name. */
+  readonly queueName: string;
   readonly dlqUrl: string;
   /** Target queues created for the jobs' SQS targets, by queue name. */
   readonly targetQueues: ReadonlyMap<string, string>;
@@ -129,6 +131,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     dynamodbEndpoint,
     sqsEndpoint,
     tableName: SANDBOX.tableName,
+    queueName: SANDBOX.queueName,
     dlqUrl,
     targetQueues,
     env: sandboxEnv(dynamodbEndpoint, sqsEndpoint, dlqUrl),
