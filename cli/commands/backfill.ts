@@ -88,9 +88,9 @@ async function runBackfill(jobId: string, options: BackfillOptions): Promise<voi
   );
   const connection = await connect(options);
   try {
-    const { openLedger } = await import('../aws/ledger-access.ts');
+    const { openLedger, onLedgerTable } = await import('../aws/ledger-access.ts');
     const access = openLedger(connection);
-    const runs = await onTable(access.tableName, connection.clients, () =>
+    const runs = await onLedgerTable(access.tableName, connection.clients, 'read', () =>
       withLedgerState(access.ledger, job, occurrences),
     );
     const report = options.dryRun
@@ -104,20 +104,6 @@ async function runBackfill(jobId: string, options: BackfillOptions): Promise<voi
     else if (report?.stopped) process.exitCode = 1;
   } finally {
     connection.destroy();
-  }
-}
-
-async function onTable<T>(table: string, endpoint: { endpoint?: string }, step: () => Promise<T>) {
-  try {
-    return await step();
-  } catch (error) {
-    if (error instanceof CliError) throw error;
-    throw new CliError(
-      `cannot read the ledger table '${table}': ${describeError(error, endpoint)}`,
-      {
-        cause: error,
-      },
-    );
   }
 }
 
@@ -210,7 +196,8 @@ async function recordBackfill(
   const detail =
     `${options.from.toISOString()} to ${options.to.toISOString()}: ${delivered} delivered,` +
     ` ${already} already in the ledger${report.stopped ? `; stopped: ${report.stopped.reason}` : ''}`;
-  await onTable(access.tableName, connection.clients, async () =>
+  const { onLedgerTable } = await import('../aws/ledger-access.ts');
+  await onLedgerTable(access.tableName, connection.clients, 'update', async () =>
     access.log.record(
       {
         jobId: job.id,

@@ -8,7 +8,7 @@ import {
 } from '../aws/connection.ts';
 import type { PauseState } from '../aws/job-control.ts';
 import type { OperatorEvent } from '../aws/operator-log.ts';
-import { CliError, describeError, usageError } from '../errors.ts';
+import { usageError } from '../errors.ts';
 import { type Colours, coloursFor } from '../format/colour.ts';
 import { shortDuration } from '../format/durations.ts';
 import { plainTable, wrap } from '../format/table.ts';
@@ -99,20 +99,15 @@ async function readHistory(
   since: Date,
   limit: number,
 ): Promise<JobHistory> {
-  const { openLedger } = await import('../aws/ledger-access.ts');
+  const { openLedger, onLedgerTable } = await import('../aws/ledger-access.ts');
   const { pauseStateOf } = await import('../aws/job-control.ts');
   const access = openLedger(connection);
-  try {
+  return onLedgerTable(access.tableName, connection.clients, 'read', async () => {
     const runs = await readRuns(connection, access.tableName, jobId, since, limit);
     const state = await access.ledger.getJobState(jobId);
     const events = await access.log.read(jobId, since, limit);
     return { runs, pause: pauseStateOf(jobId, state, new Date()), events };
-  } catch (error) {
-    throw new CliError(
-      `cannot read the ledger table '${access.tableName}': ${describeError(error, connection.clients)}`,
-      { cause: error },
-    );
-  }
+  });
 }
 
 /** `--since` as an instant; a bad value is a usage error worded as commander words its own. */

@@ -3,7 +3,6 @@ import type { JobDefinition } from '../../functions/shared/job.ts';
 import { formatLocal, formatUtc } from '../../functions/shared/zone-time.ts';
 import { addConnectionOptions, type ConnectionOptions, connect } from '../aws/connection.ts';
 import type { PauseState } from '../aws/job-control.ts';
-import { CliError, describeError } from '../errors.ts';
 import { wrap } from '../format/table.ts';
 import { instantOrDuration } from '../options.ts';
 
@@ -66,7 +65,7 @@ async function prepare(jobId: string, options: ConnectionOptions) {
   const { loadJob } = await import('../aws/jobs-file.ts');
   const { config, job } = await loadJob(options.config ?? 'jobs.yaml', jobId);
   const connection = await connect(options);
-  const { openLedger } = await import('../aws/ledger-access.ts');
+  const { openLedger, onLedgerTable } = await import('../aws/ledger-access.ts');
   const { callerIdentity } = await import('../aws/caller-identity.ts');
   const access = openLedger(connection);
   const by = await callerIdentity(connection);
@@ -76,31 +75,19 @@ async function prepare(jobId: string, options: ConnectionOptions) {
     clock: () => new Date(),
     retentionDays: config.retentionDays,
   };
-  return { config, job, connection, access, by, deps };
-}
-
-/** Runs a ledger step, turning an SDK failure into one line that names the table. */
-async function onLedger<T>(table: string, endpoint: { endpoint?: string }, step: () => Promise<T>) {
-  try {
-    return await step();
-  } catch (error) {
-    if (error instanceof CliError) throw error;
-    throw new CliError(
-      `cannot update the ledger table '${table}': ${describeError(error, endpoint)}`,
-      {
-        cause: error,
-      },
-    );
-  }
+  return { config, job, connection, access, by, deps, onLedgerTable };
 }
 
 async function runPause(jobId: string, options: PauseOptions): Promise<void> {
   const until = options.until;
-  const { config, job, connection, access, by, deps } = await prepare(jobId, options);
+  const { config, job, connection, access, by, deps, onLedgerTable } = await prepare(
+    jobId,
+    options,
+  );
   try {
     const { pauseJob } = await import('../aws/job-control.ts');
     const reason = options.reason ?? 'no reason given';
-    const state = await onLedger(access.tableName, connection.clients, () =>
+    const state = await onLedgerTable(access.tableName, connection.clients, 'update', () =>
       pauseJob(deps, { job, by, reason, ...(until ? { until } : {}) }),
     );
     if (options.json) {
@@ -130,13 +117,16 @@ function describePause(job: JobDefinition, state: PauseState): string {
 }
 
 async function runResume(jobId: string, options: ResumeOptions): Promise<void> {
-  const { job, connection, access, by, deps, config } = await prepare(jobId, options);
+  const { job, connection, access, by, deps, config, onLedgerTable } = await prepare(
+    jobId,
+    options,
+  );
   try {
     const { resumeJob } = await import('../aws/job-control.ts');
     const detail = options.catchUp
       ? `--catch-up (catchup.policy ${job.catchup.policy})`
       : undefined;
-    const result = await onLedger(access.tableName, connection.clients, () =>
+    const result = await onLedgerTable(access.tableName, connection.clients, 'update', () =>
       resumeJob(deps, { job, by, ...(detail ? { detail } : {}) }),
     );
     const caughtUp =

@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AwsClients } from '../../functions/shared/aws-clients.ts';
+import { queueBodies } from '../support/fauxqs.ts';
 import { type SandboxCli, sandboxClients, startSandboxCli, TEST_USER } from './sandbox-cli.ts';
 
 // The target queue does not exist at first: every delivery fails and is dead-lettered at once.
@@ -31,12 +32,7 @@ afterAll(async () => {
 
 /** Every message of the DLQ, visible or not, as bodies. */
 function deadLetters(): { key: string }[] {
-  const queue = env.sandbox.queues.inspectQueue('zonecron-dlq');
-  const all = [
-    ...(queue?.messages.ready ?? []),
-    ...(queue?.messages.inflight ?? []).map((i) => i.message),
-  ];
-  return all.map((m) => JSON.parse(m.body));
+  return queueBodies<{ key: string }>(env.sandbox.queues, env.sandbox.queueName) ?? [];
 }
 
 async function failedRun(at: string): Promise<string> {

@@ -7,6 +7,7 @@ import { createAwsClients } from '../../functions/shared/aws-clients.ts';
 import type { RunEnvelope } from '../../functions/shared/envelope.ts';
 import type { JobDefinition } from '../../functions/shared/job.ts';
 import { parseJobsConfig } from '../../infra/config/load-jobs.ts';
+import { queueBodies } from '../support/fauxqs.ts';
 import { type CliResult, runCli } from './run-cli.ts';
 
 /** The operator name the CLI records when it runs against the sandbox: `$USER@host`. */
@@ -50,16 +51,7 @@ export async function startSandboxCli(
     jobs,
     config,
     cli: (args) => runCli(args, { env: { ...sandbox.env, USER: TEST_USER } }),
-    delivered(queue) {
-      const found = sandbox.queues.inspectQueue(queue);
-      if (!found) return [];
-      const all = [
-        ...found.messages.ready,
-        ...found.messages.delayed,
-        ...found.messages.inflight.map((i) => i.message),
-      ];
-      return all.map((m) => JSON.parse(m.body) as RunEnvelope);
-    },
+    delivered: (queue) => queueBodies<RunEnvelope>(sandbox.queues, queue) ?? [],
     async stop() {
       await sandbox.stop();
       rmSync(dir, { recursive: true, force: true });
