@@ -12,7 +12,7 @@ import { RecordingLogger } from '../../functions/shared/logger.ts';
 import { RecordingMetrics } from '../../functions/shared/metrics.ts';
 import { type Notifier, RecordingNotifier } from '../../functions/shared/notifications.ts';
 import { CliError } from '../errors.ts';
-import type { CliClients } from './connection.ts';
+import type { CliClients, OperateConnection } from './connection.ts';
 
 /** What the operator's dispatcher needs besides the clients. */
 export interface OperatorDispatcherOptions {
@@ -102,4 +102,29 @@ export function createOperatorDispatcher(options: OperatorDispatcherOptions): Op
     ...(options.retentionDays ? { options: { retentionDays: options.retentionDays } } : {}),
   });
   return { dispatcher, logger, notifier, keptDeadLetters: kept };
+}
+
+/**
+ * The operator's dispatcher for a resolved connection: its stack name, clients, ledger table
+ * and (when known) dead-letter queue, with the jobs file's jobs and retention.
+ *
+ * @example
+ * const { dispatcher } = dispatcherFor(await connect(options), loadJobsFile('jobs.yaml'));
+ * await dispatcher.runManually({ jobId: 'nightly' });
+ */
+export function dispatcherFor(
+  connection: OperateConnection,
+  config: { readonly jobs: readonly JobDefinition[]; readonly retentionDays: number },
+  mode?: 'redrive',
+): OperatorDispatcher {
+  const dlqUrl = mode === 'redrive' ? connection.dlqUrl() : connection.optionalDlqUrl();
+  return createOperatorDispatcher({
+    stackName: connection.stackName,
+    clients: connection.clients,
+    jobs: config.jobs,
+    tableName: connection.tableName(),
+    retentionDays: config.retentionDays,
+    ...(dlqUrl ? { dlqUrl } : {}),
+    ...(mode ? { mode } : {}),
+  });
 }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { RunOutcome } from '../../functions/dispatcher/dispatch.ts';
 import type { JobDefinition } from '../../functions/shared/job.ts';
+import type { JobsConfig } from '../../infra/config/load-jobs.ts';
 import type { BackfillReport, BackfillRun } from '../aws/backfill.ts';
 import { addConnectionOptions, type ConnectionOptions, connect } from '../aws/connection.ts';
 import { CliError, describeError } from '../errors.ts';
@@ -95,7 +96,7 @@ async function runBackfill(jobId: string, options: BackfillOptions): Promise<voi
     );
     const report = options.dryRun
       ? undefined
-      : await deliverWithProgress(job, config.jobs, connection, access, runs);
+      : await deliverWithProgress(job, config, connection, runs);
     if (report && report.outcomes.length > 0) {
       await recordBackfill(connection, access, job, options, report, config.retentionDays);
     }
@@ -114,22 +115,14 @@ async function runBackfill(jobId: string, options: BackfillOptions): Promise<voi
  */
 async function deliverWithProgress(
   job: JobDefinition,
-  jobs: readonly JobDefinition[],
+  config: JobsConfig,
   connection: import('../aws/connection.ts').OperateConnection,
-  access: import('../aws/ledger-access.ts').LedgerAccess,
   runs: readonly BackfillRun[],
 ): Promise<BackfillReport> {
   const { deliverBackfill } = await import('../aws/backfill.ts');
-  const { createOperatorDispatcher } = await import('../aws/operator-dispatcher.ts');
+  const { dispatcherFor } = await import('../aws/operator-dispatcher.ts');
   const { startProgress } = await import('../format/progress.ts');
-  const dlq = connection.optionalDlqUrl();
-  const { dispatcher } = createOperatorDispatcher({
-    stackName: connection.stackName,
-    clients: connection.clients,
-    jobs,
-    tableName: access.tableName,
-    ...(dlq ? { dlqUrl: dlq } : {}),
-  });
+  const { dispatcher } = dispatcherFor(connection, config);
   const progress = startProgress(process.stderr, `backfilling ${job.id}`, 'runs');
   let interrupted = false;
   const onSignal = () => {

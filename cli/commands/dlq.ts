@@ -295,26 +295,17 @@ async function runRedrive(options: RedriveOptions): Promise<void> {
   const { loadJobsFile } = await import('../../infra/config/load-jobs.ts');
   const config = loadJobsFile(options.config ?? 'jobs.yaml');
   const { releaseDeadLetters } = await import('../aws/dead-letter-queue.ts');
-  const { createOperatorDispatcher } = await import('../aws/operator-dispatcher.ts');
+  const { dispatcherFor } = await import('../aws/operator-dispatcher.ts');
   const connection = await connect(options);
   const reports: RedriveReport[] = [];
   let url = '';
   try {
     url = connection.dlqUrl();
-    const table = connection.tableName();
     const messages = await readQueue(connection, url, false);
     const handled: QueuedDeadLetter[] = [];
     try {
       const { selected, keys } = selectMessages(messages, options, url);
-      const { dispatcher } = createOperatorDispatcher({
-        stackName: connection.stackName,
-        clients: connection.clients,
-        jobs: config.jobs,
-        tableName: table,
-        dlqUrl: url,
-        mode: 'redrive',
-        retentionDays: config.retentionDays,
-      });
+      const { dispatcher } = dispatcherFor(connection, config, 'redrive');
       for (const key of keys) {
         const ofKey = selected.filter((m) => m.body?.key === key);
         const remove = async () => {

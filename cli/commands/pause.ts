@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { JobDefinition } from '../../functions/shared/job.ts';
 import { formatLocal, formatUtc } from '../../functions/shared/zone-time.ts';
+import type { JobsConfig } from '../../infra/config/load-jobs.ts';
 import { addConnectionOptions, type ConnectionOptions, connect } from '../aws/connection.ts';
 import type { PauseState } from '../aws/job-control.ts';
 import { wrap } from '../format/table.ts';
@@ -131,7 +132,7 @@ async function runResume(jobId: string, options: ResumeOptions): Promise<void> {
     );
     const caughtUp =
       result.resumed && options.catchUp && result.pause.pausedAt
-        ? await catchUpPause(job, config.jobs, connection, access, {
+        ? await catchUpPause(job, config, connection, access, {
             from: new Date(result.pause.pausedAt),
             to: new Date(result.at),
           })
@@ -161,7 +162,7 @@ type CatchUpReport = import('../aws/backfill.ts').BackfillReport;
 /** `--catch-up`: the paused runs the job's catch-up policy picks, through the backfill route. */
 async function catchUpPause(
   job: JobDefinition,
-  jobs: readonly JobDefinition[],
+  config: JobsConfig,
   connection: import('../aws/connection.ts').OperateConnection,
   access: import('../aws/ledger-access.ts').LedgerAccess,
   pause: { from: Date; to: Date },
@@ -169,17 +170,10 @@ async function catchUpPause(
   const { runsOfPause, withLedgerState, pausedRunsToReplay, deliverBackfill } = await import(
     '../aws/backfill.ts'
   );
-  const { createOperatorDispatcher } = await import('../aws/operator-dispatcher.ts');
+  const { dispatcherFor } = await import('../aws/operator-dispatcher.ts');
   const runs = await withLedgerState(access.ledger, job, runsOfPause(job, pause));
   const replay = pausedRunsToReplay(job, runs, pause);
-  const dlq = connection.optionalDlqUrl();
-  const { dispatcher } = createOperatorDispatcher({
-    stackName: connection.stackName,
-    clients: connection.clients,
-    jobs,
-    tableName: access.tableName,
-    ...(dlq ? { dlqUrl: dlq } : {}),
-  });
+  const { dispatcher } = dispatcherFor(connection, config);
   return deliverBackfill(dispatcher, job, replay);
 }
 

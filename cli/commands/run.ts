@@ -36,19 +36,12 @@ export function registerRun(program: Command): void {
 async function runJob(jobId: string, options: RunOptions): Promise<void> {
   const { loadJob } = await import('../aws/jobs-file.ts');
   const { config } = await loadJob(options.config ?? 'jobs.yaml', jobId);
-  const { createOperatorDispatcher } = await import('../aws/operator-dispatcher.ts');
+  const { dispatcherFor } = await import('../aws/operator-dispatcher.ts');
   const { describeOutcome } = await import('../format/outcome.ts');
   const connection = await connect(options);
   const { clients } = connection;
   try {
-    const dlq = connection.optionalDlqUrl();
-    const { dispatcher } = createOperatorDispatcher({
-      stackName: connection.stackName,
-      clients,
-      jobs: config.jobs,
-      tableName: connection.tableName(),
-      ...(dlq ? { dlqUrl: dlq } : {}),
-    });
+    const { dispatcher } = dispatcherFor(connection, config);
     let outcome: Awaited<ReturnType<typeof dispatcher.runManually>>;
     try {
       outcome = await dispatcher.runManually({ jobId, ...(options.at ? { at: options.at } : {}) });
