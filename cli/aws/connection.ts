@@ -200,6 +200,11 @@ export interface OperateConnection {
   dlqUrl(): string;
   /** The dead-letter queue URL when one is known. */
   optionalDlqUrl(): string | undefined;
+  /**
+   * Any output of the stack (`ScheduleGroupName` for the deployed schedules, `AlarmTopicArn`,
+   * …), or a typed error: the stack lacks it, or no stack was named (a usage error).
+   */
+  output(name: StackOutputName): string;
   /** Closes the clients. */
   destroy(): void;
 }
@@ -254,15 +259,13 @@ function required(
       stack.stackName,
       resource.output,
       [...stack.outputs.keys()],
-      resource.flag,
+      resource.env === 'ZONECRON_STACK' ? undefined : resource.flag,
     );
   }
-  throw usageError(
-    `no ${resource.what}: pass --stack <name> (or set ZONECRON_STACK), or ${resource.flag}` +
-      ` (or set ${resource.env})`,
-  );
+  const ways = ['--stack <name> (or set ZONECRON_STACK)'];
+  if (resource.env !== 'ZONECRON_STACK') ways.push(`${resource.flag} (or set ${resource.env})`);
+  throw usageError(`no ${resource.what}: pass ${ways.join(', or ')}`);
 }
-
 /** True when DynamoDB requests go to an endpoint override rather than AWS. */
 function isLocalDynamo(options: ConnectionOptions, env: NodeJS.ProcessEnv): boolean {
   const endpoints = parseEndpoints(options.endpointUrl ?? []);
@@ -327,6 +330,17 @@ export async function connect(
     tableName: () => required(TABLE, table, deployed),
     dlqUrl: () => required(DLQ, dlq, deployed),
     optionalDlqUrl: () => dlq,
+    output: (name) =>
+      required(
+        {
+          flag: '--stack <name>',
+          env: 'ZONECRON_STACK',
+          output: name,
+          what: `stack output ${name}`,
+        },
+        deployed?.outputs.get(name),
+        deployed,
+      ),
     destroy: () => clients.destroy(),
   };
 }

@@ -51,7 +51,8 @@ const noDeadLetterQueue: DeadLetters = {
   async send(message) {
     throw new CliError(
       `run ${message.key.slice(0, 7)} of '${message.jobId}' ran out of attempts and must be` +
-        ' dead-lettered: pass --dlq-url or set ZONECRON_DLQ_URL',
+        ' dead-lettered: pass --stack <name> or --dlq-url <url> (or set ZONECRON_STACK or' +
+        ' ZONECRON_DLQ_URL)',
     );
   },
 };

@@ -53,11 +53,11 @@ export class StackOutputMissingError extends CliError {
     stackName: string,
     output: StackOutputName,
     available: readonly string[],
-    flag: string,
+    flag?: string,
   ) {
     super(
       `stack '${stackName}' has no output ${output} (it has: ${available.join(', ') || 'none'});` +
-        ` is it a zonecron main stack? pass ${flag} instead`,
+        ` is it a zonecron main stack?${flag ? ` pass ${flag} instead` : ''}`,
     );
     this.stackName = stackName;
     this.output = output;

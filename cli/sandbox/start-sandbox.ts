@@ -56,9 +56,15 @@ async function closeServer(server: Server): Promise<void> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
 }
 
-/** Creates the ledger table from the one definition the tests and the stack share. */
+/**
+ * Creates the ledger table from the one definition the tests and the stack share, and waits
+ * until it is ACTIVE: dynalite answers CreateTable at once but turns the table ACTIVE a moment
+ * later, and until then refuses requests to it (ResourceNotFoundException).
+ */
 async function createLedgerTable(endpoint: string): Promise<void> {
-  const { CreateTableCommand, DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
+  const { CreateTableCommand, DescribeTableCommand, DynamoDBClient } = await import(
+    '@aws-sdk/client-dynamodb'
+  );
   const { ledgerTableDefinition } = await import('../../functions/shared/ledger-table.ts');
   const client = new DynamoDBClient({
     endpoint,
@@ -67,6 +73,10 @@ async function createLedgerTable(endpoint: string): Promise<void> {
   });
   try {
     await client.send(new CreateTableCommand(ledgerTableDefinition(SANDBOX.tableName)));
+    const describe = new DescribeTableCommand({ TableName: SANDBOX.tableName });
+    while ((await client.send(describe)).Table?.TableStatus !== 'ACTIVE') {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
   } finally {
     client.destroy();
   }

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createLedgerStore, type LedgerStore } from '../../functions/shared/ledger-store.ts';
 import { createLedgerTable, localDynamoClient } from './ledger.ts';
 
@@ -28,8 +28,16 @@ export async function startContractStores(dynamoEndpoint: string): Promise<Contr
   await new Promise<void>((resolve) => dynalite.listen(0, '127.0.0.1', resolve));
   const { port } = dynalite.address() as AddressInfo;
   const dynaliteClient = localDynamoClient(`http://127.0.0.1:${port}`);
-  const open = (client: DynamoDBClient) => async () =>
-    createLedgerStore({ client, tableName: await createLedgerTable(client, 'contract') });
+  const open = (client: DynamoDBClient) => async () => {
+    const tableName = await createLedgerTable(client, 'contract');
+    // dynalite turns a new table ACTIVE a moment after CreateTable answers; until then it
+    // refuses requests to it. DynamoDB Local's are ACTIVE at once.
+    const describe = new DescribeTableCommand({ TableName: tableName });
+    while ((await client.send(describe)).Table?.TableStatus !== 'ACTIVE') {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    return createLedgerStore({ client, tableName });
+  };
   return {
     stores: [
       ['DynamoDB Local', open(dynamoLocal)],

@@ -48,7 +48,7 @@ describe('connect: --stack resolved from CloudFormation outputs', () => {
     expect(connection.dlqUrl()).toBe(OUTPUTS.DeadLetterQueueUrl);
     expect(connection.stackName).toBe('Prod-Zonecron');
     expect(connection.region).toBe('eu-west-1');
-    expect(connection.stack?.outputs.get('ScheduleGroupName')).toBe('Prod-Zonecron');
+    expect(connection.output('ScheduleGroupName')).toBe('Prod-Zonecron');
     expect(cloudFormation.commandCalls(DescribeStacksCommand)[0]?.args[0].input).toEqual({
       StackName: 'Prod-Zonecron',
     });
@@ -135,6 +135,9 @@ describe('connect: --stack resolved from CloudFormation outputs', () => {
       }
     })();
     expect(error?.exitCode).toBe(2);
+    expect(() => connection.output('ScheduleGroupName')).toThrow(
+      'no stack output ScheduleGroupName: pass --stack <name> (or set ZONECRON_STACK)',
+    );
     expect(cloudFormation.commandCalls(DescribeStacksCommand)).toHaveLength(0);
     connection.destroy();
   });
