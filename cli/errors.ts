@@ -5,7 +5,7 @@
  * `main.ts` turns it into `zonecron: error: <message>` and exit code `exitCode`.
  */
 export class CliError extends Error {
-  override readonly name = 'CliError';
+  override readonly name: string = 'CliError';
   readonly exitCode: number;
 
   constructor(message: string, options: { exitCode?: number; cause?: unknown } = {}) {

@@ -10,12 +10,15 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { packageRoot } from '../infra/package-root.ts';
+import { registerBackfill } from './commands/backfill.ts';
 import { registerCompletion } from './commands/completion.ts';
 import { registerDlq } from './commands/dlq.ts';
 import { registerExplain } from './commands/explain.ts';
 import { registerHistory } from './commands/history.ts';
 import { registerNext } from './commands/next.ts';
+import { registerPause } from './commands/pause.ts';
 import { registerRun } from './commands/run.ts';
+import { registerSandbox } from './commands/sandbox.ts';
 import { registerSimulate } from './commands/simulate.ts';
 import { registerValidate } from './commands/validate.ts';
 import { CliError, describeError, USAGE_EXIT_CODE } from './errors.ts';
@@ -52,6 +55,9 @@ function buildProgram(): Command {
   registerHistory(program);
   registerDlq(program);
   registerRun(program);
+  registerPause(program);
+  registerBackfill(program);
+  registerSandbox(program);
   registerCompletion(program);
   program.addHelpText(
     'after',

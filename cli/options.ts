@@ -42,13 +42,17 @@ export function integerAtLeast(min: number, max?: number): (value: string) => nu
 }
 
 /**
- * Parses `--since`: a duration back from now in the notation of `jobs.yaml` (`90s`, `30m`,
- * `24h`, `7d`, ISO `PT24H`) or an instant (`2023-03-26T00:00Z`).
+ * Parses an instant given as a duration from `now` in the notation of `jobs.yaml` (`90s`,
+ * `30m`, `24h`, `7d`, ISO `PT24H`), counted back (`-1`) or forward (`+1`), or as an ISO
+ * instant (`2023-03-26T00:00Z`, read as UTC without an offset).
+ *
+ * @example
+ * instantOrDuration('2h', new Date('2026-11-29T10:00Z'), +1) //=> 2026-11-29T12:00:00.000Z
  */
-export function parseSince(value: string, now: Date): Date {
+export function instantOrDuration(value: string, now: Date, direction: 1 | -1): Date {
   const text = value.trim();
   try {
-    return new Date(now.getTime() - parseDurationSeconds(text) * 1000);
+    return new Date(now.getTime() + direction * parseDurationSeconds(text) * 1000);
   } catch (error) {
     if (!(error instanceof DurationError)) throw error;
   }
@@ -57,4 +61,12 @@ export function parseSince(value: string, now: Date): Date {
   throw new InvalidArgumentError(
     `'${value}' is neither a duration (e.g. 24h, 7d, PT30M) nor an ISO 8601 date-time`,
   );
+}
+
+/**
+ * Parses `--since`: a duration back from now in the notation of `jobs.yaml` (`90s`, `30m`,
+ * `24h`, `7d`, ISO `PT24H`) or an instant (`2023-03-26T00:00Z`).
+ */
+export function parseSince(value: string, now: Date): Date {
+  return instantOrDuration(value, now, -1);
 }

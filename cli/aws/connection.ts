@@ -1,6 +1,13 @@
 import type { Command } from 'commander';
 import type { AwsClients, AwsService } from '../../functions/shared/aws-clients.ts';
-import { CliError } from '../errors.ts';
+import { DEFAULT_STACK_NAME } from '../../functions/shared/defaults.ts';
+import { CliError, describeError, usageError } from '../errors.ts';
+import {
+  type DeployedStack,
+  describeStack,
+  StackOutputMissingError,
+  type StackOutputName,
+} from './stack-outputs.ts';
 
 /** How the operating commands reach a deployed stack (or local emulators). */
 export interface ConnectionOptions {
@@ -10,6 +17,8 @@ export interface ConnectionOptions {
   table?: string;
   dlqUrl?: string;
   config?: string;
+  /** `--stack`: the main stack whose outputs name the table, the queue and the region. */
+  stack?: string;
 }
 
 /**
@@ -28,7 +37,12 @@ export function addConnectionOptions(
         ' services: dynamodb, sqs, sns, lambda, eventbridge, stepfunctions)',
       collect,
     )
-    .option('--region <region>', 'AWS region (default: from the environment or profile)');
+    .option('--region <region>', 'AWS region (default: from the stack, the environment or profile)')
+    .option(
+      '--stack <name>',
+      'the main stack (name or ARN): its outputs name the table, queue and region' +
+        ' (default: $ZONECRON_STACK)',
+    );
   if (needs.table) {
     command.option('--table <name>', 'ledger table (default: $ZONECRON_TABLE)');
   }
@@ -71,6 +85,26 @@ function checkUrl(url: string): string {
   return url;
 }
 
+/** The suffix of each service's `AWS_ENDPOINT_URL_<SERVICE>` variable (the SDK's service ids). */
+const ENDPOINT_VARIABLES: Record<Service, string> = {
+  dynamodb: 'DYNAMODB',
+  sqs: 'SQS',
+  sns: 'SNS',
+  lambda: 'LAMBDA',
+  eventbridge: 'EVENTBRIDGE',
+  stepfunctions: 'SFN',
+};
+
+/** A service's endpoint from the environment, as the SDK itself would read it. */
+function environmentEndpoint(
+  service: Service,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
+  return (
+    env[`AWS_ENDPOINT_URL_${ENDPOINT_VARIABLES[service]}`] || env.AWS_ENDPOINT_URL || undefined
+  );
+}
+
 /** Parses the `--endpoint-url` values into a default and per-service endpoints. */
 export function parseEndpoints(values: readonly string[]): {
   all?: string;
@@ -96,26 +130,13 @@ export function parseEndpoints(values: readonly string[]): {
   return { ...(all ? { all } : {}), byService };
 }
 
-/** The ledger table name from `--table` or `ZONECRON_TABLE`. */
-export function tableName(options: ConnectionOptions): string {
-  const name = options.table ?? process.env.ZONECRON_TABLE;
-  if (!name) {
-    throw new CliError('no ledger table: pass --table <name> or set ZONECRON_TABLE', {
-      exitCode: 2,
-    });
-  }
-  return name;
-}
-
-/** The DLQ URL from `--dlq-url` or `ZONECRON_DLQ_URL`. */
-export function dlqUrl(options: ConnectionOptions): string {
-  const url = options.dlqUrl ?? process.env.ZONECRON_DLQ_URL;
-  if (!url) {
-    throw new CliError('no dead-letter queue: pass --dlq-url <url> or set ZONECRON_DLQ_URL', {
-      exitCode: 2,
-    });
-  }
-  return url;
+/** What every CLI client shares: the region, two attempts, short timeouts. */
+export function clientBase(region: string | undefined) {
+  return {
+    ...(region ? { region } : {}),
+    maxAttempts: 2,
+    requestHandler: { connectionTimeout: 3_000, requestTimeout: 10_000 },
+  };
 }
 
 /** SDK clients for the CLI: short timeouts and two attempts, so a dead endpoint fails fast. */
@@ -131,7 +152,9 @@ export interface CliClients extends AwsClients {
  *
  * A person waits at the terminal: connection attempts give up after 3 s and requests after
  * 10 s, with one retry, instead of the SDK's defaults (no connect timeout). Without
- * `--endpoint-url` the SDK's own `AWS_ENDPOINT_URL[_<SERVICE>]` variables still apply.
+ * `--endpoint-url` the SDK's `AWS_ENDPOINT_URL[_<SERVICE>]` variables apply; they are passed
+ * to the client as its `endpoint`, because the SQS client otherwise takes a queue URL's host
+ * as the endpoint and warns on emulator URLs such as `http://sqs.us-east-1.127.0.0.1:…`.
  *
  * The SDK is imported on the first call, not when this module loads: every operating command
  * registers its options from here, and `zonecron --help` or `next` should not load six SDK
@@ -140,17 +163,14 @@ export interface CliClients extends AwsClients {
 export async function createCliClients(options: ConnectionOptions): Promise<CliClients> {
   const { createAwsClients } = await import('../../functions/shared/aws-clients.ts');
   const endpoints = parseEndpoints(options.endpointUrl ?? []);
-  const base = {
-    ...(options.region ? { region: options.region } : {}),
-    maxAttempts: 2,
-    requestHandler: { connectionTimeout: 3_000, requestTimeout: 10_000 },
-  };
+  const base = clientBase(options.region);
   const given = [
     ...(endpoints.all ? [endpoints.all] : []),
     ...[...endpoints.byService].map(([service, url]) => `${service}=${url}`),
   ];
   const clients = createAwsClients((service) => {
-    const endpoint = endpoints.byService.get(service) ?? endpoints.all;
+    const endpoint =
+      endpoints.byService.get(service) ?? endpoints.all ?? environmentEndpoint(service);
     return endpoint ? { ...base, endpoint } : base;
   });
   // Object.assign, not a spread: a spread would read (and so build) every lazy client.
@@ -161,4 +181,166 @@ export async function createCliClients(options: ConnectionOptions): Promise<CliC
       endpoints.all !== undefined ||
       Boolean(process.env.AWS_ENDPOINT_URL_SQS || process.env.AWS_ENDPOINT_URL),
   });
+}
+
+/** Where the operating commands' table, queue, region and stack name came from, resolved once. */
+export interface OperateConnection {
+  readonly clients: CliClients;
+  /** The stack's name: in every envelope the CLI delivers and in Step Functions execution names. */
+  readonly stackName: string;
+  /** The stack as CloudFormation described it, when `--stack` or `ZONECRON_STACK` named one. */
+  readonly stack: DeployedStack | undefined;
+  /** The region every client uses (`--region`, else the stack's, else the SDK's chain). */
+  readonly region: string | undefined;
+  /** True when DynamoDB is reached through an endpoint override (the sandbox, an emulator). */
+  readonly local: boolean;
+  /** The ledger table, or a typed error that says how to name it. */
+  tableName(): string;
+  /** The dead-letter queue URL, or a typed error that says how to name it. */
+  dlqUrl(): string;
+  /** The dead-letter queue URL when one is known. */
+  optionalDlqUrl(): string | undefined;
+  /**
+   * Any output of the stack (`ScheduleGroupName` for the deployed schedules, `AlarmTopicArn`,
+   * …), or a typed error: the stack lacks it, or no stack was named (a usage error).
+   */
+  output(name: StackOutputName): string;
+  /** Closes the clients. */
+  destroy(): void;
+}
+
+/** One resource the commands need: its flag, environment variable and stack output. */
+interface Resource {
+  readonly flag: string;
+  readonly env: string;
+  readonly output: StackOutputName;
+  readonly what: string;
+}
+
+const TABLE: Resource = {
+  flag: '--table <name>',
+  env: 'ZONECRON_TABLE',
+  output: 'LedgerTableName',
+  what: 'ledger table',
+};
+const DLQ: Resource = {
+  flag: '--dlq-url <url>',
+  env: 'ZONECRON_DLQ_URL',
+  output: 'DeadLetterQueueUrl',
+  what: 'dead-letter queue',
+};
+
+/**
+ * The value of one resource, by precedence: the command line before the environment, and at
+ * each level an explicit value before the stack's output.
+ *
+ * ```
+ *   --table  >  --stack's LedgerTableName  >  $ZONECRON_TABLE  >  $ZONECRON_STACK's output
+ * ```
+ */
+function pick(
+  resource: Resource,
+  explicit: string | undefined,
+  stack: { readonly deployed: DeployedStack; readonly fromCommandLine: boolean } | undefined,
+  env: NodeJS.ProcessEnv,
+): string | undefined {
+  const output = stack?.deployed.outputs.get(resource.output);
+  return explicit ?? (stack?.fromCommandLine ? output : undefined) ?? env[resource.env] ?? output;
+}
+
+function required(
+  resource: Resource,
+  value: string | undefined,
+  stack: DeployedStack | undefined,
+): string {
+  if (value !== undefined && value !== '') return value;
+  if (stack) {
+    throw new StackOutputMissingError(
+      stack.stackName,
+      resource.output,
+      [...stack.outputs.keys()],
+      resource.env === 'ZONECRON_STACK' ? undefined : resource.flag,
+    );
+  }
+  const ways = ['--stack <name> (or set ZONECRON_STACK)'];
+  if (resource.env !== 'ZONECRON_STACK') ways.push(`${resource.flag} (or set ${resource.env})`);
+  throw usageError(`no ${resource.what}: pass ${ways.join(', or ')}`);
+}
+/** True when DynamoDB requests go to an endpoint override rather than AWS. */
+function isLocalDynamo(options: ConnectionOptions, env: NodeJS.ProcessEnv): boolean {
+  const endpoints = parseEndpoints(options.endpointUrl ?? []);
+  return (
+    endpoints.byService.has('dynamodb') ||
+    endpoints.all !== undefined ||
+    Boolean(env.AWS_ENDPOINT_URL_DYNAMODB || env.AWS_ENDPOINT_URL)
+  );
+}
+
+/** Looks the stack up with CloudFormation (lazily loaded), in `--region` or the SDK's region. */
+async function lookUpStack(options: ConnectionOptions, stack: string): Promise<DeployedStack> {
+  const { CloudFormationClient } = await import('@aws-sdk/client-cloudformation');
+  const endpoint = parseEndpoints(options.endpointUrl ?? []).all;
+  const client = new CloudFormationClient({
+    ...clientBase(options.region),
+    ...(endpoint ? { endpoint } : {}),
+  });
+  try {
+    return await describeStack(client, stack, options.region);
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    throw new CliError(`cannot read stack '${stack}': ${describeError(error)}`, { cause: error });
+  } finally {
+    client.destroy();
+  }
+}
+
+/**
+ * Resolves where an operating command works, once, and builds its clients: the one function
+ * every operating command (history, run, dlq, pause, resume, backfill) goes through.
+ *
+ * With `--stack NAME` (or `ZONECRON_STACK`), one `DescribeStacks` names the ledger table
+ * (`LedgerTableName`), the dead-letter queue (`DeadLetterQueueUrl`), the region (the stack
+ * ARN's) and the stack's own name, which the CLI puts into every envelope it delivers.
+ * `--table` and `--dlq-url` still override the outputs. Without a stack the stack name is
+ * `Zonecron`, the default of `cdk deploy`.
+ *
+ * @example
+ * const connection = await connect({ stack: 'Zonecron' });
+ * connection.tableName() //=> 'Zonecron-LedgerTable1A2B…'
+ * connection.stackName   //=> 'Zonecron'
+ * connection.destroy();
+ */
+export async function connect(
+  options: ConnectionOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<OperateConnection> {
+  const named = options.stack ?? env.ZONECRON_STACK;
+  const deployed = named ? await lookUpStack(options, named) : undefined;
+  const stack = deployed ? { deployed, fromCommandLine: options.stack !== undefined } : undefined;
+  const region = options.region ?? deployed?.region;
+  const clients = await createCliClients({ ...options, ...(region ? { region } : {}) });
+  const table = pick(TABLE, options.table, stack, env);
+  const dlq = pick(DLQ, options.dlqUrl, stack, env);
+  return {
+    clients,
+    stackName: deployed?.stackName ?? DEFAULT_STACK_NAME,
+    stack: deployed,
+    region,
+    local: isLocalDynamo(options, env),
+    tableName: () => required(TABLE, table, deployed),
+    dlqUrl: () => required(DLQ, dlq, deployed),
+    optionalDlqUrl: () => dlq,
+    output: (name) =>
+      required(
+        {
+          flag: '--stack <name>',
+          env: 'ZONECRON_STACK',
+          output: name,
+          what: `stack output ${name}`,
+        },
+        deployed?.outputs.get(name),
+        deployed,
+      ),
+    destroy: () => clients.destroy(),
+  };
 }

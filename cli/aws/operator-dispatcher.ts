@@ -10,7 +10,7 @@ import { RecordingLogger } from '../../functions/shared/logger.ts';
 import { RecordingMetrics } from '../../functions/shared/metrics.ts';
 import { type Notifier, RecordingNotifier } from '../../functions/shared/notifications.ts';
 import { CliError } from '../errors.ts';
-import type { CliClients } from './connection.ts';
+import type { CliClients, OperateConnection } from './connection.ts';
 
 /** What the operator's dispatcher needs besides the clients. */
 export interface OperatorDispatcherOptions {
@@ -26,6 +26,14 @@ export interface OperatorDispatcherOptions {
    * @default kept in memory and shown by the command
    */
   readonly notifier?: Notifier;
+  /**
+   * `redrive`: one delivery attempt per run, and a run that fails it goes back to `failed`
+   * without a new dead-letter message, because the message being redriven stays in the queue
+   * (`keptDeadLetters` lists those runs). @default the jobs' own retry policy
+   */
+  readonly mode?: 'redrive';
+  /** Days the ledger keeps what this dispatcher writes (`retention.days`). @default 35 */
+  readonly retentionDays?: number;
 }
 
 /** The dispatcher core as `run` and `dlq redrive` use it, with what it logged. */
@@ -33,16 +41,28 @@ export interface OperatorDispatcher {
   readonly dispatcher: Dispatcher;
   readonly logger: RecordingLogger;
   readonly notifier: Notifier;
+  /** Keys of runs whose dead-lettering kept the original message instead of sending one. */
+  readonly keptDeadLetters: ReadonlySet<string>;
 }
 
 const noDeadLetterQueue: DeadLetters = {
   async send(message) {
     throw new CliError(
       `run ${message.key.slice(0, 7)} of '${message.jobId}' ran out of attempts and must be` +
-        ' dead-lettered: pass --dlq-url or set ZONECRON_DLQ_URL',
+        ' dead-lettered: pass --stack <name> or --dlq-url <url> (or set ZONECRON_STACK or' +
+        ' ZONECRON_DLQ_URL)',
     );
   },
 };
+
+/** Dead letters of runs being redriven: their message is still in the queue, so none is sent. */
+function keepOriginal(kept: Set<string>): DeadLetters {
+  return {
+    async send(message) {
+      kept.add(message.key);
+    },
+  };
+}
 
 /**
  * The real dispatcher core, run from the operator's machine against the deployed ledger and
@@ -55,9 +75,13 @@ export function createOperatorDispatcher(options: OperatorDispatcherOptions): Op
   const { clients } = options;
   const logger = new RecordingLogger();
   const notifier = options.notifier ?? new RecordingNotifier();
+  const kept = new Set<string>();
+  const redriving = options.mode === 'redrive';
   const dispatcher = createDispatcher({
     clock: () => new Date(),
-    jobs: options.jobs,
+    jobs: redriving
+      ? options.jobs.map((job) => ({ ...job, retry: { ...job.retry, maxAttempts: 1 } }))
+      : options.jobs,
     ledger: createDynamoLedger(
       createLedgerStore({ client: clients.dynamodb, tableName: options.tableName }),
     ),
@@ -65,13 +89,41 @@ export function createOperatorDispatcher(options: OperatorDispatcherOptions): Op
       clients,
       clients.customSqsEndpoint ? { resolveQueueUrl: queueUrlViaGetQueueUrl(clients.sqs) } : {},
     ),
-    deadLetters: options.dlqUrl
-      ? createSqsDeadLetters(clients.sqs, options.dlqUrl)
-      : noDeadLetterQueue,
+    deadLetters: redriving
+      ? keepOriginal(kept)
+      : options.dlqUrl
+        ? createSqsDeadLetters(clients.sqs, options.dlqUrl)
+        : noDeadLetterQueue,
     notifier,
     logger,
     metrics: new RecordingMetrics(),
     stackName: options.stackName,
+    ...(options.retentionDays ? { options: { retentionDays: options.retentionDays } } : {}),
   });
-  return { dispatcher, logger, notifier };
+  return { dispatcher, logger, notifier, keptDeadLetters: kept };
+}
+
+/**
+ * The operator's dispatcher for a resolved connection: its stack name, clients, ledger table
+ * and (when known) dead-letter queue, with the jobs file's jobs and retention.
+ *
+ * @example
+ * const { dispatcher } = dispatcherFor(await connect(options), loadJobsFile('jobs.yaml'));
+ * await dispatcher.runManually({ jobId: 'nightly' });
+ */
+export function dispatcherFor(
+  connection: OperateConnection,
+  config: { readonly jobs: readonly JobDefinition[]; readonly retentionDays: number },
+  mode?: 'redrive',
+): OperatorDispatcher {
+  const dlqUrl = mode === 'redrive' ? connection.dlqUrl() : connection.optionalDlqUrl();
+  return createOperatorDispatcher({
+    stackName: connection.stackName,
+    clients: connection.clients,
+    jobs: config.jobs,
+    tableName: connection.tableName(),
+    retentionDays: config.retentionDays,
+    ...(dlqUrl ? { dlqUrl } : {}),
+    ...(mode ? { mode } : {}),
+  });
 }

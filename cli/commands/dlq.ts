@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
+import type { Dispatcher } from '../../functions/dispatcher/dispatch.ts';
 import {
   addConnectionOptions,
   type ConnectionOptions,
-  createCliClients,
-  dlqUrl,
-  tableName,
+  connect,
+  type OperateConnection,
 } from '../aws/connection.ts';
 import type { QueuedDeadLetter } from '../aws/dead-letter-queue.ts';
 import { CliError, describeError, usageError } from '../errors.ts';
@@ -21,17 +21,29 @@ interface RedriveOptions extends ConnectionOptions {
   json?: boolean;
 }
 
-/** `zonecron dlq list` and `zonecron dlq redrive`. */
+interface DiscardOptions extends ConnectionOptions {
+  key: string;
+  reason?: string;
+  json?: boolean;
+}
+
+const KEY_OPTION = [
+  '--key <key>',
+  'the run key (or a unique prefix of at least 7 characters)',
+] as const;
+
+/** `zonecron dlq list`, `zonecron dlq redrive` and `zonecron dlq discard`. */
 export function registerDlq(program: Command): void {
   const dlq = program
     .command('dlq')
-    .description('inspect and redrive runs in the dead-letter queue')
+    .description('inspect, redrive and discard runs in the dead-letter queue')
     .addHelpText(
       'after',
       `
 Example:
-  $ zonecron dlq list --dlq-url "$DLQ_URL"
-  $ zonecron dlq redrive --all --table zonecron-ledger --dlq-url "$DLQ_URL"`,
+  $ zonecron dlq list --stack Zonecron
+  $ zonecron dlq redrive --all --stack Zonecron
+  $ zonecron dlq discard --key 3f2a9c1 --reason "ran by hand" --stack Zonecron`,
     );
 
   const list = dlq
@@ -52,7 +64,7 @@ Example:
   const redrive = dlq
     .command('redrive')
     .description('deliver dead-lettered runs again under their original keys')
-    .option('--key <key>', 'the run key (or a unique prefix of at least 7 characters)')
+    .option(...KEY_OPTION)
     .option('--all', 'every run in the queue')
     .option('--json', 'print one JSON document');
   addConnectionOptions(redrive, { table: true, dlq: true, config: true })
@@ -60,30 +72,61 @@ Example:
       'after',
       `
 Example:
-  $ zonecron dlq redrive --key 3f2a9c1 --table zonecron-ledger --dlq-url …
-  delivers the run through the dispatcher under its original key (a run that was
-  delivered meanwhile is refused) and deletes the message only after success.`,
+  $ zonecron dlq redrive --key 3f2a9c1 --stack Zonecron
+  makes one delivery attempt through the dispatcher under the run's original key
+  and deletes the message once the run is delivered, or was delivered meanwhile;
+  a failed attempt keeps the message (and adds none).`,
     )
     .action(runRedrive);
+
+  const discard = dlq
+    .command('discard')
+    .description("remove a dead letter on purpose; the run's state stays as it is")
+    .requiredOption(...KEY_OPTION)
+    .option('--reason <text>', 'why, for the ledger (zonecron history shows it)')
+    .option('--json', 'print one JSON document');
+  addConnectionOptions(discard, { table: true, dlq: true })
+    .addHelpText(
+      'after',
+      `
+Example:
+  $ zonecron dlq discard --key 3f2a9c1 --reason "ran by hand" --stack Zonecron
+  deletes the run's message(s) from the queue and records who discarded it and
+  why in the ledger; the run itself is not changed (history still shows it).`,
+    )
+    .action(runDiscard);
 }
 
 function scheduledAt(message: QueuedDeadLetter): string {
   return message.body?.envelope.scheduledAt ?? '';
 }
 
-async function runList(options: ListOptions): Promise<void> {
-  const url = dlqUrl(options);
+/** Reads the queue's messages; `release: false` keeps them hidden for the caller to act on. */
+async function readQueue(
+  connection: OperateConnection,
+  url: string,
+  release: boolean,
+): Promise<QueuedDeadLetter[]> {
   const { readDeadLetters } = await import('../aws/dead-letter-queue.ts');
-  const clients = await createCliClients(options);
+  try {
+    return await readDeadLetters(connection.clients.sqs, url, { release });
+  } catch (error) {
+    throw new CliError(
+      `cannot read the dead-letter queue: ${describeError(error, connection.clients)}`,
+      { cause: error },
+    );
+  }
+}
+
+async function runList(options: ListOptions): Promise<void> {
+  const connection = await connect(options);
+  let url: string;
   let messages: QueuedDeadLetter[];
   try {
-    messages = await readDeadLetters(clients.sqs, url, { release: true });
-  } catch (error) {
-    throw new CliError(`cannot read the dead-letter queue: ${describeError(error, clients)}`, {
-      cause: error,
-    });
+    url = connection.dlqUrl();
+    messages = await readQueue(connection, url, true);
   } finally {
-    clients.destroy();
+    connection.destroy();
   }
   if (options.json) {
     const doc = {
@@ -138,110 +181,254 @@ async function runList(options: ListOptions): Promise<void> {
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
+/** What became of one dead-lettered run. */
 interface RedriveReport {
   key: string;
   jobId: string;
   scheduledAt: string;
-  result: 'redriven' | 'refused' | 'failed';
+  /**
+   * `redriven`: delivered now, message deleted. `already-delivered`: the run was delivered
+   * meanwhile, message deleted as handled. `refused`: in flight, message kept. `failed`: the
+   * attempt failed, the run is failed again and its one message kept.
+   */
+  result: 'redriven' | 'already-delivered' | 'refused' | 'failed';
   detail: string;
+}
+
+/** The messages a `--key` (a unique prefix) or `--all` selects, and the rest. */
+function selectMessages(
+  messages: readonly QueuedDeadLetter[],
+  selector: { key?: string; all?: boolean },
+  url: string,
+) {
+  const selected = messages.filter(
+    (m) => m.body && (selector.all || (selector.key && m.body.key.startsWith(selector.key))),
+  );
+  const keys = new Set(selected.map((m) => m.body?.key ?? ''));
+  if (selector.key && keys.size === 0) {
+    throw new CliError(`no dead-lettered run with key ${selector.key} in ${url}`);
+  }
+  if (selector.key && keys.size > 1) {
+    throw usageError(`key prefix ${selector.key} matches ${keys.size} runs; give more of it`);
+  }
+  return { selected, keys: [...keys], untouched: messages.filter((m) => !selected.includes(m)) };
+}
+
+function checkKey(key: string | undefined): void {
+  if (key !== undefined && !/^[0-9a-f]{7,64}$/.test(key)) {
+    throw usageError(`'${key}' is not a run key (7 to 64 lowercase hex characters)`);
+  }
+}
+
+/** Deletes messages (all of one run's, after it was handled). */
+async function deleteAll(
+  connection: OperateConnection,
+  url: string,
+  messages: readonly QueuedDeadLetter[],
+): Promise<void> {
+  const { deleteDeadLetter } = await import('../aws/dead-letter-queue.ts');
+  for (const message of messages) await deleteDeadLetter(connection.clients.sqs, url, message);
+}
+
+/**
+ * Redrives one run (all the messages of one key): one attempt through the dispatcher.
+ *
+ * ```
+ *   dispatched now                           → redriven: its messages deleted
+ *   refused: dispatched/succeeded meanwhile  → already-delivered: its messages deleted
+ *   refused: claimed, or a side effect owed  → refused: kept, try again in a minute
+ *   the attempt failed                       → failed: the run is failed again, the message
+ *                                              kept, and no second message sent
+ * ```
+ */
+async function redriveOne(
+  dispatcher: Dispatcher,
+  messages: readonly QueuedDeadLetter[],
+  deleteMessages: () => Promise<void>,
+): Promise<RedriveReport> {
+  const { manualRunKey } = await import('../../functions/dispatcher/dispatch.ts');
+  const { describeOutcome } = await import('../format/outcome.ts');
+  const body = messages[0]?.body;
+  if (!body) throw new Error('redriveOne needs a readable message');
+  const at = new Date(body.envelope.scheduledAt);
+  const manual = body.key === manualRunKey(body.jobId, at);
+  const base = { key: body.key, jobId: body.jobId, scheduledAt: body.envelope.scheduledAt };
+  try {
+    const outcome = await dispatcher.redrive({ jobId: body.jobId, at, manual });
+    if (outcome.key !== body.key) {
+      const detail = `the dispatcher computed key ${outcome.key}, not the message's ${body.key}; message kept`;
+      return { ...base, result: 'refused', detail };
+    }
+    if (outcome.outcome === 'duplicate') {
+      const detail = `${describeOutcome(outcome)}; try again in a minute`;
+      return { ...base, result: 'refused', detail };
+    }
+    if (outcome.outcome === 'dead-lettered' || outcome.outcome === 'delivery-failed') {
+      const detail =
+        `delivery failed again (attempt ${outcome.attempt}): ${outcome.lastError}; the run is` +
+        ' failed again and its message stays in the queue (no second one was sent)';
+      return { ...base, result: 'failed', detail };
+    }
+    if (outcome.outcome !== 'dispatched') {
+      const detail = `${describeOutcome(outcome)}; the message stays in the queue`;
+      return { ...base, result: 'failed', detail };
+    }
+    await deleteMessages();
+    return { ...base, result: 'redriven', detail: describeOutcome(outcome) };
+  } catch (error) {
+    const existing = (error as { existing?: { status?: string } }).existing;
+    if ((error as Error).name !== 'RedriveRefusedError' || !existing) {
+      return { ...base, result: 'failed', detail: describeError(error) };
+    }
+    if (existing.status === 'dispatched' || existing.status === 'succeeded') {
+      await deleteMessages();
+      const detail = `the run was delivered meanwhile (status ${existing.status}); message deleted as handled`;
+      return { ...base, result: 'already-delivered', detail };
+    }
+    return { ...base, result: 'refused', detail: `${describeError(error)}; try again in a minute` };
+  }
 }
 
 async function runRedrive(options: RedriveOptions): Promise<void> {
   if (!options.key === !options.all) throw usageError('pass exactly one of --key <key> or --all');
-  if (options.key !== undefined && !/^[0-9a-f]{7,64}$/.test(options.key)) {
-    throw usageError(`'${options.key}' is not a run key (7 to 64 lowercase hex characters)`);
-  }
-  const url = dlqUrl(options);
-  const table = tableName(options);
+  checkKey(options.key);
   const { loadJobsFile } = await import('../../infra/config/load-jobs.ts');
   const config = loadJobsFile(options.config ?? 'jobs.yaml');
-  const { readDeadLetters, releaseDeadLetters, deleteDeadLetter } = await import(
-    '../aws/dead-letter-queue.ts'
-  );
-  const { createOperatorDispatcher } = await import('../aws/operator-dispatcher.ts');
-  const { manualRunKey } = await import('../../functions/dispatcher/dispatch.ts');
-  const { describeOutcome } = await import('../format/outcome.ts');
-  const clients = await createCliClients(options);
+  const { releaseDeadLetters } = await import('../aws/dead-letter-queue.ts');
+  const { dispatcherFor } = await import('../aws/operator-dispatcher.ts');
+  const connection = await connect(options);
   const reports: RedriveReport[] = [];
+  let url = '';
   try {
-    let messages: QueuedDeadLetter[];
+    url = connection.dlqUrl();
+    const messages = await readQueue(connection, url, false);
+    const handled: QueuedDeadLetter[] = [];
     try {
-      messages = await readDeadLetters(clients.sqs, url, { release: false });
-    } catch (error) {
-      throw new CliError(`cannot read the dead-letter queue: ${describeError(error, clients)}`, {
-        cause: error,
-      });
-    }
-    const selected = messages.filter(
-      (m) => m.body && (options.all || (options.key && m.body.key.startsWith(options.key))),
-    );
-    const keys = new Set(selected.map((m) => m.body?.key));
-    const untouched = messages.filter((m) => !selected.includes(m));
-    try {
-      if (options.key && keys.size === 0) {
-        throw new CliError(`no dead-lettered run with key ${options.key} in ${url}`);
-      }
-      if (options.key && keys.size > 1) {
-        throw usageError(`key prefix ${options.key} matches ${keys.size} runs; give more of it`);
-      }
-      const { dispatcher } = createOperatorDispatcher({
-        stackName: process.env.ZONECRON_STACK ?? 'Zonecron',
-        clients,
-        jobs: config.jobs,
-        tableName: table,
-        dlqUrl: url,
-      });
-      for (const message of selected) {
-        const body = message.body;
-        if (!body) continue;
-        const at = new Date(body.envelope.scheduledAt);
-        const manual = body.key === manualRunKey(body.jobId, at);
-        const report: RedriveReport = {
-          key: body.key,
-          jobId: body.jobId,
-          scheduledAt: body.envelope.scheduledAt,
-          result: 'failed',
-          detail: '',
+      const { selected, keys } = selectMessages(messages, options, url);
+      const { dispatcher } = dispatcherFor(connection, config, 'redrive');
+      for (const key of keys) {
+        const ofKey = selected.filter((m) => m.body?.key === key);
+        const remove = async () => {
+          await deleteAll(connection, url, ofKey);
+          handled.push(...ofKey);
         };
-        reports.push(report);
-        try {
-          const outcome = await dispatcher.redrive({ jobId: body.jobId, at, manual });
-          report.detail = describeOutcome(outcome);
-          if (outcome.key !== body.key) {
-            report.detail = `the dispatcher computed key ${outcome.key}, not the message's ${body.key}; message kept`;
-          } else if (outcome.outcome === 'dispatched') {
-            await deleteDeadLetter(clients.sqs, url, message);
-            report.result = 'redriven';
-          }
-        } catch (error) {
-          const name = (error as { name?: unknown }).name;
-          report.result = name === 'RedriveRefusedError' ? 'refused' : 'failed';
-          report.detail = describeError(error, clients);
-        }
+        reports.push(await redriveOne(dispatcher, ofKey, remove));
       }
     } finally {
-      const kept = selected.filter(
-        (m) => !reports.some((r) => r.key === m.body?.key && r.result === 'redriven'),
+      await releaseDeadLetters(
+        connection.clients.sqs,
+        url,
+        messages.filter((m) => !handled.includes(m)),
       );
-      await releaseDeadLetters(clients.sqs, url, [...untouched, ...kept]);
     }
   } finally {
-    clients.destroy();
+    connection.destroy();
   }
+  printRedrive(url, reports, options.json ?? false);
+  if (reports.some((r) => r.result === 'failed' || r.result === 'refused')) process.exitCode = 1;
+}
 
-  if (options.json) {
+function printRedrive(url: string, reports: readonly RedriveReport[], json: boolean): void {
+  if (json) {
     process.stdout.write(`${JSON.stringify({ queueUrl: url, runs: reports }, null, 2)}\n`);
-  } else {
-    const c = coloursFor(process.stdout);
-    const out = reports.map((r) =>
-      wrap(
-        `${r.result === 'redriven' ? c.green('✓') : c.red('✗')} ${r.key.slice(0, 7)} ${r.jobId}: ${r.detail}`,
-        '',
-      ),
-    );
-    const done = reports.filter((r) => r.result === 'redriven').length;
-    out.push(`${done} of ${reports.length} run${reports.length === 1 ? '' : 's'} redriven`);
-    process.stdout.write(`${out.join('\n')}\n`);
+    return;
   }
-  if (reports.some((r) => r.result !== 'redriven')) process.exitCode = 1;
+  const c = coloursFor(process.stdout);
+  const ok = (r: RedriveReport) => r.result === 'redriven' || r.result === 'already-delivered';
+  const out = reports.map((r) =>
+    wrap(`${ok(r) ? c.green('✓') : c.red('✗')} ${r.key.slice(0, 7)} ${r.jobId}: ${r.detail}`, ''),
+  );
+  const done = reports.filter((r) => r.result === 'redriven').length;
+  const handled = reports.filter((r) => r.result === 'already-delivered').length;
+  out.push(
+    `${done} of ${reports.length} run${reports.length === 1 ? '' : 's'} redriven` +
+      (handled > 0 ? `, ${handled} delivered before (messages deleted)` : ''),
+  );
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+async function runDiscard(options: DiscardOptions): Promise<void> {
+  checkKey(options.key);
+  const { releaseDeadLetters } = await import('../aws/dead-letter-queue.ts');
+  const { openLedger } = await import('../aws/ledger-access.ts');
+  const { callerIdentity } = await import('../aws/caller-identity.ts');
+  const connection = await connect(options);
+  try {
+    const url = connection.dlqUrl();
+    const access = openLedger(connection);
+    const messages = await readQueue(connection, url, false);
+    let discarded: QueuedDeadLetter[] = [];
+    try {
+      const { selected } = selectMessages(messages, options, url);
+      const body = selected[0]?.body;
+      if (!body) throw new CliError(`no dead-lettered run with key ${options.key} in ${url}`);
+      const by = await callerIdentity(connection);
+      const run = await access.ledger.getRun(body.key);
+      await deleteAll(connection, url, selected);
+      discarded = selected;
+      const reason = options.reason ?? 'no reason given';
+      await access.log.record({
+        jobId: body.jobId,
+        action: 'discarded',
+        at: new Date().toISOString(),
+        by,
+        reason,
+        runKey: body.key,
+        detail: `dead letter of the run at ${body.envelope.scheduledAt} (${body.reason}); run left ${run?.status ?? 'absent from the ledger'}`,
+      });
+      printDiscard(options, {
+        key: body.key,
+        jobId: body.jobId,
+        scheduledAt: body.envelope.scheduledAt,
+        messages: selected.length,
+        status: run?.status,
+        by,
+        reason,
+      });
+    } finally {
+      await releaseDeadLetters(
+        connection.clients.sqs,
+        url,
+        messages.filter((m) => !discarded.includes(m)),
+      );
+    }
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    throw new CliError(`discard failed: ${describeError(error, connection.clients)}`, {
+      cause: error,
+    });
+  } finally {
+    connection.destroy();
+  }
+}
+
+function printDiscard(
+  options: DiscardOptions,
+  d: {
+    key: string;
+    jobId: string;
+    scheduledAt: string;
+    messages: number;
+    status: string | undefined;
+    by: string;
+    reason: string;
+  },
+): void {
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify({ discarded: d }, null, 2)}\n`);
+    return;
+  }
+  const copies = d.messages === 1 ? '' : ` (${d.messages} messages)`;
+  const lines = [
+    wrap(
+      `discarded the dead letter of run ${d.key.slice(0, 7)} of '${d.jobId}' at ${d.scheduledAt}${copies}`,
+      '',
+    ),
+    wrap(`by ${d.by}: ${d.reason}`, '  '),
+    wrap(
+      `the run is unchanged in the ledger (${d.status ?? 'no item: expired'}); zonecron history ${d.jobId} shows the discard`,
+      '  ',
+    ),
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
 }

@@ -1,15 +1,17 @@
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import type { RunItem } from '../../functions/shared/ledger-item.ts';
 import {
   addConnectionOptions,
   type ConnectionOptions,
-  createCliClients,
-  tableName,
+  connect,
+  type OperateConnection,
 } from '../aws/connection.ts';
-import { CliError, describeError } from '../errors.ts';
-import { coloursFor } from '../format/colour.ts';
+import type { PauseState } from '../aws/job-control.ts';
+import type { OperatorEvent } from '../aws/operator-log.ts';
+import { usageError } from '../errors.ts';
+import { type Colours, coloursFor } from '../format/colour.ts';
 import { shortDuration } from '../format/durations.ts';
-import { plainTable } from '../format/table.ts';
+import { plainTable, wrap } from '../format/table.ts';
 import { integerAtLeast, parseSince } from '../options.ts';
 
 interface HistoryOptions extends ConnectionOptions {
@@ -22,8 +24,9 @@ const EXAMPLE = `
 Example:
   $ zonecron history berlin-nightly-report --since 7d --table zonecron-ledger
   lists the job's runs of the last 7 days, newest first: when, the local slot
-  they stand for, a note (gap, overlap, manual), status, delivery attempts (#),
-  dispatch lag and the key's first 7 characters.`;
+  they stand for, a note (gap, overlap, manual, backfill, paused), status,
+  delivery attempts (#), dispatch lag and the key's first 7 characters; then
+  the job's pause, if any, and who paused, resumed, backfilled or discarded.`;
 
 /** `zonecron history`: a job's runs from the ledger's `byJob` index. */
 export function registerHistory(program: Command): void {
@@ -33,7 +36,8 @@ export function registerHistory(program: Command): void {
     .argument('<jobId>', 'job id')
     .option('--since <when>', 'a duration back (24h, 7d, PT30M) or an ISO instant', '24h')
     .option('--limit <n>', 'show at most n runs, newest first', integerAtLeast(1), 50)
-    .option('--json', 'print one JSON document');
+    .option('--json', 'print one JSON document')
+    .option('--config <file>', 'check that the job is in this jobs file (default: no check)');
   addConnectionOptions(command, { table: true }).addHelpText('after', EXAMPLE).action(runHistory);
 }
 
@@ -42,61 +46,121 @@ function lagMs(run: RunItem): number | undefined {
   return Date.parse(run.dispatchedAt) - Date.parse(run.at);
 }
 
-async function runHistory(jobId: string, options: HistoryOptions): Promise<void> {
-  const since = parseSince(options.since, new Date());
-  const table = tableName(options);
+/** Reads the job's runs from `byJob`, newest first, page by page up to `limit`. */
+async function readRuns(
+  connection: OperateConnection,
+  table: string,
+  jobId: string,
+  since: Date,
+  limit: number,
+): Promise<RunItem[]> {
   const { QueryCommand } = await import('@aws-sdk/client-dynamodb');
   const { decodeRun } = await import('../../functions/shared/ledger-item.ts');
   const { LEDGER_BY_JOB_INDEX, LEDGER_BY_JOB_PARTITION_KEY, LEDGER_BY_JOB_SORT_KEY } = await import(
     '../../functions/shared/ledger-table.ts'
   );
-  const clients = await createCliClients(options);
   const runs: RunItem[] = [];
-  try {
-    let startKey: Record<string, import('@aws-sdk/client-dynamodb').AttributeValue> | undefined;
-    do {
-      const out = await clients.dynamodb.send(
-        new QueryCommand({
-          TableName: table,
-          IndexName: LEDGER_BY_JOB_INDEX,
-          KeyConditionExpression: '#job = :job AND #at >= :since',
-          ExpressionAttributeNames: {
-            '#job': LEDGER_BY_JOB_PARTITION_KEY,
-            '#at': LEDGER_BY_JOB_SORT_KEY,
-          },
-          ExpressionAttributeValues: {
-            ':job': { S: jobId },
-            ':since': { S: since.toISOString() },
-          },
-          ScanIndexForward: false,
-          Limit: options.limit - runs.length,
-          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-        }),
-      );
-      for (const item of out.Items ?? []) runs.push(decodeRun(item));
-      startKey = out.LastEvaluatedKey;
-    } while (startKey && runs.length < options.limit);
-  } catch (error) {
-    throw new CliError(
-      `cannot read the ledger table '${table}': ${describeError(error, clients)}`,
-      {
-        cause: error,
-      },
+  let startKey: Record<string, import('@aws-sdk/client-dynamodb').AttributeValue> | undefined;
+  do {
+    const out = await connection.clients.dynamodb.send(
+      new QueryCommand({
+        TableName: table,
+        IndexName: LEDGER_BY_JOB_INDEX,
+        KeyConditionExpression: '#job = :job AND #at >= :since',
+        ExpressionAttributeNames: {
+          '#job': LEDGER_BY_JOB_PARTITION_KEY,
+          '#at': LEDGER_BY_JOB_SORT_KEY,
+        },
+        ExpressionAttributeValues: {
+          ':job': { S: jobId },
+          ':since': { S: since.toISOString() },
+        },
+        ScanIndexForward: false,
+        Limit: limit - runs.length,
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      }),
     );
-  } finally {
-    clients.destroy();
-  }
+    for (const item of out.Items ?? []) runs.push(decodeRun(item));
+    startKey = out.LastEvaluatedKey;
+  } while (startKey && runs.length < limit);
+  return runs;
+}
 
+interface JobHistory {
+  readonly runs: RunItem[];
+  readonly pause: PauseState;
+  readonly events: OperatorEvent[];
+}
+
+/** The runs, the pause and the operator's actions (pause, resume, backfill, discard). */
+async function readHistory(
+  connection: OperateConnection,
+  jobId: string,
+  since: Date,
+  limit: number,
+): Promise<JobHistory> {
+  const { openLedger, onLedgerTable } = await import('../aws/ledger-access.ts');
+  const { pauseStateOf } = await import('../aws/job-control.ts');
+  const access = openLedger(connection);
+  return onLedgerTable(access.tableName, connection.clients, 'read', async () => {
+    const runs = await readRuns(connection, access.tableName, jobId, since, limit);
+    const state = await access.ledger.getJobState(jobId);
+    const events = await access.log.read(jobId, since, limit);
+    return { runs, pause: pauseStateOf(jobId, state, new Date()), events };
+  });
+}
+
+/** `--since` as an instant; a bad value is a usage error worded as commander words its own. */
+function sinceOf(value: string): Date {
+  try {
+    return parseSince(value, new Date());
+  } catch (error) {
+    if (!(error instanceof InvalidArgumentError)) throw error;
+    throw usageError(`option '--since <when>' argument '${value}' is invalid. ${error.message}`);
+  }
+}
+
+async function runHistory(jobId: string, options: HistoryOptions): Promise<void> {
+  const since = sinceOf(options.since);
+  if (options.config !== undefined) {
+    // A job removed from the file still has a history; a typo in its id has none.
+    const { loadJob } = await import('../aws/jobs-file.ts');
+    await loadJob(options.config, jobId);
+  }
+  const connection = await connect(options);
+  let history: JobHistory;
+  try {
+    history = await readHistory(connection, jobId, since, options.limit);
+  } finally {
+    connection.destroy();
+  }
   if (options.json) {
     const doc = {
       jobId,
       since: since.toISOString(),
-      runs: runs.map((run) => ({ ...run, lagMs: lagMs(run) ?? null })),
+      pause: history.pause,
+      runs: history.runs.map((run) => ({ ...run, lagMs: lagMs(run) ?? null })),
+      events: history.events,
     };
     process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
     return;
   }
   const c = coloursFor(process.stdout);
+  const out = [
+    ...runLines(jobId, history.runs, since, options.limit, c),
+    ...pauseLines(history.pause, c),
+    ...eventLines(history.events, c),
+  ];
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+function runLines(
+  jobId: string,
+  runs: readonly RunItem[],
+  since: Date,
+  limit: number,
+  c: Colours,
+): string[] {
   const statusColour = (status: string) =>
     status === 'failed'
       ? c.red(status)
@@ -105,33 +169,74 @@ async function runHistory(jobId: string, options: HistoryOptions): Promise<void>
         : c.yellow(status);
   const out: string[] = [
     `${c.bold(jobId)}: ${runs.length} run${runs.length === 1 ? '' : 's'} since ${since.toISOString()}` +
-      (runs.length === options.limit
-        ? ` (newest ${options.limit}; see --limit)`
-        : ' (newest first)'),
+      (runs.length === limit ? ` (newest ${limit}; see --limit)` : ' (newest first)'),
   ];
-  if (runs.length > 0) {
-    out.push('');
-    out.push(
-      plainTable(
-        ['at (UTC)', 'nominal', 'note', 'status', '#', 'lag', 'key'],
-        runs.map((run) => {
-          const lag = lagMs(run);
-          return [
-            `${run.at.slice(0, 10)} ${run.at.slice(11, 16)}`,
-            run.nominal,
-            run.manual ? 'manual' : (run.skipReason ?? (run.dst === 'none' ? '' : run.dst)),
-            statusColour(run.status),
-            String(run.attempts),
-            lag === undefined ? '' : shortDuration(lag),
-            run.key.slice(0, 7),
-          ];
-        }),
-      ),
-    );
-    const errors = runs.filter((r) => r.lastError);
-    for (const run of errors.slice(0, 5)) {
-      out.push(c.dim(`  ${run.key.slice(0, 7)}: ${run.lastError}`.slice(0, 80)));
-    }
+  if (runs.length === 0) return out;
+  out.push('');
+  out.push(
+    plainTable(
+      ['at (UTC)', 'nominal', 'note', 'status', '#', 'lag', 'key'],
+      runs.map((run) => {
+        const lag = lagMs(run);
+        return [
+          `${run.at.slice(0, 10)} ${run.at.slice(11, 16)}`,
+          run.nominal,
+          noteOf(run),
+          statusColour(run.status),
+          String(run.attempts),
+          lag === undefined ? '' : shortDuration(lag),
+          run.key.slice(0, 7),
+        ];
+      }),
+    ),
+  );
+  for (const run of runs.filter((r) => r.lastError).slice(0, 5)) {
+    out.push(c.dim(`  ${run.key.slice(0, 7)}: ${run.lastError}`.slice(0, 80)));
   }
-  process.stdout.write(`${out.join('\n')}\n`);
+  return out;
+}
+
+/** `manual`, `backfill`, a skip reason (`paused`, `overlap`, …), or the DST note. */
+function noteOf(run: RunItem): string {
+  if (run.manual) return 'manual';
+  if (run.skipReason) return run.skipReason;
+  if (run.origin === 'backfill') return 'backfill';
+  return run.dst === 'none' ? '' : run.dst;
+}
+
+function pauseLines(pause: PauseState, c: Colours): string[] {
+  if (!pause.paused) return [];
+  const until = pause.until
+    ? pause.ending
+      ? ` until ${pause.until} (passed: it resumes at its next tick)`
+      : ` until ${pause.until}`
+    : '';
+  return [
+    '',
+    c.yellow(
+      wrap(
+        `PAUSED since ${pause.pausedAt}${until} by ${pause.pausedBy}: ${pause.reason ?? ''}`,
+        '',
+      ),
+    ),
+  ];
+}
+
+function eventLines(events: readonly OperatorEvent[], c: Colours): string[] {
+  if (events.length === 0) return [];
+  const rows = events.map((e) => {
+    const said = [
+      e.reason,
+      e.until ? `until ${e.until}` : undefined,
+      e.runKey ? `run ${e.runKey.slice(0, 7)}` : undefined,
+      e.detail,
+    ].filter((x) => x !== undefined);
+    return { e, said: said.join('; ') };
+  });
+  const out = ['', c.bold('operator actions (newest first)')];
+  for (const { e, said } of rows) {
+    out.push(`${e.at.slice(0, 10)} ${e.at.slice(11, 16)}  ${e.action.padEnd(10)}  ${e.by}`);
+    if (said) out.push(c.dim(wrap(said, '  ')));
+  }
+  return out;
 }

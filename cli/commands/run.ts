@@ -1,14 +1,8 @@
 import type { Command } from 'commander';
-import {
-  addConnectionOptions,
-  type ConnectionOptions,
-  createCliClients,
-  tableName,
-} from '../aws/connection.ts';
+import { addConnectionOptions, type ConnectionOptions, connect } from '../aws/connection.ts';
 import { CliError, describeError } from '../errors.ts';
 import { wrap } from '../format/table.ts';
 import { parseInstant } from '../options.ts';
-import { findJob } from '../schedule-input.ts';
 
 interface RunOptions extends ConnectionOptions {
   at?: Date;
@@ -40,22 +34,14 @@ export function registerRun(program: Command): void {
 }
 
 async function runJob(jobId: string, options: RunOptions): Promise<void> {
-  const table = tableName(options);
-  const { loadJobsFile } = await import('../../infra/config/load-jobs.ts');
-  const config = loadJobsFile(options.config ?? 'jobs.yaml');
-  findJob(config, jobId);
-  const { createOperatorDispatcher } = await import('../aws/operator-dispatcher.ts');
+  const { loadJob } = await import('../aws/jobs-file.ts');
+  const { config } = await loadJob(options.config ?? 'jobs.yaml', jobId);
+  const { dispatcherFor } = await import('../aws/operator-dispatcher.ts');
   const { describeOutcome } = await import('../format/outcome.ts');
-  const clients = await createCliClients(options);
-  const dlq = options.dlqUrl ?? process.env.ZONECRON_DLQ_URL;
+  const connection = await connect(options);
+  const { clients } = connection;
   try {
-    const { dispatcher } = createOperatorDispatcher({
-      stackName: process.env.ZONECRON_STACK ?? 'Zonecron',
-      clients,
-      jobs: config.jobs,
-      tableName: table,
-      ...(dlq ? { dlqUrl: dlq } : {}),
-    });
+    const { dispatcher } = dispatcherFor(connection, config);
     let outcome: Awaited<ReturnType<typeof dispatcher.runManually>>;
     try {
       outcome = await dispatcher.runManually({ jobId, ...(options.at ? { at: options.at } : {}) });
@@ -72,6 +58,6 @@ async function runJob(jobId: string, options: RunOptions): Promise<void> {
     }
     if (outcome.outcome !== 'dispatched') process.exitCode = 1;
   } finally {
-    clients.destroy();
+    connection.destroy();
   }
 }

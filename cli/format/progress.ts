@@ -9,15 +9,19 @@ export interface Progress {
 
 /**
  * A progress bar on `stream` (stderr), only when it is a terminal: piped or captured output
- * stays clean, and stdout (maybe `--json`) never sees it.
+ * stays clean, and stdout (maybe `--json`) never sees it. `unit` names what `done` counts.
  */
-export function startProgress(stream: Writable, label: string): Progress {
+export function startProgress(
+  stream: Writable,
+  label: string,
+  unit = 'simulated minutes',
+): Progress {
   if ((stream as Writable & { isTTY?: boolean }).isTTY !== true) {
     return { update: () => {}, stop: () => {} };
   }
   const bar = new SingleBar({
     stream,
-    format: `${label} |{bar}| {percentage}% · {value}/{total} simulated minutes`,
+    format: `${label} |{bar}| {percentage}% · {value}/{total} ${unit}`,
     barsize: 24,
     hideCursor: true,
     clearOnComplete: true,

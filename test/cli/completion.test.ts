@@ -49,7 +49,11 @@ describe('zonecron completion bash', () => {
         words: ['next', '--gap', ''],
         offered: ['shift', 'transition', 'skip'],
       },
-      { line: 'zonecron dlq <TAB>', words: ['dlq', ''], offered: ['list', 'redrive', 'help'] },
+      {
+        line: 'zonecron dlq <TAB>',
+        words: ['dlq', ''],
+        offered: ['list', 'redrive', 'discard', 'help'],
+      },
       {
         line: 'zonecron dlq list --dl<TAB>',
         words: ['dlq', 'list', '--dl'],

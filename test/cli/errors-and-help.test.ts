@@ -69,7 +69,7 @@ describe('zonecron on bad input', () => {
       args: ['history', 'nightly', '--table', 'ledger', '--since', 'yesterday'],
       code: 2,
       message:
-        "zonecron: error: 'yesterday' is neither a duration (e.g. 24h, 7d, PT30M) nor an ISO 8601 date-time",
+        "zonecron: error: option '--since <when>' argument 'yesterday' is invalid. 'yesterday' is neither a duration (e.g. 24h, 7d, PT30M) nor an ISO 8601 date-time",
     },
     {
       name: 'a bad date',
@@ -88,7 +88,15 @@ describe('zonecron on bad input', () => {
       name: 'a missing ledger table name',
       args: ['history', 'nightly'],
       code: 2,
-      message: 'zonecron: error: no ledger table: pass --table <name> or set ZONECRON_TABLE',
+      message:
+        'zonecron: error: no ledger table: pass --stack <name> (or set ZONECRON_STACK), or --table <name> (or set ZONECRON_TABLE)',
+    },
+    {
+      name: 'a --since that is neither a duration nor an instant',
+      args: ['history', 'nightly', '--since', 'bogus', '--table', 'ledger'],
+      code: 2,
+      message:
+        "zonecron: error: option '--since <when>' argument 'bogus' is invalid. 'bogus' is neither a duration (e.g. 24h, 7d, PT30M) nor an ISO 8601 date-time",
     },
     {
       name: 'an unknown command',
@@ -133,6 +141,11 @@ describe('zonecron --help', () => {
       ['dlq'],
       ['dlq', 'list'],
       ['dlq', 'redrive'],
+      ['dlq', 'discard'],
+      ['pause'],
+      ['resume'],
+      ['backfill'],
+      ['sandbox'],
       ['completion'],
     ].map((command) => [command.join(' '), command] as const),
   )('shows an example for %s, within 80 columns', async (_name, command) => {

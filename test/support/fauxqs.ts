@@ -47,18 +47,31 @@ export async function startLocalSqs(): Promise<LocalSqs> {
       return { queueUrl, queueArn };
     },
     messages<T>(name: string): T[] {
-      const queue = server.inspectQueue(name);
-      if (!queue) throw new Error(`fauxqs has no queue '${name}'`);
-      const all = [
-        ...queue.messages.ready,
-        ...queue.messages.delayed,
-        ...queue.messages.inflight.map((i) => i.message),
-      ];
-      return all.map((m) => JSON.parse(m.body) as T);
+      const bodies = queueBodies<T>(server, name);
+      if (!bodies) throw new Error(`fauxqs has no queue '${name}'`);
+      return bodies;
     },
     async stop() {
       sqs.destroy();
       await server.stop();
     },
   };
+}
+
+/**
+ * The bodies of every message of a fauxqs queue (ready, delayed and in flight), parsed as
+ * JSON, oldest first; undefined when there is no such queue.
+ *
+ * @example
+ * queueBodies<RunEnvelope>(server, 'target')?.map((e) => e.key) //=> ['9f86…']
+ */
+export function queueBodies<T>(server: FauxqsServer, name: string): T[] | undefined {
+  const queue = server.inspectQueue(name);
+  if (!queue) return undefined;
+  const all = [
+    ...queue.messages.ready,
+    ...queue.messages.delayed,
+    ...queue.messages.inflight.map((i) => i.message),
+  ];
+  return all.map((m) => JSON.parse(m.body) as T);
 }

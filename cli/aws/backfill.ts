@@ -1,0 +1,233 @@
+import { planCatchup } from '../../functions/dispatcher/catch-up.ts';
+import type { Dispatcher, RunOutcome } from '../../functions/dispatcher/dispatch.ts';
+import type { RunLedger } from '../../functions/dispatcher/ledger.ts';
+import {
+  nextOccurrences,
+  type Occurrence,
+  occurrencesBetween,
+  periodBucket,
+} from '../../functions/schedule/index.ts';
+import { type JobDefinition, scheduleSpecOf } from '../../functions/shared/job.ts';
+import type { RunItem } from '../../functions/shared/ledger-item.ts';
+import { CliError } from '../errors.ts';
+
+/** Most runs one backfill delivers unless `--max-runs` says otherwise. */
+export const DEFAULT_BACKFILL_MAX_RUNS = 1000;
+
+/** Why a backfill range was refused. */
+export type RangeProblem = 'empty-range' | 'in-the-future' | 'too-many-runs';
+
+/** A backfill range that is refused before anything is read or delivered (exit code 2). */
+export class BackfillRangeError extends CliError {
+  override readonly name: string = 'BackfillRangeError';
+  readonly problem: RangeProblem;
+  readonly from: Date;
+  readonly to: Date;
+
+  constructor(problem: RangeProblem, range: { from: Date; to: Date }, message: string) {
+    super(message, { exitCode: 2 });
+    this.problem = problem;
+    this.from = range.from;
+    this.to = range.to;
+  }
+}
+
+/** One run of a backfill: the engine's occurrence, its key and what the ledger held before. */
+export interface BackfillRun {
+  readonly occurrence: Occurrence;
+  readonly key: string;
+  /** The run's item before the backfill; undefined when the ledger has none (never decided). */
+  readonly before: RunItem | undefined;
+}
+
+/**
+ * The engine's runs of a job in `[from, to]`, refused with a {@link BackfillRangeError} when
+ * the range is empty or reversed, reaches into the future (those runs are the schedule's), or
+ * holds more than `maxRuns` runs. At most `maxRuns + 1` runs are ever computed, so an absurd
+ * range costs no more than a refused one.
+ *
+ * @example
+ * backfillRuns(hourlyJob, new Date('2026-11-01T00:00Z'), new Date('2026-11-01T03:00Z'),
+ *   new Date('2026-11-29T00:00Z'), 1000).length
+ * //=> 4
+ */
+export function backfillRuns(
+  job: JobDefinition,
+  from: Date,
+  to: Date,
+  now: Date,
+  maxRuns: number,
+): Occurrence[] {
+  const range = { from, to };
+  if (to.getTime() < from.getTime()) {
+    throw new BackfillRangeError(
+      'empty-range',
+      range,
+      `--to (${to.toISOString()}) is before --from (${from.toISOString()})`,
+    );
+  }
+  if (to.getTime() > now.getTime()) {
+    throw new BackfillRangeError(
+      'in-the-future',
+      range,
+      `--to (${to.toISOString()}) is in the future (now ${now.toISOString()}): backfill` +
+        " delivers runs that were due; later runs are the schedule's (use zonecron run for one now)",
+    );
+  }
+  const spec = scheduleSpecOf(job);
+  const first = new Date(from.getTime() - 1);
+  const head = nextOccurrences(spec, first, maxRuns + 1).filter((o) => o.at <= to);
+  if (head.length > maxRuns) {
+    throw new BackfillRangeError(
+      'too-many-runs',
+      range,
+      `the range holds more than ${maxRuns.toLocaleString('en-US')} runs of '${job.id}';` +
+        ' narrow --from/--to, or raise the limit with --max-runs <n> if you mean it',
+    );
+  }
+  return head;
+}
+
+/**
+ * Pairs each run with its ledger item (one batched, consistent read), so a listing can say
+ * which runs were delivered already.
+ *
+ * @example
+ * await withLedgerState(ledger, job, runs) //=> [{ occurrence, key: '9f86…', before: undefined }, …]
+ */
+export async function withLedgerState(
+  ledger: Pick<RunLedger, 'getRuns'>,
+  job: JobDefinition,
+  runs: readonly Occurrence[],
+): Promise<BackfillRun[]> {
+  const keys = runs.map((o) => periodBucket(job.id, o.at));
+  const items = keys.length > 0 ? await ledger.getRuns(keys, true) : new Map<string, RunItem>();
+  return runs.map((occurrence, i) => {
+    const key = keys[i] as string;
+    return { occurrence, key, before: items.get(key) };
+  });
+}
+
+/** Why a backfill stopped before its last run. */
+export interface BackfillStop {
+  readonly reason: 'delivery-failed' | 'overlap' | 'interrupted';
+  readonly detail: string;
+}
+
+/** What a backfill did, run by run. */
+export interface BackfillReport {
+  /** The outcome of every run the dispatcher was asked to deliver, in order. */
+  readonly outcomes: readonly RunOutcome[];
+  /** Set when it stopped early; the remaining runs were not attempted. */
+  readonly stopped?: BackfillStop;
+  readonly notAttempted: number;
+}
+
+/** Hooks of the delivery loop: progress, and a Ctrl-C that asks it to stop between runs. */
+export interface BackfillHooks {
+  readonly onProgress?: (done: number, total: number) => void;
+  readonly interrupted?: () => boolean;
+}
+
+/** A sentence with every run key cut to the 7 characters the listings show. */
+function shortKeys(text: string): string {
+  return text.replace(/\b([0-9a-f]{7})[0-9a-f]{57}\b/g, '$1');
+}
+
+/** The stop a run's outcome calls for, if any. */
+function stopAfter(outcome: RunOutcome): BackfillStop | undefined {
+  if (outcome.outcome === 'skipped' && outcome.reason === 'overlap') {
+    return {
+      reason: 'overlap',
+      detail: `concurrency forbid: ${shortKeys(outcome.detail)}; run the same backfill again once it finished`,
+    };
+  }
+  if (outcome.outcome === 'delivery-failed' || outcome.outcome === 'dead-lettered') {
+    return {
+      reason: 'delivery-failed',
+      detail: `the target refused run ${outcome.key.slice(0, 7)}: ${outcome.lastError}`,
+    };
+  }
+  return undefined;
+}
+
+/**
+ * Delivers runs one at a time through the dispatcher's backfill route: each under its own
+ * scheduled key, so a run the ledger already delivered is refused (`duplicate`) and never
+ * delivered again, while one that was skipped (a pause, a catch-up policy) is delivered now.
+ *
+ * Stops at the first failed delivery (the target is likely down: fix it and backfill again)
+ * and, for `concurrency: forbid`, at the first run the previous one still blocks, without
+ * recording the rest; and between runs when `interrupted()` says so.
+ *
+ * @example
+ * await deliverBackfill(dispatcher, job, runs)
+ * //=> { outcomes: [{ outcome: 'dispatched', … }, { outcome: 'duplicate', … }], notAttempted: 0 }
+ */
+export async function deliverBackfill(
+  dispatcher: Pick<Dispatcher, 'backfill'>,
+  job: JobDefinition,
+  runs: readonly BackfillRun[],
+  hooks: BackfillHooks = {},
+): Promise<BackfillReport> {
+  const outcomes: RunOutcome[] = [];
+  hooks.onProgress?.(0, runs.length);
+  for (const run of runs) {
+    if (hooks.interrupted?.()) {
+      const detail = 'interrupted (Ctrl-C) between two runs';
+      return {
+        outcomes,
+        stopped: { reason: 'interrupted', detail },
+        notAttempted: runs.length - outcomes.length,
+      };
+    }
+    const outcome = await dispatcher.backfill({ jobId: job.id, occurrence: run.occurrence });
+    outcomes.push(outcome);
+    hooks.onProgress?.(outcomes.length, runs.length);
+    const stopped = stopAfter(outcome);
+    if (stopped) return { outcomes, stopped, notAttempted: runs.length - outcomes.length };
+  }
+  return { outcomes, notAttempted: 0 };
+}
+
+/**
+ * The runs of a pause that `resume --catch-up` replays: the job's catch-up policy applied to
+ * the runs of the pause that were never delivered (skipped as paused, or never decided),
+ * within the job's catch-up window back from the resume.
+ *
+ * @example
+ * // catchup.policy latest, paused 09:00-12:00, an hourly job: only 12:00 is replayed
+ * pausedRunsToReplay(job, runs, { from: nine, to: noon }).map((r) => r.occurrence.at)
+ * //=> [2026-11-29T12:00:00.000Z]
+ */
+export function pausedRunsToReplay(
+  job: JobDefinition,
+  runs: readonly BackfillRun[],
+  pause: { readonly to: Date },
+): BackfillRun[] {
+  const windowStartMs = pause.to.getTime() - job.catchup.windowSeconds * 1000;
+  const undelivered = runs.filter(
+    (r) =>
+      r.occurrence.at.getTime() >= windowStartMs &&
+      (r.before === undefined ||
+        (r.before.status === 'skipped' && r.before.skipReason === 'paused')),
+  );
+  const plan = planCatchup(
+    job,
+    undelivered.map((r) => r.occurrence),
+    undefined,
+    false,
+  );
+  return undelivered.filter((r) => plan.deliver.includes(r.occurrence));
+}
+
+/**
+ * The job's runs during a pause, `[from, to]`, bounded by the catch-up window (nothing older is
+ * ever caught up) and by the policy's run cap.
+ */
+export function runsOfPause(job: JobDefinition, pause: { from: Date; to: Date }): Occurrence[] {
+  const windowStart = new Date(pause.to.getTime() - job.catchup.windowSeconds * 1000);
+  const from = pause.from > windowStart ? pause.from : windowStart;
+  if (from > pause.to) return [];
+  return occurrencesBetween(scheduleSpecOf(job), new Date(from.getTime() - 1), pause.to);
+}

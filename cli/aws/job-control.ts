@@ -1,0 +1,202 @@
+import type { JobDefinition } from '../../functions/shared/job.ts';
+import type { JobStateLedger } from '../../functions/shared/job-state-ledger.ts';
+import type { JobStateItem } from '../../functions/shared/ledger-item.ts';
+import { CliError } from '../errors.ts';
+import type { OperatorLog } from './operator-log.ts';
+
+/** A job's pause as the operating commands show it (`list`, `describe`, `history`). */
+export interface PauseState {
+  readonly jobId: string;
+  readonly paused: boolean;
+  /** UTC ISO instant the pause began. */
+  readonly pausedAt?: string;
+  /** Who paused it: an AWS identity ARN, `user@host`, or `jobs.yaml` for `enabled: false`. */
+  readonly pausedBy?: string;
+  readonly reason?: string;
+  /** UTC ISO instant the pause ends by itself (`--until`). */
+  readonly until?: string;
+  /**
+   * The pause's end has passed: the dispatcher resumes the job at its next tick or sweep (it
+   * reads the pause with the watermark it reads anyway, so the end costs no request).
+   */
+  readonly ending: boolean;
+  /** The previous pause, once resumed: its runs are never replayed by the dispatcher. */
+  readonly lastPause?: { readonly from: string; readonly to: string };
+}
+
+/**
+ * A job's pause from its state item (`job#<jobId>`); not paused when it has none.
+ *
+ * @example
+ * pauseStateOf('nightly', { jobId: 'nightly', pausedAt: '2026-11-29T09:00:00.000Z',
+ *   pausedBy: 'alice@laptop', pauseReason: 'db migration' }, new Date())
+ * //=> { jobId: 'nightly', paused: true, pausedAt: '2026-11-29T09:00:00.000Z',
+ * //     pausedBy: 'alice@laptop', reason: 'db migration', ending: false }
+ */
+export function pauseStateOf(
+  jobId: string,
+  state: JobStateItem | undefined,
+  now: Date,
+): PauseState {
+  const paused = state?.pausedAt !== undefined;
+  const until = state?.pausedUntil;
+  return {
+    jobId,
+    paused,
+    ...(state?.pausedAt ? { pausedAt: state.pausedAt } : {}),
+    ...(state?.pausedBy ? { pausedBy: state.pausedBy } : {}),
+    ...(state?.pauseReason ? { reason: state.pauseReason } : {}),
+    ...(until ? { until } : {}),
+    ending: paused && until !== undefined && Date.parse(until) <= now.getTime(),
+    ...(state?.lastPauseFrom && state.lastPauseTo
+      ? { lastPause: { from: state.lastPauseFrom, to: state.lastPauseTo } }
+      : {}),
+  };
+}
+
+/**
+ * The pause state of several jobs in one batched, consistent read: what `list` and `describe`
+ * call to show who paused a job, when, why and until when.
+ *
+ * @example
+ * const ledger = createJobStateLedger(createLedgerStore({ client, tableName }));
+ * const states = await readPauseStates(ledger, ['nightly', 'hourly'], new Date());
+ * states.get('nightly')?.paused //=> true
+ */
+export async function readPauseStates(
+  ledger: Pick<JobStateLedger, 'getJobStates'>,
+  jobIds: readonly string[],
+  now: Date,
+): Promise<Map<string, PauseState>> {
+  const states = await ledger.getJobStates(jobIds);
+  return new Map(jobIds.map((id) => [id, pauseStateOf(id, states.get(id), now)]));
+}
+
+/** What pause and resume need: the job state ledger, the operator log and a clock. */
+export interface JobControlDeps {
+  readonly ledger: JobStateLedger;
+  readonly log: OperatorLog;
+  readonly clock: () => Date;
+  /** Ledger retention for the operator log (`retention.days` in jobs.yaml). */
+  readonly retentionDays?: number;
+}
+
+/** A pause's end that is not after the pause began. */
+export class PauseEndInPastError extends CliError {
+  override readonly name: string = 'PauseEndInPastError';
+  readonly until: Date;
+
+  constructor(until: Date, now: Date) {
+    super(
+      `--until ${until.toISOString()} is not in the future (now ${now.toISOString()}); give an` +
+        ' instant after now or a duration such as 2h',
+      { exitCode: 2 },
+    );
+    this.until = until;
+  }
+}
+
+/**
+ * Pauses a job by writing its state item: the next tick (within a minute) finds the pause
+ * with the watermark it reads anyway, and records its run `skipped` (`paused`) without a
+ * notification. Pausing a paused job updates who, why and until when, and keeps its start.
+ *
+ * @example
+ * await pauseJob(deps, { job, by: 'alice@laptop', reason: 'db migration',
+ *   until: new Date('2026-11-29T12:00Z') })
+ * //=> { jobId: 'nightly', paused: true, until: '2026-11-29T12:00:00.000Z', … }
+ */
+export async function pauseJob(
+  deps: JobControlDeps,
+  input: {
+    readonly job: JobDefinition;
+    readonly by: string;
+    readonly reason: string;
+    readonly until?: Date;
+  },
+): Promise<PauseState> {
+  const now = deps.clock();
+  if (input.until && input.until.getTime() <= now.getTime()) {
+    throw new PauseEndInPastError(input.until, now);
+  }
+  const state = await deps.ledger.pause(input.job.id, {
+    at: now,
+    by: input.by,
+    reason: input.reason,
+    ...(input.until ? { until: input.until } : {}),
+  });
+  await deps.log.record(
+    {
+      jobId: input.job.id,
+      action: 'paused',
+      at: now.toISOString(),
+      by: input.by,
+      reason: input.reason,
+      ...(input.until ? { until: input.until.toISOString() } : {}),
+    },
+    retention(deps),
+  );
+  return pauseStateOf(input.job.id, state, now);
+}
+
+function retention(deps: JobControlDeps) {
+  return deps.retentionDays === undefined ? {} : { retentionDays: deps.retentionDays };
+}
+
+/** The job is disabled in jobs.yaml: only a deploy that enables it resumes it. */
+export class DisabledInConfigError extends CliError {
+  override readonly name: string = 'DisabledInConfigError';
+  readonly jobId: string;
+
+  constructor(jobId: string) {
+    super(
+      `job '${jobId}' is disabled in jobs.yaml (enabled: false); set enabled: true and deploy` +
+        ' to resume it',
+    );
+    this.jobId = jobId;
+  }
+}
+
+/** What a resume found and did. */
+export interface ResumeResult {
+  /** False when the job was not paused (nothing was written). */
+  readonly resumed: boolean;
+  /** The pause that ended, as it was. */
+  readonly pause: PauseState;
+  /** UTC ISO instant of the resume: runs after it are the dispatcher's again. */
+  readonly at: string;
+}
+
+/**
+ * Ends a job's pause. The watermark moves to now, so the dispatcher never replays the paused
+ * period (its runs stay `skipped`, `paused`); the pause is remembered as the job's last one.
+ * Replaying it under the job's catch-up policy is the caller's choice (`--catch-up`, through
+ * the backfill route).
+ *
+ * @example
+ * await resumeJob(deps, { job, by: 'alice@laptop' })
+ * //=> { resumed: true, pause: { paused: true, pausedAt: '…', … }, at: '2026-11-29T12:00:00.000Z' }
+ */
+export async function resumeJob(
+  deps: JobControlDeps,
+  input: { readonly job: JobDefinition; readonly by: string; readonly detail?: string },
+): Promise<ResumeResult> {
+  const now = deps.clock();
+  const pause = pauseStateOf(input.job.id, await deps.ledger.getJobState(input.job.id), now);
+  if (!input.job.enabled) throw new DisabledInConfigError(input.job.id);
+  const resumed =
+    pause.paused && (await deps.ledger.resume(input.job.id, { at: now, catchUp: false }));
+  if (resumed) {
+    await deps.log.record(
+      {
+        jobId: input.job.id,
+        action: 'resumed',
+        at: now.toISOString(),
+        by: input.by,
+        ...(input.detail ? { detail: input.detail } : {}),
+      },
+      retention(deps),
+    );
+  }
+  return { resumed, pause, at: now.toISOString() };
+}

@@ -1,0 +1,305 @@
+import type { Command } from 'commander';
+import type { RunOutcome } from '../../functions/dispatcher/dispatch.ts';
+import type { JobDefinition } from '../../functions/shared/job.ts';
+import type { JobsConfig } from '../../infra/config/load-jobs.ts';
+import type { BackfillReport, BackfillRun } from '../aws/backfill.ts';
+import { addConnectionOptions, type ConnectionOptions, connect } from '../aws/connection.ts';
+import { CliError, describeError } from '../errors.ts';
+import { coloursFor } from '../format/colour.ts';
+import { plainTable, wrap } from '../format/table.ts';
+import { integerAtLeast, parseInstant } from '../options.ts';
+
+interface BackfillOptions extends ConnectionOptions {
+  from: Date;
+  to: Date;
+  dryRun?: boolean;
+  maxRuns?: number;
+  json?: boolean;
+}
+
+/** Exit code of a command stopped by Ctrl-C (128 + SIGINT). */
+const INTERRUPTED_EXIT_CODE = 130;
+
+const EXAMPLE = `
+Example:
+  $ zonecron backfill berlin-nightly-report --from 2026-11-01 --to 2026-11-08
+  lists the job's runs in the range with their DST notes, then delivers each
+  under its own key through the ledger: a run delivered before is refused, so a
+  second backfill of the same range delivers nothing. --dry-run only lists.`;
+
+/** `zonecron backfill`: a range of a job's scheduled runs, each delivered exactly once. */
+export function registerBackfill(program: Command): void {
+  const command = program
+    .command('backfill')
+    .description("deliver a job's scheduled runs of a past range, each at most once")
+    .argument('<jobId>', 'job id from the jobs file')
+    .requiredOption('--from <instant>', 'first instant of the range, ISO (inclusive)', parseInstant)
+    .requiredOption('--to <instant>', 'last instant of the range, ISO (inclusive)', parseInstant)
+    .option('--dry-run', 'list the runs and what the ledger has; deliver nothing')
+    .option(
+      '--max-runs <n>',
+      'refuse ranges with more runs than this (default 1000)',
+      integerAtLeast(1),
+    )
+    .option('--json', 'print one JSON document');
+  addConnectionOptions(command, { table: true, dlq: true, config: true })
+    .addHelpText('after', EXAMPLE)
+    .action(runBackfill);
+}
+
+/** What became of one run, in the words of the listing and the JSON. */
+type RunResult = 'delivered' | 'already' | 'skipped' | 'failed' | 'not-attempted' | 'would-deliver';
+
+function resultOf(run: BackfillRun, outcome: RunOutcome | undefined, dryRun: boolean): RunResult {
+  if (dryRun)
+    return run.before === undefined || run.before.status === 'skipped'
+      ? 'would-deliver'
+      : 'already';
+  if (!outcome) return 'not-attempted';
+  switch (outcome.outcome) {
+    case 'dispatched':
+      return 'delivered';
+    case 'duplicate':
+      return 'already';
+    case 'skipped':
+      return 'skipped';
+    default:
+      return 'failed';
+  }
+}
+
+function statusOf(run: BackfillRun, outcome: RunOutcome | undefined): string | undefined {
+  if (outcome?.outcome === 'duplicate') return outcome.existing.status;
+  return run.before?.status;
+}
+
+async function runBackfill(jobId: string, options: BackfillOptions): Promise<void> {
+  const { loadJob } = await import('../aws/jobs-file.ts');
+  const { config, job } = await loadJob(options.config ?? 'jobs.yaml', jobId);
+  const { backfillRuns, withLedgerState, DEFAULT_BACKFILL_MAX_RUNS } = await import(
+    '../aws/backfill.ts'
+  );
+  const now = new Date();
+  const occurrences = backfillRuns(
+    job,
+    options.from,
+    options.to,
+    now,
+    options.maxRuns ?? DEFAULT_BACKFILL_MAX_RUNS,
+  );
+  const connection = await connect(options);
+  try {
+    const { openLedger, onLedgerTable } = await import('../aws/ledger-access.ts');
+    const access = openLedger(connection);
+    const runs = await onLedgerTable(access.tableName, connection.clients, 'read', () =>
+      withLedgerState(access.ledger, job, occurrences),
+    );
+    const report = options.dryRun
+      ? undefined
+      : await deliverWithProgress(job, config, connection, runs);
+    if (report && report.outcomes.length > 0) {
+      await recordBackfill(connection, access, job, options, report, config.retentionDays);
+    }
+    await print(job, options, runs, report);
+    if (report?.stopped?.reason === 'interrupted') process.exitCode = INTERRUPTED_EXIT_CODE;
+    else if (report?.stopped) process.exitCode = 1;
+  } finally {
+    connection.destroy();
+  }
+}
+
+/**
+ * Delivers the runs with a progress bar on a terminal. The first Ctrl-C stops between two
+ * runs (the one in flight finishes, so no claim is left behind); a second one stops at once.
+ * Either way the bar is taken down and the cursor shown again.
+ */
+async function deliverWithProgress(
+  job: JobDefinition,
+  config: JobsConfig,
+  connection: import('../aws/connection.ts').OperateConnection,
+  runs: readonly BackfillRun[],
+): Promise<BackfillReport> {
+  const { deliverBackfill } = await import('../aws/backfill.ts');
+  const { dispatcherFor } = await import('../aws/operator-dispatcher.ts');
+  const { startProgress } = await import('../format/progress.ts');
+  const { dispatcher } = dispatcherFor(connection, config);
+  const progress = startProgress(process.stderr, `backfilling ${job.id}`, 'runs');
+  let interrupted = false;
+  const onSignal = () => {
+    if (interrupted) {
+      progress.stop();
+      process.exit(INTERRUPTED_EXIT_CODE);
+    }
+    interrupted = true;
+  };
+  process.on('SIGINT', onSignal);
+  try {
+    return await deliverBackfill(dispatcher, job, runs, {
+      onProgress: progress.update,
+      interrupted: () => interrupted,
+    });
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    throw new CliError(
+      `backfill of '${job.id}' failed: ${describeError(error, connection.clients)}`,
+      {
+        cause: error,
+      },
+    );
+  } finally {
+    progress.stop();
+    process.off('SIGINT', onSignal);
+  }
+}
+
+interface Summary {
+  readonly runs: number;
+  readonly delivered: number;
+  readonly already: number;
+  readonly skipped: number;
+  readonly failed: number;
+  readonly notAttempted: number;
+  readonly wouldDeliver: number;
+}
+
+function summarize(results: readonly RunResult[]): Summary {
+  const count = (r: RunResult) => results.filter((x) => x === r).length;
+  return {
+    runs: results.length,
+    delivered: count('delivered'),
+    already: count('already'),
+    skipped: count('skipped'),
+    failed: count('failed'),
+    notAttempted: count('not-attempted'),
+    wouldDeliver: count('would-deliver'),
+  };
+}
+
+async function recordBackfill(
+  connection: import('../aws/connection.ts').OperateConnection,
+  access: import('../aws/ledger-access.ts').LedgerAccess,
+  job: JobDefinition,
+  options: BackfillOptions,
+  report: BackfillReport,
+  retentionDays: number,
+): Promise<void> {
+  const { callerIdentity } = await import('../aws/caller-identity.ts');
+  const delivered = report.outcomes.filter((o) => o.outcome === 'dispatched').length;
+  const already = report.outcomes.filter((o) => o.outcome === 'duplicate').length;
+  const detail =
+    `${options.from.toISOString()} to ${options.to.toISOString()}: ${delivered} delivered,` +
+    ` ${already} already in the ledger${report.stopped ? `; stopped: ${report.stopped.reason}` : ''}`;
+  const { onLedgerTable } = await import('../aws/ledger-access.ts');
+  await onLedgerTable(access.tableName, connection.clients, 'update', async () =>
+    access.log.record(
+      {
+        jobId: job.id,
+        action: 'backfilled',
+        at: new Date().toISOString(),
+        by: await callerIdentity(connection),
+        detail,
+      },
+      { retentionDays },
+    ),
+  );
+}
+
+async function print(
+  job: JobDefinition,
+  options: BackfillOptions,
+  runs: readonly BackfillRun[],
+  report: BackfillReport | undefined,
+): Promise<void> {
+  const { scheduleSpecOf } = await import('../../functions/shared/job.ts');
+  const { occurrenceNote } = await import('../format/dst-notes.ts');
+  const { formatLocal, formatUtc } = await import('../../functions/shared/zone-time.ts');
+  const spec = scheduleSpecOf(job);
+  const dryRun = options.dryRun ?? false;
+  const rows = runs.map((run, i) => {
+    const outcome = report?.outcomes[i];
+    return {
+      run,
+      outcome,
+      result: resultOf(run, outcome, dryRun),
+      status: statusOf(run, outcome),
+      note: occurrenceNote(spec, run.occurrence),
+      local: formatLocal(run.occurrence.at, job.timezone),
+      utc: formatUtc(run.occurrence.at),
+    };
+  });
+  const summary = summarize(rows.map((r) => r.result));
+  if (options.json) {
+    const doc = {
+      jobId: job.id,
+      from: options.from.toISOString(),
+      to: options.to.toISOString(),
+      dryRun,
+      runs: rows.map((r) => ({
+        at: r.run.occurrence.at.toISOString(),
+        local: r.local,
+        nominal: r.run.occurrence.nominal,
+        dst: r.run.occurrence.dst,
+        note: r.note ?? null,
+        key: r.run.key,
+        before: r.run.before?.status ?? null,
+        result: r.result,
+        ...(r.outcome ? { outcome: r.outcome } : {}),
+      })),
+      summary,
+      stopped: report?.stopped ?? null,
+    };
+    process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
+    return;
+  }
+  const c = coloursFor(process.stdout);
+  const out = [
+    wrap(
+      `${c.bold(job.id)} (${job.schedule} in ${job.timezone}): ${runs.length} run${runs.length === 1 ? '' : 's'} from ${formatUtc(options.from)} to ${formatUtc(options.to)}`,
+      '',
+    ),
+  ];
+  if (rows.length > 0) {
+    out.push('');
+    const table = plainTable(
+      ['local', 'UTC', 'key', dryRun ? 'ledger' : 'result'],
+      rows.map((r) => [
+        r.local,
+        r.utc,
+        r.run.key.slice(0, 7),
+        r.result === 'already' ? `was ${r.status}` : r.result,
+      ]),
+    ).split('\n');
+    out.push(c.dim(table[0] ?? ''));
+    rows.forEach((r, i) => {
+      out.push(table[i + 1] ?? '');
+      if (r.note) out.push(c.yellow(wrap(r.note, '  ↳ ')));
+    });
+  }
+  out.push('', ...summaryLines(summary, report, dryRun));
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+function summaryLines(
+  summary: Summary,
+  report: BackfillReport | undefined,
+  dryRun: boolean,
+): string[] {
+  if (dryRun) {
+    return [
+      wrap(
+        `dry run: ${summary.wouldDeliver} would be delivered, ${summary.already} already in the ledger; nothing was delivered`,
+        '',
+      ),
+    ];
+  }
+  const lines = [
+    wrap(
+      `${summary.delivered} delivered, ${summary.already} already in the ledger (not delivered again)` +
+        `${summary.skipped ? `, ${summary.skipped} skipped` : ''}${summary.failed ? `, ${summary.failed} failed` : ''}` +
+        `${summary.notAttempted ? `, ${summary.notAttempted} not attempted` : ''}`,
+      '',
+    ),
+  ];
+  if (report?.stopped) lines.push(wrap(`stopped: ${report.stopped.detail}`, ''));
+  return lines;
+}

@@ -1,0 +1,209 @@
+import type { Command } from 'commander';
+import type { JobDefinition } from '../../functions/shared/job.ts';
+import { formatLocal, formatUtc } from '../../functions/shared/zone-time.ts';
+import type { JobsConfig } from '../../infra/config/load-jobs.ts';
+import { addConnectionOptions, type ConnectionOptions, connect } from '../aws/connection.ts';
+import type { PauseState } from '../aws/job-control.ts';
+import { wrap } from '../format/table.ts';
+import { instantOrDuration } from '../options.ts';
+
+interface PauseOptions extends ConnectionOptions {
+  reason?: string;
+  until?: Date;
+  json?: boolean;
+}
+
+interface ResumeOptions extends ConnectionOptions {
+  catchUp?: boolean;
+  json?: boolean;
+}
+
+const PAUSE_EXAMPLE = `
+Example:
+  $ zonecron pause berlin-nightly-report --reason "db migration" --until 6h
+  from the next tick on (within a minute), the job's runs are recorded skipped
+  (paused), with no notification; it resumes by itself after 6 hours, or with
+  zonecron resume. Who, when and why show in zonecron history.`;
+
+const RESUME_EXAMPLE = `
+Example:
+  $ zonecron resume berlin-nightly-report
+  the job runs again from its next run on; the paused period is not replayed.
+  $ zonecron resume berlin-nightly-report --catch-up
+  also delivers the paused runs the job's catch-up policy picks (all, latest or
+  none, within its catch-up window), each under its own key.`;
+
+/** `zonecron pause` and `zonecron resume`: a job's state in the ledger, without a deploy. */
+export function registerPause(program: Command): void {
+  const pause = program
+    .command('pause')
+    .description("pause a job now, without a deploy: its runs are skipped until it's resumed")
+    .argument('<jobId>', 'job id from the jobs file')
+    .option('--reason <text>', 'why, for whoever looks next (history, list, describe)')
+    .option(
+      '--until <when>',
+      'resume by itself then: an ISO instant or a duration from now (2h, 1d)',
+      (value: string) => instantOrDuration(value, new Date(), 1),
+    )
+    .option('--json', 'print the pause as one JSON document');
+  addConnectionOptions(pause, { table: true, config: true })
+    .addHelpText('after', PAUSE_EXAMPLE)
+    .action(runPause);
+
+  const resume = program
+    .command('resume')
+    .description('resume a paused job; the paused period is not replayed')
+    .argument('<jobId>', 'job id from the jobs file')
+    .option('--catch-up', "deliver the paused runs the job's catch-up policy picks")
+    .option('--json', 'print the result as one JSON document');
+  addConnectionOptions(resume, { table: true, dlq: true, config: true })
+    .addHelpText('after', RESUME_EXAMPLE)
+    .action(runResume);
+}
+
+/** What a pause or resume needs: the connection, the job, the ledger, who is asking. */
+async function prepare(jobId: string, options: ConnectionOptions) {
+  const { loadJob } = await import('../aws/jobs-file.ts');
+  const { config, job } = await loadJob(options.config ?? 'jobs.yaml', jobId);
+  const connection = await connect(options);
+  const { openLedger, onLedgerTable } = await import('../aws/ledger-access.ts');
+  const { callerIdentity } = await import('../aws/caller-identity.ts');
+  const access = openLedger(connection);
+  const by = await callerIdentity(connection);
+  const deps = {
+    ledger: access.ledger,
+    log: access.log,
+    clock: () => new Date(),
+    retentionDays: config.retentionDays,
+  };
+  return { config, job, connection, access, by, deps, onLedgerTable };
+}
+
+async function runPause(jobId: string, options: PauseOptions): Promise<void> {
+  const until = options.until;
+  const { config, job, connection, access, by, deps, onLedgerTable } = await prepare(
+    jobId,
+    options,
+  );
+  try {
+    const { pauseJob } = await import('../aws/job-control.ts');
+    const reason = options.reason ?? 'no reason given';
+    const state = await onLedgerTable(access.tableName, connection.clients, 'update', () =>
+      pauseJob(deps, { job, by, reason, ...(until ? { until } : {}) }),
+    );
+    if (options.json) {
+      process.stdout.write(`${JSON.stringify({ ...state, file: config.file }, null, 2)}\n`);
+      return;
+    }
+    process.stdout.write(`${describePause(job, state)}\n`);
+  } finally {
+    connection.destroy();
+  }
+}
+
+function describePause(job: JobDefinition, state: PauseState): string {
+  const until = state.until ? ` until ${state.until}` : '';
+  const lines = [
+    wrap(`paused ${job.id} since ${state.pausedAt}${until}`, ''),
+    wrap(`by ${state.pausedBy}: ${state.reason}`, '  '),
+    wrap(
+      'its runs are recorded skipped (paused) from the next tick on, without a notification;' +
+        (state.until
+          ? ` it resumes by itself at ${state.until}, or with zonecron resume ${job.id}`
+          : ` zonecron resume ${job.id} ends the pause`),
+      '  ',
+    ),
+  ];
+  return lines.join('\n');
+}
+
+async function runResume(jobId: string, options: ResumeOptions): Promise<void> {
+  const { job, connection, access, by, deps, config, onLedgerTable } = await prepare(
+    jobId,
+    options,
+  );
+  try {
+    const { resumeJob } = await import('../aws/job-control.ts');
+    const detail = options.catchUp
+      ? `--catch-up (catchup.policy ${job.catchup.policy})`
+      : undefined;
+    const result = await onLedgerTable(access.tableName, connection.clients, 'update', () =>
+      resumeJob(deps, { job, by, ...(detail ? { detail } : {}) }),
+    );
+    const caughtUp =
+      result.resumed && options.catchUp && result.pause.pausedAt
+        ? await catchUpPause(job, config, connection, access, {
+            from: new Date(result.pause.pausedAt),
+            to: new Date(result.at),
+          })
+        : undefined;
+    const { nextOccurrences } = await import('../../functions/schedule/index.ts');
+    const { scheduleSpecOf } = await import('../../functions/shared/job.ts');
+    const next = nextOccurrences(scheduleSpecOf(job), new Date(result.at), 1)[0];
+    if (options.json) {
+      const doc = {
+        jobId,
+        ...result,
+        next: next?.at.toISOString() ?? null,
+        caughtUp: caughtUp ?? null,
+      };
+      process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
+    } else {
+      process.stdout.write(`${describeResume(job, result, next?.at, caughtUp)}\n`);
+    }
+    if (caughtUp?.stopped) process.exitCode = 1;
+  } finally {
+    connection.destroy();
+  }
+}
+
+type CatchUpReport = import('../aws/backfill.ts').BackfillReport;
+
+/** `--catch-up`: the paused runs the job's catch-up policy picks, through the backfill route. */
+async function catchUpPause(
+  job: JobDefinition,
+  config: JobsConfig,
+  connection: import('../aws/connection.ts').OperateConnection,
+  access: import('../aws/ledger-access.ts').LedgerAccess,
+  pause: { from: Date; to: Date },
+): Promise<CatchUpReport> {
+  const { runsOfPause, withLedgerState, pausedRunsToReplay, deliverBackfill } = await import(
+    '../aws/backfill.ts'
+  );
+  const { dispatcherFor } = await import('../aws/operator-dispatcher.ts');
+  const runs = await withLedgerState(access.ledger, job, runsOfPause(job, pause));
+  const replay = pausedRunsToReplay(job, runs, pause);
+  const { dispatcher } = dispatcherFor(connection, config);
+  return deliverBackfill(dispatcher, job, replay);
+}
+
+function describeResume(
+  job: JobDefinition,
+  result: import('../aws/job-control.ts').ResumeResult,
+  next: Date | undefined,
+  caughtUp: CatchUpReport | undefined,
+): string {
+  if (!result.resumed) return `${job.id} is not paused; nothing to resume`;
+  const pause = result.pause;
+  const lines = [
+    wrap(
+      `resumed ${job.id} (paused since ${pause.pausedAt} by ${pause.pausedBy}: ${pause.reason})`,
+      '',
+    ),
+  ];
+  if (!caughtUp) {
+    lines.push(wrap('the paused period is not replayed: its runs stay skipped (paused)', '  '));
+  } else {
+    const delivered = caughtUp.outcomes.filter((o) => o.outcome === 'dispatched').length;
+    lines.push(
+      wrap(
+        `caught up under catchup.policy ${job.catchup.policy}: ${delivered} of the paused` +
+          ` runs delivered${caughtUp.stopped ? `; stopped: ${caughtUp.stopped.detail}` : ''}`,
+        '  ',
+      ),
+    );
+  }
+  if (next)
+    lines.push(wrap(`next run ${formatLocal(next, job.timezone)} (${formatUtc(next)})`, '  '));
+  return lines.join('\n');
+}

@@ -1,0 +1,105 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BIN, REPO_ROOT, runCli } from './run-cli.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'zonecron-sandbox-'));
+const config = join(dir, 'jobs.yaml');
+writeFileSync(
+  config,
+  `jobs:
+  - id: report
+    description: a report to an SQS queue
+    schedule: '0 9 * * *'
+    timezone: Europe/Berlin
+    target:
+      type: sqs
+      arn: arn:aws:sqs:us-east-1:000000000000:report-target
+`,
+);
+let child: ChildProcess | undefined;
+afterAll(() => {
+  if (child && child.exitCode === null) child.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Starts `zonecron sandbox` and waits for it to say it is ready; its stdout so far. */
+function startSandboxProcess(): Promise<{ process: ChildProcess; stdout: string }> {
+  const started = spawn(process.execPath, [BIN, 'sandbox', '--config', config], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH ?? '', TZ: 'UTC', ZONECRON_FROM_SOURCE: '0' },
+  });
+  child = started;
+  let stdout = '';
+  let stderr = '';
+  started.stdout?.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  return new Promise((resolve, reject) => {
+    started.stderr?.on('data', (chunk) => {
+      stderr += chunk;
+      if (stderr.includes('ready')) resolve({ process: started, stdout });
+    });
+    started.once('exit', (code) => reject(new Error(`sandbox exited with ${code}: ${stderr}`)));
+  });
+}
+
+/** The variables the `export NAME=value` lines set. */
+function exported(stdout: string): Record<string, string> {
+  const vars: Record<string, string> = {};
+  for (const line of stdout.split('\n')) {
+    const match = /^export ([A-Z_]+)=(.*)$/.exec(line);
+    if (match?.[1] && match[2] !== undefined) vars[match[1]] = match[2];
+  }
+  return vars;
+}
+
+function portIsClosed(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), hostname);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(true));
+  });
+}
+
+describe('zonecron sandbox', () => {
+  it('prints export lines the operating commands run on, and on Ctrl-C frees its ports and exits with 130', async () => {
+    const { process: sandbox, stdout } = await startSandboxProcess();
+    expect(stdout).toContain('unset ZONECRON_STACK\n');
+    const env = exported(stdout);
+    expect(Object.keys(env).sort()).toEqual([
+      'AWS_ACCESS_KEY_ID',
+      'AWS_ENDPOINT_URL_DYNAMODB',
+      'AWS_ENDPOINT_URL_SQS',
+      'AWS_REGION',
+      'AWS_SECRET_ACCESS_KEY',
+      'ZONECRON_DLQ_URL',
+      'ZONECRON_TABLE',
+    ]);
+
+    const run = await runCli(['run', 'report', '--at', '2026-11-29T08:00Z', '--config', config], {
+      env,
+    });
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toMatch(
+      /^dispatched run [0-9a-f]{7} of 'report' at 2026-11-29T08:00:00\.000Z/,
+    );
+    const history = await runCli(['history', 'report', '--since', '2026-11-29T00:00Z', '--json'], {
+      env,
+    });
+    expect(JSON.parse(history.stdout).runs).toMatchObject([{ status: 'dispatched', manual: true }]);
+
+    const exit = new Promise<number | null>((resolve) => sandbox.once('exit', resolve));
+    sandbox.kill('SIGINT');
+    expect(await exit).toBe(130);
+    expect(await portIsClosed(env.AWS_ENDPOINT_URL_DYNAMODB ?? '')).toBe(true);
+    expect(await portIsClosed(env.AWS_ENDPOINT_URL_SQS ?? '')).toBe(true);
+  });
+});
