@@ -91,3 +91,25 @@ export function describeError(error: unknown, context: { endpoint?: string } = {
   }
   return firstLine(String(error));
 }
+
+/**
+ * Runs one step against AWS, turning any failure but a `CliError` into one line that says
+ * what could not be done: `cannot <doing>: <the error in one line>`.
+ *
+ * @example
+ * await failingAs("read the schedule group 'g'", clients, () => listDeployedSchedules(s, 'g'));
+ * // unreachable: CliError "cannot read the schedule group 'g': cannot reach … (ECONNREFUSED)"
+ */
+export async function failingAs<T>(
+  doing: string,
+  context: { readonly endpoint?: string },
+  step: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    const endpoint = context.endpoint === undefined ? {} : { endpoint: context.endpoint };
+    throw new CliError(`cannot ${doing}: ${describeError(error, endpoint)}`, { cause: error });
+  }
+}

@@ -15,6 +15,7 @@ import { registerCompletion } from './commands/completion.ts';
 import { registerDlq } from './commands/dlq.ts';
 import { registerExplain } from './commands/explain.ts';
 import { registerHistory } from './commands/history.ts';
+import { registerList } from './commands/list.ts';
 import { registerNext } from './commands/next.ts';
 import { registerPause } from './commands/pause.ts';
 import { registerRun } from './commands/run.ts';
@@ -52,6 +53,7 @@ function buildProgram(): Command {
   registerExplain(program);
   registerValidate(program);
   registerSimulate(program);
+  registerList(program);
   registerHistory(program);
   registerDlq(program);
   registerRun(program);

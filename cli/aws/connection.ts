@@ -1,5 +1,6 @@
+import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import type { Command } from 'commander';
-import type { AwsClients, AwsService } from '../../functions/shared/aws-clients.ts';
+import type { AwsClients, AwsService, Sender } from '../../functions/shared/aws-clients.ts';
 import { DEFAULT_STACK_NAME } from '../../functions/shared/defaults.ts';
 import { CliError, describeError, usageError } from '../errors.ts';
 import {
@@ -34,7 +35,7 @@ export function addConnectionOptions(
     .option(
       '--endpoint-url <url>',
       'AWS endpoint for emulators; <service>=<url> for one service (repeatable;' +
-        ' services: dynamodb, sqs, sns, lambda, eventbridge, stepfunctions)',
+        ' services: dynamodb, sqs, sns, lambda, eventbridge, stepfunctions, scheduler)',
       collect,
     )
     .option('--region <region>', 'AWS region (default: from the stack, the environment or profile)')
@@ -59,7 +60,8 @@ function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
 
-type Service = AwsService;
+/** The services an endpoint can be given for: the clients' and EventBridge Scheduler. */
+type Service = AwsService | 'scheduler';
 
 const SERVICE_NAMES: Record<string, Service> = {
   dynamodb: 'dynamodb',
@@ -70,6 +72,7 @@ const SERVICE_NAMES: Record<string, Service> = {
   events: 'eventbridge',
   stepfunctions: 'stepfunctions',
   sfn: 'stepfunctions',
+  scheduler: 'scheduler',
 };
 
 function checkUrl(url: string): string {
@@ -93,6 +96,7 @@ const ENDPOINT_VARIABLES: Record<Service, string> = {
   lambda: 'LAMBDA',
   eventbridge: 'EVENTBRIDGE',
   stepfunctions: 'SFN',
+  scheduler: 'SCHEDULER',
 };
 
 /** A service's endpoint from the environment, as the SDK itself would read it. */
@@ -205,6 +209,12 @@ export interface OperateConnection {
    * …), or a typed error: the stack lacks it, or no stack was named (a usage error).
    */
   output(name: StackOutputName): string;
+  /**
+   * EventBridge Scheduler, built on first call (`list` and `describe` read the deployed
+   * schedules), at `--endpoint-url scheduler=<url>`, `AWS_ENDPOINT_URL_SCHEDULER` or the
+   * endpoint for every service when one is given.
+   */
+  scheduler(): Promise<Sender<SchedulerClient>>;
   /** Closes the clients. */
   destroy(): void;
 }
@@ -276,6 +286,35 @@ function isLocalDynamo(options: ConnectionOptions, env: NodeJS.ProcessEnv): bool
   );
 }
 
+/**
+ * True when the command line or the environment names a deployed stack or a ledger table
+ * (`--stack`, `ZONECRON_STACK`, `--table`, `ZONECRON_TABLE`): the commands that also work from
+ * the jobs file alone (`list`, `describe`) work offline otherwise.
+ *
+ * @example
+ * namesDeployment({}, {}) //=> false
+ * namesDeployment({ table: 'zonecron-ledger' }, {}) //=> true
+ */
+export function namesDeployment(
+  options: ConnectionOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): boolean {
+  return Boolean(options.stack || options.table || env.ZONECRON_STACK || env.ZONECRON_TABLE);
+}
+
+/** The Scheduler client (lazily loaded) with the CLI's timeouts and the scheduler endpoint. */
+async function schedulerClient(
+  options: ConnectionOptions,
+  region: string | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<SchedulerClient> {
+  const { SchedulerClient } = await import('@aws-sdk/client-scheduler');
+  const endpoints = parseEndpoints(options.endpointUrl ?? []);
+  const endpoint =
+    endpoints.byService.get('scheduler') ?? endpoints.all ?? environmentEndpoint('scheduler', env);
+  return new SchedulerClient({ ...clientBase(region), ...(endpoint ? { endpoint } : {}) });
+}
+
 /** Looks the stack up with CloudFormation (lazily loaded), in `--region` or the SDK's region. */
 async function lookUpStack(options: ConnectionOptions, stack: string): Promise<DeployedStack> {
   const { CloudFormationClient } = await import('@aws-sdk/client-cloudformation');
@@ -321,6 +360,7 @@ export async function connect(
   const clients = await createCliClients({ ...options, ...(region ? { region } : {}) });
   const table = pick(TABLE, options.table, stack, env);
   const dlq = pick(DLQ, options.dlqUrl, stack, env);
+  let scheduler: Promise<SchedulerClient> | undefined;
   return {
     clients,
     stackName: deployed?.stackName ?? DEFAULT_STACK_NAME,
@@ -341,6 +381,13 @@ export async function connect(
         deployed?.outputs.get(name),
         deployed,
       ),
-    destroy: () => clients.destroy(),
+    scheduler: () => {
+      scheduler ??= schedulerClient(options, region, env);
+      return scheduler;
+    },
+    destroy: () => {
+      clients.destroy();
+      void scheduler?.then((client) => client.destroy());
+    },
   };
 }

@@ -1,6 +1,6 @@
 import { createDynamoLedger, type Ledger } from '../../functions/dispatcher/ledger.ts';
 import { createLedgerStore, type LedgerStore } from '../../functions/shared/ledger-store.ts';
-import { CliError, describeError } from '../errors.ts';
+import { failingAs } from '../errors.ts';
 import type { OperateConnection } from './connection.ts';
 import { createOperatorLog, type OperatorLog } from './operator-log.ts';
 
@@ -41,13 +41,5 @@ export async function onLedgerTable<T>(
   verb: 'read' | 'update',
   step: () => Promise<T>,
 ): Promise<T> {
-  try {
-    return await step();
-  } catch (error) {
-    if (error instanceof CliError) throw error;
-    throw new CliError(
-      `cannot ${verb} the ledger table '${table}': ${describeError(error, endpoint)}`,
-      { cause: error },
-    );
-  }
+  return failingAs(`${verb} the ledger table '${table}'`, endpoint, step);
 }

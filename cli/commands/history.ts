@@ -10,8 +10,8 @@ import type { PauseState } from '../aws/job-control.ts';
 import type { OperatorEvent } from '../aws/operator-log.ts';
 import { usageError } from '../errors.ts';
 import { type Colours, coloursFor } from '../format/colour.ts';
-import { shortDuration } from '../format/durations.ts';
-import { plainTable, wrap } from '../format/table.ts';
+import { lagMs, pauseLines, runHistoryLines } from '../format/run-history.ts';
+import { wrap } from '../format/table.ts';
 import { integerAtLeast, parseSince } from '../options.ts';
 
 interface HistoryOptions extends ConnectionOptions {
@@ -41,51 +41,6 @@ export function registerHistory(program: Command): void {
   addConnectionOptions(command, { table: true }).addHelpText('after', EXAMPLE).action(runHistory);
 }
 
-function lagMs(run: RunItem): number | undefined {
-  if (!run.dispatchedAt) return undefined;
-  return Date.parse(run.dispatchedAt) - Date.parse(run.at);
-}
-
-/** Reads the job's runs from `byJob`, newest first, page by page up to `limit`. */
-async function readRuns(
-  connection: OperateConnection,
-  table: string,
-  jobId: string,
-  since: Date,
-  limit: number,
-): Promise<RunItem[]> {
-  const { QueryCommand } = await import('@aws-sdk/client-dynamodb');
-  const { decodeRun } = await import('../../functions/shared/ledger-item.ts');
-  const { LEDGER_BY_JOB_INDEX, LEDGER_BY_JOB_PARTITION_KEY, LEDGER_BY_JOB_SORT_KEY } = await import(
-    '../../functions/shared/ledger-table.ts'
-  );
-  const runs: RunItem[] = [];
-  let startKey: Record<string, import('@aws-sdk/client-dynamodb').AttributeValue> | undefined;
-  do {
-    const out = await connection.clients.dynamodb.send(
-      new QueryCommand({
-        TableName: table,
-        IndexName: LEDGER_BY_JOB_INDEX,
-        KeyConditionExpression: '#job = :job AND #at >= :since',
-        ExpressionAttributeNames: {
-          '#job': LEDGER_BY_JOB_PARTITION_KEY,
-          '#at': LEDGER_BY_JOB_SORT_KEY,
-        },
-        ExpressionAttributeValues: {
-          ':job': { S: jobId },
-          ':since': { S: since.toISOString() },
-        },
-        ScanIndexForward: false,
-        Limit: limit - runs.length,
-        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-      }),
-    );
-    for (const item of out.Items ?? []) runs.push(decodeRun(item));
-    startKey = out.LastEvaluatedKey;
-  } while (startKey && runs.length < limit);
-  return runs;
-}
-
 interface JobHistory {
   readonly runs: RunItem[];
   readonly pause: PauseState;
@@ -101,9 +56,13 @@ async function readHistory(
 ): Promise<JobHistory> {
   const { openLedger, onLedgerTable } = await import('../aws/ledger-access.ts');
   const { pauseStateOf } = await import('../aws/job-control.ts');
+  const { readJobRuns } = await import('../aws/job-runs.ts');
   const access = openLedger(connection);
   return onLedgerTable(access.tableName, connection.clients, 'read', async () => {
-    const runs = await readRuns(connection, access.tableName, jobId, since, limit);
+    const runs = await readJobRuns(connection.clients.dynamodb, access.tableName, jobId, {
+      since,
+      limit,
+    });
     const state = await access.ledger.getJobState(jobId);
     const events = await access.log.read(jobId, since, limit);
     return { runs, pause: pauseStateOf(jobId, state, new Date()), events };
@@ -148,7 +107,7 @@ async function runHistory(jobId: string, options: HistoryOptions): Promise<void>
   const c = coloursFor(process.stdout);
   const out = [
     ...runLines(jobId, history.runs, since, options.limit, c),
-    ...pauseLines(history.pause, c),
+    ...(history.pause.paused ? ['', ...pauseLines(history.pause, c)] : []),
     ...eventLines(history.events, c),
   ];
   process.stdout.write(`${out.join('\n')}\n`);
@@ -161,65 +120,12 @@ function runLines(
   limit: number,
   c: Colours,
 ): string[] {
-  const statusColour = (status: string) =>
-    status === 'failed'
-      ? c.red(status)
-      : status === 'succeeded' || status === 'dispatched'
-        ? c.green(status)
-        : c.yellow(status);
   const out: string[] = [
     `${c.bold(jobId)}: ${runs.length} run${runs.length === 1 ? '' : 's'} since ${since.toISOString()}` +
       (runs.length === limit ? ` (newest ${limit}; see --limit)` : ' (newest first)'),
   ];
   if (runs.length === 0) return out;
-  out.push('');
-  out.push(
-    plainTable(
-      ['at (UTC)', 'nominal', 'note', 'status', '#', 'lag', 'key'],
-      runs.map((run) => {
-        const lag = lagMs(run);
-        return [
-          `${run.at.slice(0, 10)} ${run.at.slice(11, 16)}`,
-          run.nominal,
-          noteOf(run),
-          statusColour(run.status),
-          String(run.attempts),
-          lag === undefined ? '' : shortDuration(lag),
-          run.key.slice(0, 7),
-        ];
-      }),
-    ),
-  );
-  for (const run of runs.filter((r) => r.lastError).slice(0, 5)) {
-    out.push(c.dim(`  ${run.key.slice(0, 7)}: ${run.lastError}`.slice(0, 80)));
-  }
-  return out;
-}
-
-/** `manual`, `backfill`, a skip reason (`paused`, `overlap`, …), or the DST note. */
-function noteOf(run: RunItem): string {
-  if (run.manual) return 'manual';
-  if (run.skipReason) return run.skipReason;
-  if (run.origin === 'backfill') return 'backfill';
-  return run.dst === 'none' ? '' : run.dst;
-}
-
-function pauseLines(pause: PauseState, c: Colours): string[] {
-  if (!pause.paused) return [];
-  const until = pause.until
-    ? pause.ending
-      ? ` until ${pause.until} (passed: it resumes at its next tick)`
-      : ` until ${pause.until}`
-    : '';
-  return [
-    '',
-    c.yellow(
-      wrap(
-        `PAUSED since ${pause.pausedAt}${until} by ${pause.pausedBy}: ${pause.reason ?? ''}`,
-        '',
-      ),
-    ),
-  ];
+  return [...out, '', ...runHistoryLines(runs, c)];
 }
 
 function eventLines(events: readonly OperatorEvent[], c: Colours): string[] {

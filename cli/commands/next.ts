@@ -1,11 +1,14 @@
 import { type Command, Option } from 'commander';
 import type { GapPolicy, OverlapPolicy, ScheduleSpec } from '../../functions/schedule/index.ts';
-import { formatLocal, formatUtc } from '../../functions/shared/zone-time.ts';
+import { formatUtc } from '../../functions/shared/zone-time.ts';
 import { usageError } from '../errors.ts';
 import { type Colours, coloursFor } from '../format/colour.ts';
-import { plainTable, wrap } from '../format/table.ts';
+import type { RunPreview } from '../format/run-preview.ts';
+import { wrap } from '../format/table.ts';
 import { integerAtLeast, parseInstant } from '../options.ts';
 import { checkZone, findJob, sentenceOf } from '../schedule-input.ts';
+
+type RunFormat = typeof import('../format/run-preview.ts');
 
 interface NextOptions {
   tz?: string;
@@ -68,7 +71,7 @@ export function registerNext(program: Command): void {
     .action(runNext);
 }
 
-interface Preview {
+interface Preview extends RunPreview {
   readonly title: string;
   readonly spec: ScheduleSpec;
   /** The expression in words (`explainCron`). */
@@ -77,13 +80,6 @@ interface Preview {
   readonly hint: string | undefined;
   readonly kind: string;
   readonly policies: { gap: string; overlap: string };
-  readonly runs: readonly {
-    at: Date;
-    nominal: string;
-    dst: string;
-    note: string | undefined;
-  }[];
-  readonly skipped: readonly string[];
 }
 
 /** The runs of a valid schedule: check what the command line says first (`sentenceOf`, `checkZone`). */
@@ -93,32 +89,21 @@ async function preview(
   after: Date,
   count: number,
 ): Promise<Preview> {
-  const { nextOccurrences, resolvePolicies, scheduleKind } = await import(
-    '../../functions/schedule/index.ts'
-  );
-  const { occurrenceNote, transitionReports } = await import('../format/dst-notes.ts');
+  const { resolvePolicies, scheduleKind } = await import('../../functions/schedule/index.ts');
+  const { previewRuns } = await import('../format/run-preview.ts');
   const { cronHint } = await import('../../infra/config/cron-hint.ts');
-  const sentence = await sentenceOf(spec.cron, spec.jobId);
-  const occurrences = nextOccurrences(spec, after, count);
-  const last = occurrences.at(-1);
   return {
     title,
     spec,
-    sentence,
+    sentence: await sentenceOf(spec.cron, spec.jobId),
     hint: cronHint(spec.cron)?.text,
     kind: scheduleKind(spec),
     policies: resolvePolicies(spec),
-    runs: occurrences.map((o) => ({ ...o, note: occurrenceNote(spec, o) })),
-    skipped: last
-      ? transitionReports(spec, after, last.at).flatMap((r) =>
-          r.lines.filter((l) => l.skipped).map((l) => l.text),
-        )
-      : [],
+    ...previewRuns(spec, after, count),
   };
 }
 
-function render(p: Preview, after: Date, c: Colours): string[] {
-  const zone = p.spec.timezone;
+function render(p: Preview, after: Date, c: Colours, format: RunFormat): string[] {
   const out: string[] = [];
   out.push(
     wrap(
@@ -130,23 +115,11 @@ function render(p: Preview, after: Date, c: Colours): string[] {
   if (p.hint !== undefined) out.push(c.yellow(wrap(p.hint, 'hint: ')));
   out.push(`next ${p.runs.length} run${p.runs.length === 1 ? '' : 's'} after ${formatUtc(after)}`);
   out.push('');
-  const table = plainTable(
-    ['local', 'UTC', 'nominal'],
-    p.runs.map((run) => [formatLocal(run.at, zone), formatUtc(run.at), run.nominal]),
-  ).split('\n');
-  out.push(c.dim(table[0] ?? ''));
-  p.runs.forEach((run, i) => {
-    out.push(table[i + 1] ?? '');
-    if (run.note) out.push(c.yellow(wrap(run.note, '  ↳ ')));
-  });
-  if (p.skipped.length > 0) {
-    out.push('');
-    for (const line of p.skipped) out.push(c.yellow(wrap(line, '  ✗ ')));
-  }
+  out.push(...format.runTableLines(p, p.spec.timezone, c));
   return out;
 }
 
-function toJson(p: Preview) {
+function toJson(p: Preview, format: RunFormat) {
   return {
     expression: p.spec.cron,
     timezone: p.spec.timezone,
@@ -154,13 +127,7 @@ function toJson(p: Preview) {
     sentence: p.sentence,
     kind: p.kind,
     policies: p.policies,
-    runs: p.runs.map((run) => ({
-      at: run.at.toISOString(),
-      local: formatLocal(run.at, p.spec.timezone),
-      nominal: run.nominal,
-      dst: run.dst,
-      note: run.note ?? null,
-    })),
+    runs: p.runs.map((run) => format.runJson(run, p.spec.timezone)),
     skipped: p.skipped,
     ...(p.hint === undefined ? {} : { hint: p.hint }),
   };
@@ -173,16 +140,17 @@ async function runNext(expression: string | undefined, options: NextOptions): Pr
     file === undefined
       ? [await previewExpression(expression, options, after)]
       : await previewFile(file, expression, options, after);
+  const format = await import('../format/run-preview.ts');
   if (options.json) {
     const doc =
       file !== undefined
-        ? { after: after.toISOString(), jobs: previews.map(toJson) }
-        : { after: after.toISOString(), ...toJson(previews[0] as Preview) };
+        ? { after: after.toISOString(), jobs: previews.map((p) => toJson(p, format)) }
+        : { after: after.toISOString(), ...toJson(previews[0] as Preview, format) };
     process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
     return;
   }
   const c = coloursFor(process.stdout);
-  const blocks = previews.map((p) => render(p, after, c).join('\n'));
+  const blocks = previews.map((p) => render(p, after, c, format).join('\n'));
   process.stdout.write(`${blocks.join('\n\n')}\n`);
 }
 

@@ -7,7 +7,7 @@
  */
 import type { ConfigIssue, ConfigIssueCode } from '../../infra/config/config-error.ts';
 import type { Colours } from './colour.ts';
-import { plainTable, wrap } from './table.ts';
+import { hardWrap, plainTable, wrap } from './table.ts';
 
 /**
  * What kind of problem: one of the jobs file's (`ConfigIssueCode`), or `usage` (the command
@@ -185,13 +185,6 @@ function jobTable({ jobs }: ValidationReport, c: Colours): string[] {
     }),
     c.dim('ticks = covering ticks per real run; the dispatcher no-ops on the extra ones'),
   ];
-}
-
-/** Breaks a word (a job id has no spaces) into lines of `width`, where the table cannot. */
-function hardWrap(text: string, width: number): string {
-  const lines: string[] = [];
-  for (let i = 0; i < text.length; i += width) lines.push(text.slice(i, i + width));
-  return lines.join('\n');
 }
 
 function dstWarnings({ jobs, from }: ValidationReport, c: Colours): string[] {

@@ -1,0 +1,87 @@
+/** A job's runs from the ledger and its pause, as `history` and `describe` show them. */
+import type { RunItem } from '../../functions/shared/ledger-item.ts';
+import type { PauseState } from '../aws/job-control.ts';
+import type { Colours } from './colour.ts';
+import { shortDuration } from './durations.ts';
+import { plainTable, wrap } from './table.ts';
+
+/**
+ * How long after its instant a run was handed to its target (`dispatchedAt − at`), in
+ * milliseconds; undefined when it was not.
+ *
+ * @example
+ * lagMs({ at: '2026-11-29T09:00:00.000Z', dispatchedAt: '2026-11-29T09:00:01.250Z', … }) //=> 1250
+ */
+export function lagMs(run: Pick<RunItem, 'at' | 'dispatchedAt'>): number | undefined {
+  if (!run.dispatchedAt) return undefined;
+  return Date.parse(run.dispatchedAt) - Date.parse(run.at);
+}
+
+/**
+ * The runs as a table, newest first (UTC instant, nominal slot, note, status, attempts, lag,
+ * key prefix), then the last error of the newest five failed ones.
+ *
+ * @example
+ * runHistoryLines(runs, c)[0]
+ * //=> 'at (UTC)          nominal           note    status  #  lag  key'
+ */
+export function runHistoryLines(runs: readonly RunItem[], c: Colours): string[] {
+  const statusColour = (status: string) =>
+    status === 'failed'
+      ? c.red(status)
+      : status === 'succeeded' || status === 'dispatched'
+        ? c.green(status)
+        : c.yellow(status);
+  const out = [
+    plainTable(
+      ['at (UTC)', 'nominal', 'note', 'status', '#', 'lag', 'key'],
+      runs.map((run) => {
+        const lag = lagMs(run);
+        return [
+          `${run.at.slice(0, 10)} ${run.at.slice(11, 16)}`,
+          run.nominal,
+          noteOf(run),
+          statusColour(run.status),
+          String(run.attempts),
+          lag === undefined ? '' : shortDuration(lag),
+          run.key.slice(0, 7),
+        ];
+      }),
+    ),
+  ];
+  for (const run of runs.filter((r) => r.lastError).slice(0, 5)) {
+    out.push(c.dim(`  ${run.key.slice(0, 7)}: ${run.lastError}`.slice(0, 80)));
+  }
+  return out;
+}
+
+/** `manual`, `backfill`, a skip reason (`paused`, `overlap`, …), or the DST note. */
+function noteOf(run: RunItem): string {
+  if (run.manual) return 'manual';
+  if (run.skipReason) return run.skipReason;
+  if (run.origin === 'backfill') return 'backfill';
+  return run.dst === 'none' ? '' : run.dst;
+}
+
+/**
+ * The pause in one sentence, `PAUSED since … by …: reason`, or nothing when not paused.
+ *
+ * @example
+ * pauseLines(pause, c) //=> ['PAUSED since 2026-11-30T15:29:01.713Z by alice@vm: migration']
+ */
+export function pauseLines(pause: PauseState, c: Colours): string[] {
+  if (!pause.paused) return [];
+  const until = pause.until
+    ? pause.ending
+      ? ` until ${pause.until} (passed: it resumes at its next tick)`
+      : ` until ${pause.until}`
+    : '';
+  return [
+    c.yellow(
+      wrap(
+        `PAUSED since ${pause.pausedAt}${until} by ${pause.pausedBy}: ${pause.reason ?? ''}`,
+        '',
+      ),
+    ),
+  ];
+}

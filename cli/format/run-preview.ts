@@ -1,0 +1,90 @@
+/**
+ * The next runs of a schedule as `next` and `describe` show them: the engine's occurrences,
+ * each with its DST note in plain words, and the slots a `skip` policy drops.
+ */
+import {
+  nextOccurrences,
+  type Occurrence,
+  type ScheduleSpec,
+} from '../../functions/schedule/index.ts';
+import { formatLocal, formatUtc } from '../../functions/shared/zone-time.ts';
+import type { Colours } from './colour.ts';
+import { occurrenceNote, transitionReports } from './dst-notes.ts';
+import { plainTable, wrap } from './table.ts';
+
+/** One run with its DST note (undefined for an ordinary one). */
+export interface PreviewRun extends Occurrence {
+  readonly note: string | undefined;
+}
+
+/** The next runs of a schedule and the slots skipped among them. */
+export interface RunPreview {
+  readonly runs: readonly PreviewRun[];
+  /** What a `skip` gap policy drops between `after` and the last run, one sentence each. */
+  readonly skipped: readonly string[];
+}
+
+/**
+ * The next `count` runs after `after`, with their DST notes and the skipped slots.
+ *
+ * @example
+ * previewRuns({ cron: '30 2 * * *', timezone: 'Europe/Berlin' }, new Date('2027-03-27T12:00Z'), 1)
+ * //=> { runs: [{ at: 2027-03-28T01:30:00.000Z, nominal: '2027-03-28T02:30', dst: 'gap',
+ * //     note: '02:30 does not exist on 2027-03-28 in Europe/Berlin — runs at 03:30 CEST' }],
+ * //     skipped: [] }
+ */
+export function previewRuns(spec: ScheduleSpec, after: Date, count: number): RunPreview {
+  const occurrences = nextOccurrences(spec, after, count);
+  const last = occurrences.at(-1);
+  return {
+    runs: occurrences.map((o) => ({ ...o, note: occurrenceNote(spec, o) })),
+    skipped: last
+      ? transitionReports(spec, after, last.at).flatMap((r) =>
+          r.lines.filter((l) => l.skipped).map((l) => l.text),
+        )
+      : [],
+  };
+}
+
+/**
+ * The runs as a table (local, UTC, nominal) with each DST note under its run, then the
+ * skipped slots.
+ *
+ * @example
+ * runTableLines(preview, 'Europe/Berlin', c)[1]
+ * //=> 'Sun 2027-03-28 03:30 +02:00 CEST  2027-03-28T01:30:00Z  2027-03-28T02:30'
+ */
+export function runTableLines(preview: RunPreview, zone: string, c: Colours): string[] {
+  const table = plainTable(
+    ['local', 'UTC', 'nominal'],
+    preview.runs.map((run) => [formatLocal(run.at, zone), formatUtc(run.at), run.nominal]),
+  ).split('\n');
+  const out = [c.dim(table[0] ?? '')];
+  preview.runs.forEach((run, i) => {
+    out.push(table[i + 1] ?? '');
+    if (run.note) out.push(c.yellow(wrap(run.note, '  ↳ ')));
+  });
+  if (preview.skipped.length > 0) {
+    out.push('');
+    for (const line of preview.skipped) out.push(c.yellow(wrap(line, '  ✗ ')));
+  }
+  return out;
+}
+
+/**
+ * One run in `--json`: `{"at", "local", "nominal", "dst", "note"}`.
+ *
+ * @example
+ * runJson(run, 'Europe/Berlin')
+ * //=> { at: '2027-03-28T01:30:00.000Z', local: 'Sun 2027-03-28 03:30 +02:00 CEST',
+ * //     nominal: '2027-03-28T02:30', dst: 'gap', note: '02:30 does not exist …' }
+ */
+export function runJson(run: PreviewRun, zone: string) {
+  return {
+    at: run.at.toISOString(),
+    local: formatLocal(run.at, zone),
+    nominal: run.nominal,
+    dst: run.dst,
+    note: run.note ?? null,
+  };
+}
