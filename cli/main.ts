@@ -12,6 +12,7 @@ import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { packageRoot } from '../infra/package-root.ts';
 import { registerBackfill } from './commands/backfill.ts';
 import { registerCompletion } from './commands/completion.ts';
+import { registerDescribe } from './commands/describe.ts';
 import { registerDlq } from './commands/dlq.ts';
 import { registerExplain } from './commands/explain.ts';
 import { registerHistory } from './commands/history.ts';
@@ -54,6 +55,7 @@ function buildProgram(): Command {
   registerValidate(program);
   registerSimulate(program);
   registerList(program);
+  registerDescribe(program);
   registerHistory(program);
   registerDlq(program);
   registerRun(program);
