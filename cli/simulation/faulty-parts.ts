@@ -1,0 +1,179 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { Ledger } from '../../functions/dispatcher/ledger.ts';
+import type { TargetDelivery } from '../../functions/dispatcher/targets/index.ts';
+import type { RunEnvelope } from '../../functions/shared/envelope.ts';
+import type { JobDefinition, JobTarget } from '../../functions/shared/job.ts';
+import { type CrashPoint, type FaultPlan, within } from './faults.ts';
+
+/** The dispatcher process died (a simulated crash): nothing after it happens. */
+export class SimulatedCrash extends Error {
+  readonly point: CrashPoint;
+  constructor(point: CrashPoint) {
+    super(`simulated crash ${point}`);
+    this.name = new.target.name;
+    this.point = point;
+  }
+}
+
+/** What the faults did, for the report. */
+export interface FaultCounts {
+  droppedByOutage: number;
+  lateTicks: number;
+  crashes: Record<CrashPoint, number>;
+  throttled: number;
+  targetFailures: number;
+  lambdaRetries: number;
+  /** Invocations that failed all of Lambda's retries (they would land in Lambda's DLQ). */
+  invocationsGivenUp: number;
+}
+
+/** Fresh counters. */
+export function faultCounts(): FaultCounts {
+  return {
+    droppedByOutage: 0,
+    lateTicks: 0,
+    crashes: { 'after-claim': 0, 'after-delivery': 0 },
+    throttled: 0,
+    targetFailures: 0,
+    lambdaRetries: 0,
+    invocationsGivenUp: 0,
+  };
+}
+
+/** A dispatcher container's life: once it crashed, every call it makes fails. */
+export interface ContainerState {
+  dead: boolean;
+}
+
+function crashIf(
+  state: ContainerState,
+  plan: FaultPlan,
+  point: CrashPoint,
+  random: () => number,
+  counts: FaultCounts,
+): void {
+  const probability = plan.crashes.find((c) => c.point === point)?.probability ?? 0;
+  if (probability > 0 && random() < probability) {
+    state.dead = true;
+    counts.crashes[point]++;
+    throw new SimulatedCrash(point);
+  }
+}
+
+/**
+ * The container's ledger: every call fails once the container died; a claim may kill it right
+ * after it was written, and the write that records a delivery may kill it before it is made.
+ */
+export function crashingLedger(
+  ledger: Ledger,
+  state: ContainerState,
+  plan: FaultPlan,
+  random: () => number,
+  counts: FaultCounts,
+): Ledger {
+  const guarded = new Proxy(ledger, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        if (state.dead) throw new SimulatedCrash('after-claim');
+        return value.apply(target, args);
+      };
+    },
+  });
+  return {
+    ...guarded,
+    async claim(request) {
+      const outcome = await guarded.claim(request);
+      if (outcome.claimed) crashIf(state, plan, 'after-claim', random, counts);
+      return outcome;
+    },
+    async markDispatched(key, attempts, delivery) {
+      crashIf(state, plan, 'after-delivery', random, counts);
+      return guarded.markDispatched(key, attempts, delivery);
+    },
+  } as Ledger;
+}
+
+/** DynamoDB's throttling error, as the SDK raises it. */
+function throughputExceeded(): Error {
+  const error = new Error('Rate of requests exceeds the allowed throughput (simulated).');
+  error.name = 'ProvisionedThroughputExceededException';
+  Object.assign(error, { $fault: 'client', $retryable: { throttling: true } });
+  return error;
+}
+
+/** Makes a fraction of the client's requests fail with a throughput error. */
+export function throttle(
+  client: DynamoDBClient,
+  plan: FaultPlan,
+  random: () => number,
+  counts: FaultCounts,
+): void {
+  const probability = plan.throttling?.probability ?? 0;
+  if (probability <= 0) return;
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      if (random() < probability) {
+        counts.throttled++;
+        throw throughputExceeded();
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'zonecronSimulatedThrottling' },
+  );
+}
+
+/** One envelope a simulated target accepted, with the simulated time it arrived. */
+export interface SimulatedDelivery {
+  readonly target: JobTarget;
+  readonly envelope: RunEnvelope;
+  readonly deliveredAt: Date;
+  readonly deliveryId: string;
+}
+
+/**
+ * The simulation's targets: accept every envelope and keep it, unless the plan makes the job's
+ * target fail at that time. Delivery ids look like the real ones (an execution ARN for Step
+ * Functions), so completions can name them.
+ */
+export class SimulatedTargets {
+  readonly deliveries: SimulatedDelivery[] = [];
+
+  constructor(
+    private readonly clock: () => Date,
+    private readonly plan: FaultPlan,
+    private readonly counts: FaultCounts,
+  ) {}
+
+  /** The delivery boundary of one container: fails once the container died. */
+  forContainer(state: ContainerState): TargetDelivery {
+    return {
+      deliver: async (target, envelope) => {
+        if (state.dead) throw new SimulatedCrash('after-claim');
+        return this.deliver(target, envelope);
+      },
+    };
+  }
+
+  async deliver(target: JobTarget, envelope: RunEnvelope): Promise<{ deliveryId: string }> {
+    const now = this.clock();
+    const fail = this.plan.targets.find((t) => t.job === envelope.jobId)?.fail;
+    if (fail && within([fail], now)) {
+      this.counts.targetFailures++;
+      throw new Error(`simulated target failure of ${target.type} ${target.arn}`);
+    }
+    const n = this.deliveries.length + 1;
+    const deliveryId =
+      target.type === 'stepfunctions'
+        ? `${target.arn.split(':').slice(0, 7).join(':').replace(':stateMachine:', ':execution:')}:sim-${n}`
+        : `sim-${n}`;
+    this.deliveries.push({ target, envelope, deliveredAt: now, deliveryId });
+    return { deliveryId };
+  }
+}
+
+/** How long a job's runs take, for targets that report completion (1 s unless planned). */
+export function runtimeMs(plan: FaultPlan, job: JobDefinition): number {
+  return plan.targets.find((t) => t.job === job.id)?.runtimeMs ?? 1_000;
+}
