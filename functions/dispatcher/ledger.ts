@@ -231,7 +231,8 @@ export function createDynamoLedger(store: LedgerStore): Ledger {
         .set('status', av.s('claimed'))
         .set('leaseUntilEpochMs', av.n(request.leaseUntilEpochMs))
         .set('manual', av.b(request.manual))
-        .set('origin', av.s(request.origin))
+        // A run's origin is its first decision: a retry or a redrive does not rewrite it.
+        .setIfAbsent('origin', av.s(request.origin))
         .set('target', av.s(request.target))
         .set('openShard', av.s(openShardOf(request.key)))
         .set('checkAtEpochMs', av.n(request.leaseUntilEpochMs))
