@@ -97,12 +97,30 @@ export async function catchUpJob(
   job: JobDefinition,
   request: CatchupRequest,
 ): Promise<RunOutcome[]> {
+  const decided = await catchUpUnderLease(ctx, job, request);
+  if (decided) return decided;
+  return request.own ? [await deliverRun(ctx, planned(job, request.own, request, false))] : [];
+}
+
+/**
+ * {@link catchUpJob} when this dispatcher gets the job's catch-up lease; undefined when
+ * another holds it (it may be deciding these runs now, or have died holding it: the lease
+ * ends by itself).
+ *
+ * The watermark moves to `upTo` only when every run was decided: a catch-up that fails
+ * half-way (a throttled read, a failed claim) gives the lease back and leaves the watermark,
+ * so the retry of its event, or the next tick, decides the same runs again.
+ */
+export async function catchUpUnderLease(
+  ctx: CoreContext,
+  job: JobDefinition,
+  request: CatchupRequest,
+): Promise<RunOutcome[] | undefined> {
   const nowEpochMs = ctx.clock().getTime();
   const leaseUntilEpochMs = nowEpochMs + ctx.options.leaseSeconds * 1000;
   const state = await ctx.ledger.acquireCatchup(job.id, nowEpochMs, leaseUntilEpochMs);
-  if (!state) {
-    return request.own ? [await deliverRun(ctx, planned(job, request.own, request, false))] : [];
-  }
+  if (!state) return undefined;
+  let decidedUpTo: Date | undefined;
   try {
     const plan = await decide(ctx, job, state, request);
     await recordSkips(ctx, job, request, plan.skip);
@@ -116,9 +134,10 @@ export async function catchUpJob(
         ),
       );
     }
+    decidedUpTo = request.upTo;
     return outcomes;
   } finally {
-    await ctx.ledger.finishCatchup(job.id, leaseUntilEpochMs, request.upTo);
+    await ctx.ledger.finishCatchup(job.id, leaseUntilEpochMs, decidedUpTo);
   }
 }
 
