@@ -212,6 +212,7 @@ export function retryDelayMs(options: DispatcherOptions, attempt: number): numbe
  *
  * ```
  *  claim ──refused──> duplicate (the stored item comes back; logged, counted)
+ *    ├─ took over an expired claim ──> counted Redelivered (the holder may have delivered it)
  *    ├─ forbid, another run holds the job's slot ──> skipped(overlap)
  *    └─ deliver ──ok──> dispatched (late? → notify)       the write is retried in-invocation
  *            └─fail──> attempts left: delivery-failed, retried by the sweep at a backoff
@@ -239,6 +240,7 @@ export async function deliverRun(ctx: CoreContext, run: PlannedRun): Promise<Run
   });
   if (!claim.claimed) return duplicate(ctx, run, claim.existing, nowEpochMs);
   const item = claim.item;
+  if (item.previousStatus === 'claimed') reportRedelivery(ctx, run, item);
   if (run.missed && item.attempts === 1) reportMissed(ctx, run, 'delivered late');
   const outcome = await attemptDelivery(ctx, run, item);
   // The claim of a missed run owes its notification; it can say what happened now.
@@ -286,6 +288,23 @@ export function reportMissed(ctx: CoreContext, run: PlannedRun, action: string):
       action,
       policy: run.job.catchup.policy,
       lagMs: ctx.clock().getTime() - run.at.getTime(),
+    }),
+  );
+}
+
+/**
+ * The claim took the run over from a holder whose lease ran out: it may have died after the
+ * target accepted the run, so the target may now see it twice, under the same key. Counted
+ * and logged by whoever takes it over (a sweep, a late tick, a retried event).
+ */
+function reportRedelivery(ctx: CoreContext, run: PlannedRun, item: RunItem): void {
+  ctx.metrics.job(run.job.id, 'Redelivered');
+  ctx.logger.warn(
+    'possible-redelivery',
+    logFields(run, {
+      decision: 'possible-redelivery',
+      attempt: item.attempts,
+      hint: 'the previous claim expired mid-delivery; consumers drop duplicates by key',
     }),
   );
 }

@@ -73,6 +73,11 @@ export interface RunItem {
   readonly generation: number;
   readonly manual: boolean;
   readonly origin?: RunOrigin;
+  /**
+   * What the last claim took the run over from: `new`, `delivery-failed` (a retry), `claimed`
+   * (a holder whose lease ran out: it may have delivered the run already) or `skipped`.
+   */
+  readonly previousStatus?: RunStatus | 'new';
   /** The target ARN the run was claimed for. */
   readonly target?: string;
   readonly leaseUntilEpochMs?: number;
@@ -258,6 +263,7 @@ export function decodeRun(item: Item): RunItem {
     outbox: r.set('outbox') as OutboxEffect[],
     ...defined({
       origin: r.optS('origin') as RunOrigin | undefined,
+      previousStatus: r.optS('previousStatus') as RunStatus | 'new' | undefined,
       target: r.optS('target'),
       leaseUntilEpochMs: r.optN('leaseUntilEpochMs'),
       dispatchedAt: r.optS('dispatchedAt'),
