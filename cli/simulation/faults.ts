@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { LineCounter, parseDocument } from 'yaml';
+import { type Document, LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { ConfigError, type ConfigIssue } from '../../infra/config/config-error.ts';
 import { DurationError, parseDurationSeconds } from '../../infra/config/duration.ts';
@@ -85,13 +85,22 @@ const planSchema = z.strictObject({
   throttling: z.strictObject({ probability }).optional(),
   targets: z
     .array(
-      z.strictObject({ job: z.string().min(1), fail: interval.optional(), runtime: duration.optional() }),
+      z.strictObject({
+        job: z.string().min(1),
+        fail: interval.optional(),
+        runtime: duration.optional(),
+      }),
     )
     .default([]),
   pauses: z
     .array(
       z
-        .strictObject({ job: z.string().min(1), from: instant, to: instant, reason: z.string().optional() })
+        .strictObject({
+          job: z.string().min(1),
+          from: instant,
+          to: instant,
+          reason: z.string().optional(),
+        })
         .refine((p) => p.from < p.to, { error: 'from must be before to' }),
     )
     .default([]),
@@ -107,28 +116,76 @@ const planSchema = z.strictObject({
  * //=> [{ point: 'after-claim', probability: 0.1 }]
  */
 export function loadFaultPlan(path: string, jobIds: readonly string[]): FaultPlan {
-  let text: string;
+  const source = parsePlanSource(path, readPlanText(path));
+  const plan = validatePlan(source, jobIds);
+  return {
+    seed: plan.seed,
+    outages: plan.outages,
+    lateTicks: plan.lateTicks && {
+      probability: plan.lateTicks.probability,
+      maxDelayMs: plan.lateTicks.maxDelay,
+    },
+    crashes: plan.crashes,
+    throttling: plan.throttling,
+    targets: plan.targets.map((t) => ({ job: t.job, fail: t.fail, runtimeMs: t.runtime })),
+    pauses: plan.pauses.map((p) => ({
+      job: p.job,
+      from: p.from,
+      to: p.to,
+      reason: p.reason ?? 'simulated pause',
+    })),
+  };
+}
+
+/** The plan's text; a file that cannot be read is one issue about the whole file. */
+function readPlanText(path: string): string {
   try {
-    text = readFileSync(path, 'utf8');
+    return readFileSync(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
+    const what = code === 'ENOENT' ? 'no such file' : `cannot read it (${code})`;
     throw new ConfigError(
-      [{ file: path, line: 0, column: 0, field: '', message: `fault plan: ${code === 'ENOENT' ? 'no such file' : `cannot read it (${code})`}` }],
+      [{ file: path, line: 0, column: 0, field: '', message: `fault plan: ${what}` }],
       { cause: error },
     );
   }
+}
+
+/** The parsed YAML with its line counter; YAML syntax errors at their positions. */
+interface PlanSource {
+  readonly path: string;
+  readonly doc: Document;
+  readonly lineCounter: LineCounter;
+}
+
+function parsePlanSource(path: string, text: string): PlanSource {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false });
-  const issue = (path_: (string | number)[], message: string): ConfigIssue => {
-    const { line, column } = positionOf(doc, lineCounter, path_);
-    return { file: path, line, column, field: path_.join('.'), message };
-  };
   if (doc.errors.length > 0) {
-    throw new ConfigError(doc.errors.map((e) => issue([], e.message.split('\n')[0] ?? 'invalid YAML')));
+    throw new ConfigError(
+      doc.errors.map((e) => {
+        const { line, col } = lineCounter.linePos(e.pos[0]);
+        const message = `fault plan: ${e.message.split('\n')[0] ?? 'invalid YAML'}`;
+        return { file: path, line, column: col, field: '', message };
+      }),
+    );
   }
-  const parsed = planSchema.safeParse(doc.toJS() ?? {});
+  return { path, doc, lineCounter };
+}
+
+/** One issue at the position of a path in the plan. */
+function issueAt(source: PlanSource, at: readonly (string | number)[], message: string) {
+  const { line, column } = positionOf(source.doc, source.lineCounter, at);
+  return { file: source.path, line, column, field: at.join('.'), message } satisfies ConfigIssue;
+}
+
+/** The plan checked against its schema and the simulated file's jobs. */
+function validatePlan(source: PlanSource, jobIds: readonly string[]) {
+  const parsed = planSchema.safeParse(source.doc.toJS() ?? {});
   if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((i) => issue(i.path as (string | number)[], i.message)));
+    throw new ConfigError(
+      parsed.error.issues.map((i) => issueAt(source, i.path as (string | number)[], i.message)),
+    );
   }
   const known = new Set(jobIds);
   const unknown = [
@@ -137,19 +194,12 @@ export function loadFaultPlan(path: string, jobIds: readonly string[]): FaultPla
   ].filter((entry) => !known.has(entry.job));
   if (unknown.length > 0) {
     throw new ConfigError(
-      unknown.map((u) => issue(u.at, `unknown job '${u.job}' (jobs: ${jobIds.join(', ')})`)),
+      unknown.map((u) =>
+        issueAt(source, u.at, `unknown job '${u.job}' (jobs: ${jobIds.join(', ')})`),
+      ),
     );
   }
-  const plan = parsed.data;
-  return {
-    seed: plan.seed,
-    outages: plan.outages,
-    lateTicks: plan.lateTicks && { probability: plan.lateTicks.probability, maxDelayMs: plan.lateTicks.maxDelay },
-    crashes: plan.crashes,
-    throttling: plan.throttling,
-    targets: plan.targets.map((t) => ({ job: t.job, fail: t.fail, runtimeMs: t.runtime })),
-    pauses: plan.pauses.map((p) => ({ job: p.job, from: p.from, to: p.to, reason: p.reason ?? 'simulated pause' })),
-  };
+  return parsed.data;
 }
 
 /** True when the plan injects anything at all. */

@@ -1,15 +1,20 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Ledger } from '../../functions/dispatcher/ledger.ts';
-import type { TargetDelivery } from '../../functions/dispatcher/targets/index.ts';
+import { executionNameFor, type TargetDelivery } from '../../functions/dispatcher/targets/index.ts';
 import type { RunEnvelope } from '../../functions/shared/envelope.ts';
 import type { JobDefinition, JobTarget } from '../../functions/shared/job.ts';
+import { executionNamePrefix } from '../../functions/shared/stack-scope.ts';
+import { stateMachineArnOf } from '../../functions/shared/target-arn.ts';
 import { type CrashPoint, type FaultPlan, within } from './faults.ts';
 
-/** The dispatcher process died (a simulated crash): nothing after it happens. */
+/**
+ * The dispatcher process died (a simulated crash) at `point`, or is already gone (no point):
+ * nothing after it happens.
+ */
 export class SimulatedCrash extends Error {
-  readonly point: CrashPoint;
-  constructor(point: CrashPoint) {
-    super(`simulated crash ${point}`);
+  readonly point: CrashPoint | undefined;
+  constructor(point?: CrashPoint) {
+    super(point ? `simulated crash ${point}` : 'the simulated dispatcher process is gone');
     this.name = new.target.name;
     this.point = point;
   }
@@ -76,7 +81,7 @@ export function crashingLedger(
       const value = Reflect.get(target, property, receiver);
       if (typeof value !== 'function') return value;
       return (...args: unknown[]) => {
-        if (state.dead) throw new SimulatedCrash('after-claim');
+        if (state.dead) throw new SimulatedCrash();
         return value.apply(target, args);
       };
     },
@@ -124,51 +129,77 @@ export function throttle(
   );
 }
 
-/** One envelope a simulated target accepted, with the simulated time it arrived. */
+/** One run a simulated target started, with the simulated time it arrived. */
 export interface SimulatedDelivery {
   readonly target: JobTarget;
   readonly envelope: RunEnvelope;
   readonly deliveredAt: Date;
   readonly deliveryId: string;
+  /** Index of the simulation window it happened in. */
+  readonly window: number;
 }
 
 /**
  * The simulation's targets: accept every envelope and keep it, unless the plan makes the job's
- * target fail at that time. Delivery ids look like the real ones (an execution ARN for Step
- * Functions), so completions can name them.
+ * target fail at that time.
+ *
+ * Delivery ids look like the real ones, so completions can name them: a request id per Lambda
+ * invoke, and for Step Functions the ARN of an execution named as the real delivery names it
+ * (`executionNameFor`: one name per run and round), so a second start of the same round is
+ * refused the way Step Functions refuses it (`ExecutionAlreadyExists`): the existing
+ * execution's ARN comes back and nothing runs twice.
  */
 export class SimulatedTargets {
   readonly deliveries: SimulatedDelivery[] = [];
+  readonly #executions = new Map<string, string>();
+  #requests = 0;
 
   constructor(
     private readonly clock: () => Date,
     private readonly plan: FaultPlan,
     private readonly counts: FaultCounts,
+    /** Index of the window these targets serve. */
+    private readonly window: number,
+    private readonly onDelivered: (delivery: SimulatedDelivery) => void = () => {},
   ) {}
 
   /** The delivery boundary of one container: fails once the container died. */
   forContainer(state: ContainerState): TargetDelivery {
     return {
-      deliver: async (target, envelope) => {
-        if (state.dead) throw new SimulatedCrash('after-claim');
-        return this.deliver(target, envelope);
+      deliver: async (target, envelope, context) => {
+        if (state.dead) throw new SimulatedCrash();
+        return this.deliver(target, envelope, context?.generation ?? 0);
       },
     };
   }
 
-  async deliver(target: JobTarget, envelope: RunEnvelope): Promise<{ deliveryId: string }> {
+  async deliver(
+    target: JobTarget,
+    envelope: RunEnvelope,
+    generation: number,
+  ): Promise<{ deliveryId: string }> {
     const now = this.clock();
     const fail = this.plan.targets.find((t) => t.job === envelope.jobId)?.fail;
     if (fail && within([fail], now)) {
       this.counts.targetFailures++;
       throw new Error(`simulated target failure of ${target.type} ${target.arn}`);
     }
-    const n = this.deliveries.length + 1;
-    const deliveryId =
-      target.type === 'stepfunctions'
-        ? `${target.arn.split(':').slice(0, 7).join(':').replace(':stateMachine:', ':execution:')}:sim-${n}`
-        : `sim-${n}`;
-    this.deliveries.push({ target, envelope, deliveredAt: now, deliveryId });
+    if (target.type === 'stepfunctions') {
+      const name = executionNameFor(executionNamePrefix(envelope.stack), envelope.key, generation);
+      const started = this.#executions.get(name);
+      if (started) return { deliveryId: started };
+      const arn = `${stateMachineArnOf(target.arn).replace(':stateMachine:', ':execution:')}:${name}`;
+      this.#executions.set(name, arn);
+      return this.#accept(target, envelope, now, arn);
+    }
+    this.#requests++;
+    return this.#accept(target, envelope, now, `sim-request-${this.#requests}`);
+  }
+
+  #accept(target: JobTarget, envelope: RunEnvelope, deliveredAt: Date, deliveryId: string) {
+    const delivery = { target, envelope, deliveredAt, deliveryId, window: this.window };
+    this.deliveries.push(delivery);
+    this.onDelivered(delivery);
     return { deliveryId };
   }
 }
