@@ -176,7 +176,7 @@ export function logFields(run: PlannedRun, extra: Record<string, unknown>) {
 
 /** The outbox deps from the core context. */
 export function outboxDeps(ctx: CoreContext): OutboxDeps {
-  return ctx;
+  return ctx.options.sleep ? { ...ctx, sleep: ctx.options.sleep } : ctx;
 }
 
 /** Performs an outbox the caller just wrote (it holds its lease). */

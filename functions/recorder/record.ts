@@ -1,10 +1,11 @@
 import type { DeadLetters } from '../shared/dead-letters.ts';
 import type { JobDefinition } from '../shared/job.ts';
-import type { OutboxEffect, RunItem } from '../shared/ledger-item.ts';
+import { isTerminal, type OutboxEffect, type RunItem } from '../shared/ledger-item.ts';
 import type { AppLogger } from '../shared/logger.ts';
 import type { AppMetrics } from '../shared/metrics.ts';
 import type { Notifier } from '../shared/notifications.ts';
 import { performOutbox } from '../shared/outbox.ts';
+import { withRetries } from '../shared/retry.ts';
 import { completionFromTarget } from '../shared/target-arn.ts';
 import type { Completion } from './completion.ts';
 import { parseCompletionEvent } from './completion.ts';
@@ -31,6 +32,8 @@ export interface RecorderDeps {
    * notification before the sweep may. @default 120
    */
   readonly outboxLeaseSeconds?: number;
+  /** Waits of the in-invocation retries of ledger writes (tests: none). @default real time */
+  readonly sleep?: (ms: number) => Promise<void>;
 }
 
 /** What one event led to. */
@@ -95,6 +98,8 @@ export function createRecorder(deps: RecorderDeps): {
   const jobsById = new Map(deps.jobs.map((job) => [job.id, job]));
   const leaseMs = (deps.outboxLeaseSeconds ?? 120) * 1000;
 
+  const retryOptions = () => (deps.sleep ? { sleep: deps.sleep } : {});
+
   function ignored(completion: Completion, reason: string, duplicate: boolean): RecordOutcome {
     const { envelope } = completion;
     deps.logger.warn('completion ignored', {
@@ -108,21 +113,13 @@ export function createRecorder(deps: RecorderDeps): {
     return { outcome: 'ignored', key: envelope.key, reason };
   }
 
-  async function record(completion: Completion): Promise<RecordOutcome> {
+  /**
+   * The run's terminal write, retried on transient errors before anything else: a report lost
+   * to throttling would leave the run to be called stuck.
+   */
+  function writeCompletion(completion: Completion, effects: readonly OutboxEffect[]) {
     const { envelope } = completion;
-    const job = jobsById.get(envelope.jobId);
-    if (!job) return ignored(completion, 'unknown-job', false);
-    if (!completionFromTarget(job.target, completion.target.arn)) {
-      return ignored(completion, `foreign-target:${completion.target.arn}`, false);
-    }
-    const failed = completion.status === 'failed';
-    const effects: OutboxEffect[] = !failed
-      ? []
-      : completion.source === 'lambda-destination'
-        ? ['dead-letter', 'notify:run-failed']
-        : ['notify:run-failed'];
-    const now = deps.clock();
-    const result = await deps.ledger.recordCompletion({
+    const write = {
       key: envelope.key,
       jobId: envelope.jobId,
       attempt: envelope.attempt,
@@ -132,12 +129,24 @@ export function createRecorder(deps: RecorderDeps): {
       startedAt: completion.startedAt,
       lastError: completion.lastError,
       effects,
-      signals: failed ? ['run-failed'] : [],
-      outboxLeaseUntilEpochMs: now.getTime() + leaseMs,
-    });
-    if (!result.recorded) return notRecorded(completion, result.item);
+      signals: completion.status === 'failed' ? (['run-failed'] as const) : [],
+      outboxLeaseUntilEpochMs: deps.clock().getTime() + leaseMs,
+    };
+    return withRetries(() => deps.ledger.recordCompletion(write), retryOptions());
+  }
+
+  async function record(completion: Completion): Promise<RecordOutcome> {
+    const { envelope } = completion;
+    const job = jobsById.get(envelope.jobId);
+    if (!job) return ignored(completion, 'unknown-job', false);
+    if (!completionFromTarget(job.target, completion.target.arn)) {
+      return ignored(completion, `foreign-target:${completion.target.arn}`, false);
+    }
+    const effects = effectsOf(completion);
+    const result = await writeCompletion(completion, effects);
+    if (!result.recorded) return notRecorded(completion, result.item, job);
     const durationMs = runDurationMs(completion, result.item);
-    if (job.concurrency === 'forbid') await deps.ledger.releaseSlot(job.id, envelope.key);
+    await releaseSlot(job, envelope.key);
     report(completion, durationMs, result.item);
     if (effects.length > 0 && result.item) {
       await performOutbox(
@@ -161,9 +170,26 @@ export function createRecorder(deps: RecorderDeps): {
     };
   }
 
+  /**
+   * `concurrency: forbid`: the finished run gives the job's slot back, if it holds it
+   * (retried on transient errors; a repeat of the report gives it back again if this one died
+   * first).
+   */
+  async function releaseSlot(job: JobDefinition, key: string): Promise<void> {
+    if (job.concurrency !== 'forbid') return;
+    await withRetries(() => deps.ledger.releaseSlot(job.id, key), retryOptions());
+  }
+
   /** Why a completion changed nothing: a repeat, an earlier delivery's, or no such run. */
-  function notRecorded(completion: Completion, item: RunItem | undefined): RecordOutcome {
+  async function notRecorded(
+    completion: Completion,
+    item: RunItem | undefined,
+    job: JobDefinition,
+  ): Promise<RecordOutcome> {
     if (!item) return ignored(completion, 'no-ledger-item', false);
+    // A run the ledger already closed (recorded, or dead-lettered by a dispatcher that lost
+    // track of a delivery that did start) waits for no other report: it ran, and it ended.
+    if (isTerminal(item.status)) await releaseSlot(job, item.key);
     if (item.completionId === completion.completionId) {
       return ignored(completion, `already-${item.status}`, true);
     }
@@ -213,6 +239,14 @@ export function createRecorder(deps: RecorderDeps): {
       return record(parsed.completion);
     },
   };
+}
+
+/** What a failure owes: the dead-letter message (Lambda) and the `run-failed` notification. */
+function effectsOf(completion: Completion): OutboxEffect[] {
+  if (completion.status !== 'failed') return [];
+  return completion.source === 'lambda-destination'
+    ? ['dead-letter', 'notify:run-failed']
+    : ['notify:run-failed'];
 }
 
 function logFields(completion: Completion) {

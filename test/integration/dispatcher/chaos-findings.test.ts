@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { periodBucket } from '../../../functions/schedule/index.ts';
 import { instrument, updating } from '../../support/ddb-faults.ts';
-import { RecordingTargets, TestClock } from '../../support/doubles.ts';
+import { RecordingDeadLetters, RecordingTargets, TestClock } from '../../support/doubles.ts';
 import { type Harness, harness, sweepEvent, tickEvent } from '../../support/harness.ts';
 import { makeJob } from '../../support/jobs.ts';
 import { createLedgerTable, localDynamoClient } from '../../support/ledger.ts';
@@ -109,5 +109,33 @@ describe('found by the chaos simulation', () => {
     expect(targets.received.map((r) => r.envelope.attempt)).toEqual([1, 2]);
     expect(h.metrics.count(job.id, 'Redelivered')).toBe(1);
     expect(h.logger.withMessage('possible-redelivery')).toHaveLength(1);
+  });
+
+  it('sends one dead letter when the write confirming it is throttled once', async () => {
+    const { client, faults, tableName } = await table('c4');
+    const job = makeJob({
+      id: 'fragile',
+      schedule: '0 * * * *',
+      timezone: 'UTC',
+      retry: { maxAttempts: 1 },
+    });
+    const clock = new TestClock('2023-06-01T10:00:00.200Z');
+    const targets = new RecordingTargets();
+    targets.failWith = new Error('target down');
+    const deadLetters = new RecordingDeadLetters();
+    const h = harness({ client, tableName, clock, jobs: [job], targets, deadLetters });
+    await h.ledger.createJobState(job.id, new Date('2023-06-01T09:00:00Z'));
+    // The message went out; the write that takes it off the run's outbox is throttled.
+    faults.fail(
+      (r) =>
+        r.command === 'UpdateItemCommand' && String(r.input.UpdateExpression).includes('DELETE'),
+    );
+    await h.dispatcher.handle(tickEvent(job.id, '2023-06-01T10:00:00Z'));
+    // Past the outbox's lease the sweep looks at the run again.
+    await sweepMinutes(h, clock, '2023-06-01T10:03:00Z', '2023-06-01T10:05:00Z');
+    expect(deadLetters.messages.map((m) => m.key)).toEqual([
+      periodBucket(job.id, new Date('2023-06-01T10:00:00Z')),
+    ]);
+    expect(h.notifier.sent.map((n) => n.signal)).toEqual(['dead-lettered']);
   });
 });
