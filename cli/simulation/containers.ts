@@ -30,6 +30,27 @@ export const SIMULATION_STACK = 'simulation';
 export interface Container {
   readonly dispatcher: Dispatcher;
   readonly state: ContainerState;
+  /** The forbid slots it took in its current invocation. */
+  readonly held: SlotHold[];
+}
+
+/** One take of a job's `concurrency: forbid` slot by a run. */
+export interface SlotHold {
+  readonly jobId: string;
+  readonly key: string;
+  readonly at: Date;
+  readonly untilEpochMs: number;
+  /** Its dispatcher gave it back. */
+  released: boolean;
+  /** Its dispatcher died in the invocation that took it, still holding it. */
+  orphaned: boolean;
+}
+
+/** What the simulation sees the dispatchers' ledger do, for the invariants. */
+export interface LedgerWatch {
+  /** When each run was first claimed: when a tick or a catch-up decided to deliver it. */
+  readonly firstClaims: Map<string, Date>;
+  readonly slotHolds: SlotHold[];
 }
 
 /** What every container of one window is built from. */
@@ -47,6 +68,7 @@ export interface ContainerParts {
   /** Draws whether a container crashes at a crash point. */
   readonly crashRandom: () => number;
   readonly counts: FaultCounts;
+  readonly watch: LedgerWatch;
 }
 
 /**
@@ -71,21 +93,30 @@ export class ContainerPool {
   }
 
   acquire(): Container {
-    return this.#idle.pop() ?? this.#start();
+    const container = this.#idle.pop() ?? this.#start();
+    container.held.length = 0;
+    return container;
   }
 
+  /** The invocation ended: a living container waits for the next one; a dead one is gone. */
   release(container: Container): void {
-    if (!container.state.dead) this.#idle.push(container);
+    if (!container.state.dead) {
+      this.#idle.push(container);
+      return;
+    }
+    for (const hold of container.held) hold.orphaned = !hold.released;
   }
 
   #start(): Container {
     this.coldStarts++;
     const p = this.#parts;
     const state: ContainerState = { dead: false };
+    const held: SlotHold[] = [];
+    const watched = watchedLedger(p.ledger, p.watch, held, p.clock);
     const dispatcher = createDispatcher({
       clock: p.clock,
       jobs: p.jobs,
-      ledger: crashingLedger(p.ledger, state, p.plan, p.crashRandom, p.counts),
+      ledger: crashingLedger(watched, state, p.plan, p.crashRandom, p.counts),
       targets: p.targets.forContainer(state),
       deadLetters: { send: aliveOnly(state, (m) => p.deadLetters.send(m)) },
       notifier: { notify: aliveOnly(state, (n) => p.notifier.notify(n)) },
@@ -99,8 +130,41 @@ export class ContainerPool {
         sleep: async () => {},
       },
     });
-    return { dispatcher, state };
+    return { dispatcher, state, held };
   }
+}
+
+/** The ledger as the simulation watches it: first claims, and the forbid slots' holds. */
+function watchedLedger(
+  ledger: Ledger,
+  watch: LedgerWatch,
+  held: SlotHold[],
+  clock: () => Date,
+): Ledger {
+  return {
+    ...ledger,
+    async claim(request) {
+      const outcome = await ledger.claim(request);
+      if (outcome.claimed && !watch.firstClaims.has(request.key)) {
+        watch.firstClaims.set(request.key, clock());
+      }
+      return outcome;
+    },
+    async acquireSlot(jobId, key, nowEpochMs, untilEpochMs) {
+      const result = await ledger.acquireSlot(jobId, key, nowEpochMs, untilEpochMs);
+      if (result.acquired) {
+        const hold = { jobId, key, at: clock(), untilEpochMs, released: false, orphaned: false };
+        watch.slotHolds.push(hold);
+        held.push(hold);
+      }
+      return result;
+    },
+    async releaseSlot(jobId, key) {
+      const released = await ledger.releaseSlot(jobId, key);
+      for (const hold of held) if (hold.key === key) hold.released = true;
+      return released;
+    },
+  };
 }
 
 /** A call a dead process can no longer make. */

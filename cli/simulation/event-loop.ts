@@ -150,7 +150,7 @@ async function invoke(world: WindowWorld, invocation: Invocation): Promise<void>
     return;
   }
   try {
-    if (invocation.fn === 'recorder') await world.recorder.handle(invocation.payload);
+    if (invocation.fn === 'recorder') await report(world, invocation);
     else await invokeDispatcher(world, invocation.payload);
   } catch (error) {
     if (!isSimulatedFailure(error)) throw error;
@@ -167,6 +167,14 @@ async function invokeDispatcher(world: WindowWorld, payload: object): Promise<vo
     world.containers.release(container);
   }
   if (container.state.dead) throw new SimulatedCrash();
+}
+
+/** The recorder takes a target's report that a run finished. */
+async function report(world: WindowWorld, invocation: Invocation): Promise<void> {
+  await world.recorder.handle(invocation.payload);
+  if (invocation.deliveryId !== undefined) {
+    world.sim.reported.set(invocation.deliveryId, world.sim.clock());
+  }
 }
 
 function countDuplicates(world: WindowWorld, result: DispatchResult): void {

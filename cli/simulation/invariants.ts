@@ -1,7 +1,12 @@
 import type { JobDefinition } from '../../functions/shared/job.ts';
 import type { RunItem, Signal } from '../../functions/shared/ledger-item.ts';
 import type { SimulatedDelivery } from './faulty-parts.ts';
-import { deliveriesByKey, type OutcomeInput, type RunOutcomeRecord } from './outcomes.ts';
+import {
+  deliveriesByKey,
+  type OutcomeInput,
+  type OverlapSkip,
+  type RunOutcomeRecord,
+} from './outcomes.ts';
 import type { SentNotification } from './recorders.ts';
 
 /** One property the simulation checks, and what it found. */
@@ -106,10 +111,17 @@ export function pausedNotDelivered(
   };
 }
 
-/** When a forbid run stops holding its job: it finished, or its maxRuntime ran out. */
-function endOf(job: JobDefinition, delivery: SimulatedDelivery, input: OutcomeInput): number {
+/**
+ * When a forbid run stops holding its job: it finished (or, as the dispatcher can know it,
+ * the recorder took the report that it finished), or its maxRuntime ran out.
+ */
+function endOf(
+  job: JobDefinition,
+  delivery: SimulatedDelivery,
+  finishes: ReadonlyMap<string, Date>,
+): number {
   const limitMs = delivery.deliveredAt.getTime() + job.maxRuntimeSeconds * 1000;
-  const finished = input.completions.get(delivery.deliveryId)?.getTime();
+  const finished = finishes.get(delivery.deliveryId)?.getTime();
   return finished === undefined ? limitMs : Math.min(finished, limitMs);
 }
 
@@ -125,7 +137,7 @@ export function forbidHeld(input: OutcomeInput): Invariant {
     deliveries.forEach((current, i) => {
       const previous = deliveries[i - 1];
       if (!previous || previous.envelope.key === current.envelope.key) return;
-      if (current.deliveredAt.getTime() < endOf(job, previous, input)) {
+      if (current.deliveredAt.getTime() < endOf(job, previous, input.completions)) {
         broken.push(
           `${job.id} ${current.envelope.scheduledAt} started while ${previous.envelope.scheduledAt} ran`,
         );
@@ -139,65 +151,84 @@ export function forbidHeld(input: OutcomeInput): Invariant {
   };
 }
 
-/** A run skipped for overlap was skipped while another run of its job was running. */
+/**
+ * A run skipped for overlap was skipped while another run of its job was running (until the
+ * recorder heard it finished, or its maxRuntime), or might have been: the dispatcher that took
+ * the slot for the holder died before it knew whether the target took it (the slot is then
+ * held until maxRuntime, erring on the side of no overlap).
+ */
 export function overlapSkipsTrue(input: OutcomeInput): Invariant {
   const jobs = new Map(input.jobs.map((j) => [j.id, j]));
-  const untrue: string[] = [];
-  for (const [key, skippedAt] of input.overlapSkips) {
-    const item = input.items.get(key);
-    const job = item && jobs.get(item.jobId);
-    if (!item || !job) continue;
-    const t = skippedAt.getTime();
-    const running = input.deliveries.some(
-      (d) =>
-        d.envelope.jobId === job.id &&
-        d.envelope.key !== key &&
-        d.deliveredAt.getTime() <= t &&
-        t < endOf(job, d, input),
-    );
-    if (!running) untrue.push(`${job.id} ${item.at} skipped at ${skippedAt.toISOString()}`);
-  }
+  const untrue = input.overlapSkips
+    .filter((skip) => {
+      const item = input.items.get(skip.key);
+      const job = item && jobs.get(item.jobId);
+      return job && !anotherRunning(input, job, skip) && !heldByTheDead(input, skip);
+    })
+    .map((skip) => `${skip.key.slice(0, 8)} skipped at ${skip.at.toISOString()}`);
   return {
     name: 'skipped for overlap only while another run ran',
     ok: untrue.length === 0,
-    detail: `${plural(input.overlapSkips.size, 'run')} skipped for overlap${list(untrue)}`,
+    detail: `${plural(input.overlapSkips.length, 'run')} skipped for overlap${list(untrue)}`,
   };
 }
 
-/** The first delivery of each run, in delivery order. */
-function firstDeliveries(input: OutcomeInput): SimulatedDelivery[] {
-  return [...deliveriesByKey(input.deliveries).values()].flatMap((ds) => ds.slice(0, 1));
+function anotherRunning(input: OutcomeInput, job: JobDefinition, skip: OverlapSkip): boolean {
+  const t = skip.at.getTime();
+  return input.deliveries.some(
+    (d) =>
+      d.envelope.jobId === job.id &&
+      d.envelope.key !== skip.key &&
+      d.deliveredAt.getTime() <= t &&
+      t < endOf(job, d, input.reported),
+  );
 }
 
-const caughtUp = (input: OutcomeInput, d: SimulatedDelivery) => {
-  const origin = input.items.get(d.envelope.key)?.origin;
-  return origin === 'catch-up' || origin === 'sweep';
-};
+/** The holder's latest take of the slot before the skip was left by a dispatcher that died. */
+function heldByTheDead(input: OutcomeInput, skip: OverlapSkip): boolean {
+  const t = skip.at.getTime();
+  const last = input.slotHolds
+    .filter((h) => h.key === skip.runningKey && h.at.getTime() <= t)
+    .at(-1);
+  return last?.orphaned === true && t <= last.untilEpochMs;
+}
+
+interface CaughtUp {
+  readonly key: string;
+  readonly at: string;
+  readonly decidedAtMs: number;
+}
+
+/** The job's runs a catch-up decided to deliver (their origin), and when (their first claim). */
+function caughtUp(input: OutcomeInput, job: JobDefinition): CaughtUp[] {
+  const caught: CaughtUp[] = [];
+  for (const [key, claimedAt] of input.firstClaims) {
+    const item = input.items.get(key);
+    if (item?.jobId !== job.id || (item.origin !== 'catch-up' && item.origin !== 'sweep')) continue;
+    caught.push({ key, at: item.at, decidedAtMs: claimedAt.getTime() });
+  }
+  return caught;
+}
 
 /**
- * Catch-up policies, on the runs a catch-up decided to deliver (a retry of one is no new
- * decision): `none` catches nothing up; `latest` one run at a time, never one older than a
- * run delivered before it; `all` at most `maxRuns` at once.
+ * Catch-up policies, on the runs a catch-up decided to deliver: `none` catches nothing up;
+ * `latest` one run at a time, never one older than a run delivered before it was decided;
+ * `all` at most `maxRuns` at once.
  */
 export function catchupPolicyHeld(input: OutcomeInput): Invariant {
-  const firsts = firstDeliveries(input);
   const broken: string[] = [];
   for (const job of input.jobs) {
-    const own = firsts.filter((d) => d.envelope.jobId === job.id);
-    const caught = own.filter((d) => caughtUp(input, d));
+    const caught = caughtUp(input, job);
     const limit = { none: 0, latest: 1, all: job.catchup.maxRuns }[job.catchup.policy];
     const bursts = new Map<number, number>();
-    for (const d of caught) {
-      const at = d.deliveredAt.getTime();
-      bursts.set(at, (bursts.get(at) ?? 0) + 1);
-    }
+    for (const c of caught) bursts.set(c.decidedAtMs, (bursts.get(c.decidedAtMs) ?? 0) + 1);
     for (const [at, count] of bursts) {
       if (count <= limit) continue;
       broken.push(
         `${job.id}: ${count} caught up at ${new Date(at).toISOString()} (${job.catchup.policy})`,
       );
     }
-    if (job.catchup.policy === 'latest') broken.push(...olderAfterNewer(job, own, caught));
+    if (job.catchup.policy === 'latest') broken.push(...olderAfterNewer(input, job, caught));
   }
   return {
     name: 'catch-up policies held',
@@ -206,19 +237,21 @@ export function catchupPolicyHeld(input: OutcomeInput): Invariant {
   };
 }
 
-/** Under `latest`: caught-up runs first delivered after a newer run of the job. */
+/** Under `latest`: runs caught up when a newer run of the job had been delivered already. */
 function olderAfterNewer(
+  input: OutcomeInput,
   job: JobDefinition,
-  own: readonly SimulatedDelivery[],
-  caught: readonly SimulatedDelivery[],
+  caught: readonly CaughtUp[],
 ): string[] {
-  return caught
-    .filter((d) =>
-      own.some(
-        (e) => e.envelope.scheduledAt > d.envelope.scheduledAt && e.deliveredAt < d.deliveredAt,
-      ),
-    )
-    .map((d) => `${job.id} ${d.envelope.scheduledAt} caught up after a newer run`);
+  const firsts = [...deliveriesByKey(input.deliveries).values()]
+    .map((ds) => ds[0])
+    .filter((d): d is SimulatedDelivery => d?.envelope.jobId === job.id);
+  return caught.flatMap((c) => {
+    const newer = firsts.find(
+      (d) => d.envelope.scheduledAt > c.at && d.deliveredAt.getTime() < c.decidedAtMs,
+    );
+    return newer ? [`${job.id} ${c.at} caught up after ${newer.envelope.scheduledAt} ran`] : [];
+  });
 }
 
 /** Each signal notified at most once per run, and only when it was true. */
@@ -271,9 +304,12 @@ const lateMs = (f: RunFacts) =>
 
 /** Each signal's meaning (`Signal` in functions/shared/ledger-item.ts), held against the facts. */
 const SIGNAL_TRUE: Record<Signal, (facts: RunFacts, sentAt: Date) => boolean> = {
+  // Decided by a catch-up, not its own tick: skipped for a reason other than a pause, or
+  // delivered after its grace (or never, when every attempt failed).
   missed: (f) =>
     f.item.origin !== 'tick' &&
-    (f.outcome.status === 'skipped' ? f.outcome.reason !== 'paused' : lateMs(f)),
+    f.outcome.reason !== 'paused' &&
+    (f.outcome.deliveredAt === null || lateMs(f)),
   late: (f) => lateMs(f),
   'dead-lettered': (f) => f.outcome.status === 'dead-lettered',
   'run-failed': (f) => f.item.failure === 'execution',

@@ -3,6 +3,7 @@ import { periodBucket } from '../../functions/schedule/index.ts';
 import type { DeadLetterMessage } from '../../functions/shared/dead-letters.ts';
 import type { JobDefinition } from '../../functions/shared/job.ts';
 import type { RunItem } from '../../functions/shared/ledger-item.ts';
+import type { SlotHold } from './containers.ts';
 import type { Interval } from './faults.ts';
 import type { SimulatedDelivery } from './faulty-parts.ts';
 import type { SentNotification } from './recorders.ts';
@@ -26,6 +27,13 @@ export interface RunOutcomeRecord {
   readonly attempts: number;
 }
 
+/** A run skipped because another held its job's `concurrency: forbid` slot. */
+export interface OverlapSkip {
+  readonly key: string;
+  readonly at: Date;
+  readonly runningKey: string;
+}
+
 /** Everything outcomes and invariants are computed from, over all windows. */
 export interface OutcomeInput {
   readonly jobs: readonly JobDefinition[];
@@ -37,12 +45,18 @@ export interface OutcomeInput {
   readonly deliveries: readonly SimulatedDelivery[];
   /** When the run a delivery started finished, by delivery id (tracked targets only). */
   readonly completions: ReadonlyMap<string, Date>;
+  /** When the recorder took the report of that finish, by delivery id. */
+  readonly reported: ReadonlyMap<string, Date>;
   readonly deadLetters: readonly DeadLetterMessage[];
   readonly notifications: readonly SentNotification[];
   /** How often the dispatcher logged each key as possibly delivered twice (`Redelivered`). */
   readonly redelivered: ReadonlyMap<string, number>;
-  /** When each run skipped for overlap was skipped, by key. */
-  readonly overlapSkips: ReadonlyMap<string, Date>;
+  /** Each skip for overlap: the run, when, and the run that held the job's slot. */
+  readonly overlapSkips: readonly OverlapSkip[];
+  /** When each run was first claimed (a tick or a catch-up decided to deliver it), by key. */
+  readonly firstClaims: ReadonlyMap<string, Date>;
+  /** Every take of a forbid slot, with what became of it. */
+  readonly slotHolds: readonly SlotHold[];
   readonly pauses: readonly (Interval & { readonly job: string })[];
   /** Whether faults were injected: without them every run must be delivered exactly once. */
   readonly faulted: boolean;

@@ -177,20 +177,24 @@ function outcomeInput(sim: Simulation): OutcomeInput {
     const key = String(entry.fields.key);
     redelivered.set(key, (redelivered.get(key) ?? 0) + 1);
   }
-  const overlapSkips = new Map<string, Date>();
-  for (const entry of sim.logger.decisions('skipped-overlap')) {
-    overlapSkips.set(String(entry.fields.key), entry.at);
-  }
+  const overlapSkips = sim.logger.decisions('skipped-overlap').map((entry) => ({
+    key: String(entry.fields.key),
+    at: entry.at,
+    runningKey: String(entry.fields.runningKey),
+  }));
   return {
     jobs: sim.enabled,
     expected: sim.expected,
     items: sim.items,
     deliveries: sim.deliveries,
     completions: sim.completions,
+    reported: sim.reported,
     deadLetters: sim.deadLetters.messages,
     notifications: sim.notifier.sent,
     redelivered,
     overlapSkips,
+    firstClaims: sim.watch.firstClaims,
+    slotHolds: sim.watch.slotHolds,
     pauses: sim.plan.pauses,
     faulted: injectsFaults(sim.plan),
   };

@@ -20,7 +20,7 @@ import { RecordingLogger } from '../../functions/shared/logger.ts';
 import { RecordingMetrics } from '../../functions/shared/metrics.ts';
 import { coveringSchedule } from '../../infra/covering/covering-cron.ts';
 import { completionEvent } from './completions.ts';
-import { ContainerPool, SIMULATION_STACK } from './containers.ts';
+import { ContainerPool, type LedgerWatch, SIMULATION_STACK } from './containers.ts';
 import { type EmbeddedDynamo, startEmbeddedDynamo } from './dynalite.ts';
 import { type CoveringTicks, type ScheduledFire, scheduledFires } from './events.ts';
 import { type FaultPlan, seededRandom } from './faults.ts';
@@ -66,6 +66,8 @@ export interface Invocation {
   readonly payload: object;
   /** Lambda's attempt at this event: 1, then 2 and 3 for its retries. */
   readonly attempt: number;
+  /** For a completion report: the delivery whose run finished. */
+  readonly deliveryId?: string;
 }
 
 /** What the whole simulation shares across windows: the clock, the faults, what it saw. */
@@ -93,6 +95,9 @@ export interface Simulation {
   readonly deliveries: SimulatedDelivery[];
   /** When the run each delivery started finished, by delivery id. */
   readonly completions: Map<string, Date>;
+  /** When the recorder took the report of each finished run, by delivery id. */
+  readonly reported: Map<string, Date>;
+  readonly watch: LedgerWatch;
   readonly duplicatesByKey: Map<string, number>;
   readonly items: Map<string, RunItem>;
   readonly expected: Map<string, Occurrence[]>;
@@ -175,6 +180,8 @@ export function startSimulation(setup: SimulationSetup): Simulation {
     recorderMetrics: new RecordingMetrics(),
     deliveries: [],
     completions: new Map(),
+    reported: new Map(),
+    watch: { firstClaims: new Map(), slotHolds: [] },
     duplicatesByKey: new Map(),
     items: new Map(),
     expected: new Map(enabled.map((job) => [job.id, []])),
@@ -298,6 +305,7 @@ export async function openWindow(
       plan: sim.plan,
       crashRandom: sim.random.crash,
       counts: sim.faults,
+      watch: sim.watch,
     }),
     recorder: createRecorder({
       clock: sim.clock,
@@ -308,6 +316,8 @@ export async function openWindow(
       logger: new RecordingLogger(),
       metrics: sim.recorderMetrics,
       stackName: SIMULATION_STACK,
+      // The in-invocation retries of ledger writes take no simulated time.
+      sleep: async () => {},
     }),
     operator,
     store: stores.operator,
@@ -362,7 +372,7 @@ function scheduleCompletion(
   timeline.push({
     at: finishedAt.getTime() + EVENT_DELAY_MS,
     kind: 'invoke',
-    invocations: [{ fn: 'recorder', payload: event, attempt: 1 }],
+    invocations: [{ fn: 'recorder', payload: event, attempt: 1, deliveryId: delivery.deliveryId }],
   });
 }
 
