@@ -450,7 +450,10 @@ async function recordDelivery(
   const { ledger, clock, options, metrics, logger } = ctx;
   const dispatchedAt = clock();
   const lagMs = dispatchedAt.getTime() - run.at.getTime();
-  const late = run.origin === 'tick' && lagMs > run.job.alarm.graceSeconds * 1000;
+  // Late is the tick's lateness: its own first attempt. A retry that took over a dead
+  // dispatcher's claim cannot tell when that one reached the target.
+  const late =
+    run.origin === 'tick' && item.attempts === 1 && lagMs > run.job.alarm.graceSeconds * 1000;
   const stuckCheckAtEpochMs = tracksCompletion(run.job)
     ? dispatchedAt.getTime() + run.job.maxRuntimeSeconds * 1000
     : undefined;

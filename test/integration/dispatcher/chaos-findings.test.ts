@@ -138,4 +138,31 @@ describe('found by the chaos simulation', () => {
     ]);
     expect(h.notifier.sent.map((n) => n.signal)).toEqual(['dead-lettered']);
   });
+
+  it('does not call a run late when a retried tick delivers it again after an on-time first delivery', async () => {
+    const { client, faults, tableName } = await table('c5');
+    const job = makeJob({ id: 'hourly', schedule: '0 * * * *', timezone: 'UTC' });
+    // The tick arrives 4 minutes late, inside the job's 5 minutes of grace.
+    const clock = new TestClock('2023-06-01T10:04:00.200Z');
+    const targets = new RecordingTargets();
+    const h = harness({
+      client,
+      tableName,
+      clock,
+      jobs: [job],
+      targets,
+      options: { leaseSeconds: STACK_LEASE_SECONDS },
+    });
+    await h.ledger.createJobState(job.id, new Date('2023-06-01T09:00:00Z'));
+    faults.fail(updating('dispatchedAt'), { error: () => new Error('Runtime.ExitError') });
+    await expect(h.dispatcher.handle(tickEvent(job.id, '2023-06-01T10:00:00Z'))).rejects.toThrow(
+      'Runtime.ExitError',
+    );
+    // Lambda's last retry takes the expired claim over, 7 minutes after the run was due.
+    clock.set('2023-06-01T10:07:00.200Z');
+    await h.dispatcher.handle(tickEvent(job.id, '2023-06-01T10:00:00Z'));
+    expect(targets.received.map((r) => r.envelope.attempt)).toEqual([1, 2]);
+    expect(h.notifier.sent.map((n) => n.signal)).toEqual([]);
+    expect(h.metrics.count(job.id, 'LateRuns')).toBe(0);
+  });
 });
