@@ -53,6 +53,7 @@ const instant = z
   .string({ error: 'expected an ISO 8601 instant like 2027-03-28T00:00:00Z' })
   .refine((text) => /[zZ]|[+-]\d{2}:?\d{2}$/.test(text) && !Number.isNaN(Date.parse(text)), {
     error: 'expected an ISO 8601 instant with a zone designator, e.g. 2027-03-28T00:00:00Z',
+    abort: true,
   })
   .transform((text) => new Date(text));
 
@@ -116,7 +117,18 @@ const planSchema = z.strictObject({
  * //=> [{ point: 'after-claim', probability: 0.1 }]
  */
 export function loadFaultPlan(path: string, jobIds: readonly string[]): FaultPlan {
-  const source = parsePlanSource(path, readPlanText(path));
+  return parseFaultPlan(readPlanText(path), path, jobIds);
+}
+
+/**
+ * {@link loadFaultPlan} of a plan's text; `file` names it in the issues.
+ *
+ * @example
+ * parseFaultPlan('seed: 7\nthrottling: { probability: 0.1 }', 'faults.yaml', []).throttling
+ * //=> { probability: 0.1 }
+ */
+export function parseFaultPlan(text: string, file: string, jobIds: readonly string[]): FaultPlan {
+  const source = parsePlanSource(file, text);
   const plan = validatePlan(source, jobIds);
   return {
     seed: plan.seed,
@@ -174,18 +186,30 @@ function parsePlanSource(path: string, text: string): PlanSource {
 }
 
 /** One issue at the position of a path in the plan. */
-function issueAt(source: PlanSource, at: readonly (string | number)[], message: string) {
-  const { line, column } = positionOf(source.doc, source.lineCounter, at);
+function issueAt(
+  source: PlanSource,
+  at: readonly (string | number)[],
+  message: string,
+  pointAtKey = false,
+) {
+  const { line, column } = positionOf(source.doc, source.lineCounter, at, pointAtKey);
   return { file: source.path, line, column, field: at.join('.'), message } satisfies ConfigIssue;
+}
+
+/** One zod issue as file positions: an unknown key is reported at the key itself. */
+function schemaIssues(source: PlanSource, issue: z.core.$ZodIssue): ConfigIssue[] {
+  const path = issue.path.filter((s): s is string | number => typeof s !== 'symbol');
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.map((key) => issueAt(source, [...path, key], `unknown field '${key}'`, true));
+  }
+  return [issueAt(source, path, issue.message)];
 }
 
 /** The plan checked against its schema and the simulated file's jobs. */
 function validatePlan(source: PlanSource, jobIds: readonly string[]) {
   const parsed = planSchema.safeParse(source.doc.toJS() ?? {});
   if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((i) => issueAt(source, i.path as (string | number)[], i.message)),
-    );
+    throw new ConfigError(parsed.error.issues.flatMap((i) => schemaIssues(source, i)));
   }
   const known = new Set(jobIds);
   const unknown = [
