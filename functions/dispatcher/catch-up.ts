@@ -1,6 +1,11 @@
 import { type Occurrence, occurrencesBetween, periodBucket } from '../schedule/index.ts';
 import { type JobDefinition, scheduleSpecOf } from '../shared/job.ts';
-import type { JobStateItem, RunItem, SkipReason } from '../shared/ledger-item.ts';
+import {
+  inLastPause,
+  type JobStateItem,
+  type RunItem,
+  type SkipReason,
+} from '../shared/ledger-item.ts';
 import {
   type CoreContext,
   deliverRun,
@@ -200,7 +205,7 @@ async function decide(
     (request.newerDue ?? false) ||
     (newest !== undefined &&
       candidates.some((o) => o.at > newest.at && existing.has(periodBucket(job.id, o.at))));
-  const paused = undecided.filter((o) => inLastPause(state, o));
+  const paused = undecided.filter((o) => inLastPause(state, o.at));
   const plan = planCatchup(
     job,
     undecided.filter((o) => !paused.includes(o)),
@@ -215,12 +220,6 @@ async function decide(
       ...plan.skip,
     ],
   };
-}
-
-function inLastPause(state: JobStateItem, o: Occurrence): boolean {
-  if (!state.lastPauseFrom || !state.lastPauseTo) return false;
-  const ms = o.at.getTime();
-  return ms >= Date.parse(state.lastPauseFrom) && ms <= Date.parse(state.lastPauseTo);
 }
 
 function uniqueSorted(occurrences: readonly Occurrence[]): Occurrence[] {

@@ -322,3 +322,17 @@ export function decodeJobState(item: Item): JobStateItem {
 export function isTerminal(status: RunStatus): boolean {
   return status === 'succeeded' || status === 'failed' || status === 'skipped';
 }
+
+/**
+ * True when `at` lies in the job's last (ended) pause, from when it was paused up to, not
+ * including, when it was resumed: a run due at the very instant of the resume is live.
+ *
+ * @example
+ * inLastPause({ jobId: 'j', lastPauseFrom: '2023-06-01T10:20:00.000Z',
+ *   lastPauseTo: '2023-06-01T10:50:00.000Z' }, new Date('2023-06-01T10:45:00Z')) //=> true
+ */
+export function inLastPause(state: JobStateItem, at: Date): boolean {
+  if (!state.lastPauseFrom || !state.lastPauseTo) return false;
+  const ms = at.getTime();
+  return ms >= Date.parse(state.lastPauseFrom) && ms < Date.parse(state.lastPauseTo);
+}

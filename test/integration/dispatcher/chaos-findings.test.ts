@@ -165,4 +165,25 @@ describe('found by the chaos simulation', () => {
     expect(h.notifier.sent.map((n) => n.signal)).toEqual([]);
     expect(h.metrics.count(job.id, 'LateRuns')).toBe(0);
   });
+
+  it('records a run of a pause skipped when its late tick arrives after the pause ended', async () => {
+    const { client, tableName } = await table('c6');
+    const clock = new TestClock('2023-06-01T10:20:00Z');
+    const targets = new RecordingTargets();
+    const h = harness({ client, tableName, clock, jobs: [fiveMinutely], targets });
+    await h.ledger.createJobState(fiveMinutely.id, new Date('2023-06-01T10:15:00Z'));
+    await h.ledger.pause(fiveMinutely.id, { at: clock.now(), by: 'ops', reason: 'migration' });
+    await h.ledger.resume(fiveMinutely.id, {
+      at: new Date('2023-06-01T10:50:00Z'),
+      catchUp: false,
+    });
+    // The 10:45 tick was held up for 7 minutes: it arrives after the operator resumed.
+    clock.set('2023-06-01T10:52:28Z');
+    const late = await h.dispatcher.handle(tickEvent(fiveMinutely.id, '2023-06-01T10:45:00Z'));
+    expect(late).toMatchObject({ outcomes: [{ outcome: 'skipped', reason: 'paused' }] });
+    // The run due the instant the pause ended is live.
+    const onTime = await h.dispatcher.handle(tickEvent(fiveMinutely.id, '2023-06-01T10:50:00Z'));
+    expect(onTime).toMatchObject({ outcomes: [{ outcome: 'dispatched' }] });
+    expect(targets.instants()).toEqual(['2023-06-01T10:50:00.000Z']);
+  });
 });
