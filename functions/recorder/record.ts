@@ -187,11 +187,14 @@ export function createRecorder(deps: RecorderDeps): {
     job: JobDefinition,
   ): Promise<RecordOutcome> {
     if (!item) return ignored(completion, 'no-ledger-item', false);
-    // A run the ledger already closed (recorded, or dead-lettered by a dispatcher that lost
-    // track of a delivery that did start) waits for no other report: it ran, and it ended.
-    if (isTerminal(item.status)) await releaseSlot(job, item.key);
     if (item.completionId === completion.completionId) {
+      await releaseSlot(job, item.key);
       return ignored(completion, `already-${item.status}`, true);
+    }
+    // A run the ledger closed without this report (dead-lettered by a dispatcher that lost
+    // track of a delivery that did start) waits for nothing more once its last attempt ended.
+    if (isTerminal(item.status) && item.attempts === completion.envelope.attempt) {
+      await releaseSlot(job, item.key);
     }
     if (item.attempts !== completion.envelope.attempt) {
       return ignored(

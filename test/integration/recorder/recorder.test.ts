@@ -25,6 +25,11 @@ const FUNCTION = 'arn:aws:lambda:eu-central-1:123456789012:function:target';
 const MACHINE = 'arn:aws:states:eu-central-1:123456789012:stateMachine:etl';
 const lambdaJob = makeJob({ id: 'nightly', target: { type: 'lambda', arn: FUNCTION } });
 const sfnJob = makeJob({ id: 'etl', target: { type: 'stepfunctions', arn: MACHINE } });
+const lambdaForbidJob = makeJob({
+  id: 'report',
+  target: { type: 'lambda', arn: FUNCTION },
+  concurrency: 'forbid',
+});
 const forbidJob = makeJob({
   id: 'backup',
   target: { type: 'stepfunctions', arn: MACHINE },
@@ -58,7 +63,7 @@ function harness(deadLetters?: DeadLetters, client = ddb): Harness {
   const notifier = new RecordingNotifier();
   const recorder = createRecorder({
     clock: () => new Date('2026-03-29T01:10:00.000Z'),
-    jobs: [lambdaJob, sfnJob, forbidJob],
+    jobs: [lambdaJob, sfnJob, forbidJob, lambdaForbidJob],
     ledger: createRecorderLedger(createLedgerStore({ client, tableName })),
     deadLetters: deadLetters ?? createSqsDeadLetters(localSqs.sqs, dlqUrl),
     notifier,
@@ -402,6 +407,56 @@ describe('found by the chaos simulation', () => {
     );
     expect(outcome).toMatchObject({ outcome: 'ignored', reason: 'status-failed' });
     expect((await dispatcherLedger.getJobState(forbidJob.id))?.runningKey).toBeUndefined();
+  });
+
+  it('keeps the forbid slot of a dead-lettered run while a later attempt of it may still run', async () => {
+    const h = harness();
+    const { key, at, envelope } = await deliveredRun(lambdaForbidJob, 'unused', {
+      claimedOnly: true,
+    });
+    await dispatcherLedger.createJobState(lambdaForbidJob.id, at);
+    await dispatcherLedger.acquireSlot(
+      lambdaForbidJob.id,
+      key,
+      at.getTime(),
+      at.getTime() + 3_600_000,
+    );
+    // Attempts 1 and 2 each invoked the function, and each dispatcher died before recording it.
+    const second = await dispatcherLedger.claim({
+      key,
+      jobId: lambdaForbidJob.id,
+      at,
+      nominal: '2026-03-29T03:00',
+      dst: 'none',
+      manual: false,
+      origin: 'retry',
+      target: FUNCTION,
+      mode: 'reclaim',
+      maxAttempts: 2,
+      nowEpochMs: at.getTime() + 301_000,
+      leaseUntilEpochMs: at.getTime() + 391_000,
+      ttlEpochSec: Math.floor(at.getTime() / 1000) + 35 * 86_400,
+      missed: false,
+    });
+    expect(second).toMatchObject({ claimed: true, item: { attempts: 2 } });
+    await dispatcherLedger.failDelivery(key, 2, {
+      lastError: 'dispatcher stopped during delivery attempt 2',
+      failedAt: new Date(at.getTime() + 400_000),
+      outboxLeaseUntilEpochMs: at.getTime() + 520_000,
+    });
+    await h.recorder.handle(
+      lambdaResult(FUNCTION, 'req-a1', envelope, new Date(at.getTime() + 600_000)),
+    );
+    expect((await dispatcherLedger.getJobState(lambdaForbidJob.id))?.runningKey).toBe(key);
+    await h.recorder.handle(
+      lambdaResult(
+        FUNCTION,
+        'req-a2',
+        { ...envelope, attempt: 2 },
+        new Date(at.getTime() + 900_000),
+      ),
+    );
+    expect((await dispatcherLedger.getJobState(lambdaForbidJob.id))?.runningKey).toBeUndefined();
   });
 
   it('records a completion whose ledger write is throttled, retrying within the invocation', async () => {
