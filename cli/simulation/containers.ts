@@ -32,6 +32,8 @@ export interface Container {
   readonly state: ContainerState;
   /** The forbid slots it took in its current invocation. */
   readonly held: SlotHold[];
+  /** Its current invocation, numbered across the simulation. */
+  readonly invocation: { id: number };
 }
 
 /** One take of a job's `concurrency: forbid` slot by a run. */
@@ -40,17 +42,26 @@ export interface SlotHold {
   readonly key: string;
   readonly at: Date;
   readonly untilEpochMs: number;
-  /** Its dispatcher gave it back. */
+  /** Its dispatcher gave it back (its delivery failed), and when. */
   released: boolean;
+  releasedAt?: Date;
   /** Its dispatcher died in the invocation that took it, still holding it. */
   orphaned: boolean;
 }
 
+/** When, and in which invocation, a run was first claimed: a decision to deliver it. */
+export interface FirstClaim {
+  readonly at: Date;
+  readonly invocation: number;
+}
+
 /** What the simulation sees the dispatchers' ledger do, for the invariants. */
 export interface LedgerWatch {
-  /** When each run was first claimed: when a tick or a catch-up decided to deliver it. */
-  readonly firstClaims: Map<string, Date>;
+  /** Each run's first claim, by key. */
+  readonly firstClaims: Map<string, FirstClaim>;
   readonly slotHolds: SlotHold[];
+  /** Dispatcher invocations so far. */
+  invocations: number;
 }
 
 /** What every container of one window is built from. */
@@ -95,6 +106,7 @@ export class ContainerPool {
   acquire(): Container {
     const container = this.#idle.pop() ?? this.#start();
     container.held.length = 0;
+    container.invocation.id = ++this.#parts.watch.invocations;
     return container;
   }
 
@@ -112,7 +124,8 @@ export class ContainerPool {
     const p = this.#parts;
     const state: ContainerState = { dead: false };
     const held: SlotHold[] = [];
-    const watched = watchedLedger(p.ledger, p.watch, held, p.clock);
+    const invocation = { id: 0 };
+    const watched = watchedLedger(p.ledger, p.watch, { held, invocation }, p.clock);
     const dispatcher = createDispatcher({
       clock: p.clock,
       jobs: p.jobs,
@@ -130,7 +143,7 @@ export class ContainerPool {
         sleep: async () => {},
       },
     });
-    return { dispatcher, state, held };
+    return { dispatcher, state, held, invocation };
   }
 }
 
@@ -138,15 +151,16 @@ export class ContainerPool {
 function watchedLedger(
   ledger: Ledger,
   watch: LedgerWatch,
-  held: SlotHold[],
+  container: Pick<Container, 'held' | 'invocation'>,
   clock: () => Date,
 ): Ledger {
+  const { held } = container;
   return {
     ...ledger,
     async claim(request) {
       const outcome = await ledger.claim(request);
       if (outcome.claimed && !watch.firstClaims.has(request.key)) {
-        watch.firstClaims.set(request.key, clock());
+        watch.firstClaims.set(request.key, { at: clock(), invocation: container.invocation.id });
       }
       return outcome;
     },
@@ -161,7 +175,11 @@ function watchedLedger(
     },
     async releaseSlot(jobId, key) {
       const released = await ledger.releaseSlot(jobId, key);
-      for (const hold of held) if (hold.key === key) hold.released = true;
+      for (const hold of held) {
+        if (hold.key !== key) continue;
+        hold.released = true;
+        hold.releasedAt = clock();
+      }
       return released;
     },
   };

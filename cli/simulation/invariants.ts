@@ -153,9 +153,10 @@ export function forbidHeld(input: OutcomeInput): Invariant {
 
 /**
  * A run skipped for overlap was skipped while another run of its job was running (until the
- * recorder heard it finished, or its maxRuntime), or might have been: the dispatcher that took
- * the slot for the holder died before it knew whether the target took it (the slot is then
- * held until maxRuntime, erring on the side of no overlap).
+ * recorder heard it finished, or its maxRuntime), was being delivered (the holder took the
+ * slot and gave it back only when its delivery failed, at that same instant), or might have
+ * been running: the dispatcher that took the slot for it died before it knew whether the
+ * target took it (the slot is then held until maxRuntime, erring on the side of no overlap).
  */
 export function overlapSkipsTrue(input: OutcomeInput): Invariant {
   const jobs = new Map(input.jobs.map((j) => [j.id, j]));
@@ -163,7 +164,7 @@ export function overlapSkipsTrue(input: OutcomeInput): Invariant {
     .filter((skip) => {
       const item = input.items.get(skip.key);
       const job = item && jobs.get(item.jobId);
-      return job && !anotherRunning(input, job, skip) && !heldByTheDead(input, skip);
+      return job && !anotherRunning(input, job, skip) && !heldByAnother(input, skip);
     })
     .map((skip) => `${skip.key.slice(0, 8)} skipped at ${skip.at.toISOString()}`);
   return {
@@ -184,49 +185,57 @@ function anotherRunning(input: OutcomeInput, job: JobDefinition, skip: OverlapSk
   );
 }
 
-/** The holder's latest take of the slot before the skip was left by a dispatcher that died. */
-function heldByTheDead(input: OutcomeInput, skip: OverlapSkip): boolean {
+/** The holder's latest take of the slot before the skip: a delivery in flight, or left by the dead. */
+function heldByAnother(input: OutcomeInput, skip: OverlapSkip): boolean {
   const t = skip.at.getTime();
   const last = input.slotHolds
     .filter((h) => h.key === skip.runningKey && h.at.getTime() <= t)
     .at(-1);
-  return last?.orphaned === true && t <= last.untilEpochMs;
+  if (!last) return false;
+  if (last.orphaned) return t <= last.untilEpochMs;
+  return last.releasedAt !== undefined && t <= last.releasedAt.getTime();
 }
 
 interface CaughtUp {
   readonly key: string;
   readonly at: string;
   readonly decidedAtMs: number;
+  /** The invocation that decided it: one catch-up. */
+  readonly invocation: number;
 }
 
 /** The job's runs a catch-up decided to deliver (their origin), and when (their first claim). */
 function caughtUp(input: OutcomeInput, job: JobDefinition): CaughtUp[] {
   const caught: CaughtUp[] = [];
-  for (const [key, claimedAt] of input.firstClaims) {
+  for (const [key, claim] of input.firstClaims) {
     const item = input.items.get(key);
     if (item?.jobId !== job.id || (item.origin !== 'catch-up' && item.origin !== 'sweep')) continue;
-    caught.push({ key, at: item.at, decidedAtMs: claimedAt.getTime() });
+    caught.push({
+      key,
+      at: item.at,
+      decidedAtMs: claim.at.getTime(),
+      invocation: claim.invocation,
+    });
   }
   return caught;
 }
 
 /**
  * Catch-up policies, on the runs a catch-up decided to deliver: `none` catches nothing up;
- * `latest` one run at a time, never one older than a run delivered before it was decided;
- * `all` at most `maxRuns` at once.
+ * `latest` one run per catch-up, never one older than a run delivered before it was decided;
+ * `all` at most `maxRuns` per catch-up.
  */
 export function catchupPolicyHeld(input: OutcomeInput): Invariant {
   const broken: string[] = [];
   for (const job of input.jobs) {
     const caught = caughtUp(input, job);
     const limit = { none: 0, latest: 1, all: job.catchup.maxRuns }[job.catchup.policy];
-    const bursts = new Map<number, number>();
-    for (const c of caught) bursts.set(c.decidedAtMs, (bursts.get(c.decidedAtMs) ?? 0) + 1);
-    for (const [at, count] of bursts) {
-      if (count <= limit) continue;
-      broken.push(
-        `${job.id}: ${count} caught up at ${new Date(at).toISOString()} (${job.catchup.policy})`,
-      );
+    const bursts = new Map<number, CaughtUp[]>();
+    for (const c of caught) bursts.set(c.invocation, [...(bursts.get(c.invocation) ?? []), c]);
+    for (const burst of bursts.values()) {
+      if (burst.length <= limit) continue;
+      const when = new Date(burst[0]?.decidedAtMs ?? 0).toISOString();
+      broken.push(`${job.id}: ${burst.length} caught up at ${when} (${job.catchup.policy})`);
     }
     if (job.catchup.policy === 'latest') broken.push(...olderAfterNewer(input, job, caught));
   }

@@ -3,7 +3,7 @@ import { periodBucket } from '../../functions/schedule/index.ts';
 import type { DeadLetterMessage } from '../../functions/shared/dead-letters.ts';
 import type { JobDefinition } from '../../functions/shared/job.ts';
 import type { RunItem } from '../../functions/shared/ledger-item.ts';
-import type { SlotHold } from './containers.ts';
+import type { FirstClaim, SlotHold } from './containers.ts';
 import type { Interval } from './faults.ts';
 import type { SimulatedDelivery } from './faulty-parts.ts';
 import type { SentNotification } from './recorders.ts';
@@ -53,8 +53,8 @@ export interface OutcomeInput {
   readonly redelivered: ReadonlyMap<string, number>;
   /** Each skip for overlap: the run, when, and the run that held the job's slot. */
   readonly overlapSkips: readonly OverlapSkip[];
-  /** When each run was first claimed (a tick or a catch-up decided to deliver it), by key. */
-  readonly firstClaims: ReadonlyMap<string, Date>;
+  /** When and where each run was first claimed (a tick or a catch-up decided it), by key. */
+  readonly firstClaims: ReadonlyMap<string, FirstClaim>;
   /** Every take of a forbid slot, with what became of it. */
   readonly slotHolds: readonly SlotHold[];
   readonly pauses: readonly (Interval & { readonly job: string })[];

@@ -181,7 +181,7 @@ export function startSimulation(setup: SimulationSetup): Simulation {
     deliveries: [],
     completions: new Map(),
     reported: new Map(),
-    watch: { firstClaims: new Map(), slotHolds: [] },
+    watch: { firstClaims: new Map(), slotHolds: [], invocations: 0 },
     duplicatesByKey: new Map(),
     items: new Map(),
     expected: new Map(enabled.map((job) => [job.id, []])),

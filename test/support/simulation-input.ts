@@ -128,7 +128,10 @@ export function cleanInput(over: Partial<OutcomeInput> = {}): OutcomeInput {
     redelivered: new Map(),
     overlapSkips: [],
     firstClaims: new Map(
-      runs.map((hhmm) => [keyOf(hourly, hhmm), new Date(at(hhmm).getTime() + 1000)]),
+      runs.map((hhmm, invocation) => [
+        keyOf(hourly, hhmm),
+        { at: new Date(at(hhmm).getTime() + 1000), invocation },
+      ]),
     ),
     slotHolds: [],
     pauses: [],

@@ -170,8 +170,26 @@ describe('skipped for overlap', () => {
       slotHolds: [hold(forbid, '10:00', { orphaned: true })],
     });
     expect(overlapSkipsTrue(input).ok).toBe(true);
-    const released = { ...input, slotHolds: [hold(forbid, '10:00', { released: true })] };
+    const released = {
+      ...input,
+      slotHolds: [hold(forbid, '10:00', { released: true, releasedAt: at('10:05') })],
+    };
     expect(overlapSkipsTrue(released).ok).toBe(false);
+  });
+
+  it('holds while the holder was being delivered: it gave the slot back at that same instant', () => {
+    const input = skippedAt1100({
+      deliveries: [],
+      reported: new Map(),
+      slotHolds: [
+        hold(forbid, '11:00', {
+          key: keyOf(forbid, '10:00'),
+          released: true,
+          releasedAt: at('11:00'),
+        }),
+      ],
+    });
+    expect(overlapSkipsTrue(input).ok).toBe(true);
   });
 });
 
@@ -184,7 +202,7 @@ describe('catch-up policies', () => {
       deliveries: hhmms.map((h) =>
         delivery(job, h, (decidedAt.getTime() - at(h).getTime()) / 1000, `d-${h}`),
       ),
-      firstClaims: new Map(hhmms.map((h) => [keyOf(job, h), decidedAt])),
+      firstClaims: new Map(hhmms.map((h) => [keyOf(job, h), { at: decidedAt, invocation: 1 }])),
     });
   const latest = makeJob({ id: 'latest', schedule: '*/10 * * * *', catchup: { policy: 'latest' } });
   const capped = makeJob({ id: 'capped', schedule: '*/10 * * * *', catchup: { maxRuns: 2 } });
@@ -198,6 +216,20 @@ describe('catch-up policies', () => {
     const three = caught(capped, ['10:10', '10:20', '10:30'], at('10:40'));
     expect(catchupPolicyHeld(three).ok).toBe(false);
     expect(catchupPolicyHeld(caught(capped, ['10:10', '10:20'], at('10:40'))).ok).toBe(true);
+  });
+
+  it('holds when two catch-ups, each within maxRuns, decide at the same instant', () => {
+    const three = caught(capped, ['10:10', '10:20', '10:30'], at('10:40'));
+    const twoDecisions = {
+      ...three,
+      firstClaims: new Map(
+        [...three.firstClaims].map(([key, claim], i) => [
+          key,
+          { ...claim, invocation: i === 2 ? 2 : 1 },
+        ]),
+      ),
+    };
+    expect(catchupPolicyHeld(twoDecisions).ok).toBe(true);
   });
 
   it('fails when none catches anything up', () => {
