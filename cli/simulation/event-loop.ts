@@ -40,6 +40,10 @@ const MINUTE_MS = 60_000;
  * retries, the targets' completions and the operator's pauses. Events at one instant run one
  * after the other, except the invocations of one event (the copies of one tick), which run
  * concurrently and race for the claim.
+ *
+ * @example
+ * const { world } = await openWindow(sim, window, 0, 0);
+ * await runTimeline(world); // the window's events, then sweeps until its runs ended
  */
 export async function runTimeline(world: WindowWorld): Promise<void> {
   pushNextFire(world, undefined);

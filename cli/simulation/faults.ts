@@ -226,7 +226,12 @@ function validatePlan(source: PlanSource, jobIds: readonly string[]) {
   return parsed.data;
 }
 
-/** True when the plan injects anything at all. */
+/**
+ * True when the plan injects anything at all.
+ *
+ * @example
+ * injectsFaults(NO_FAULTS) //=> false
+ */
 export function injectsFaults(plan: FaultPlan): boolean {
   return (
     plan.outages.length > 0 ||
@@ -255,7 +260,13 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-/** True when `at` lies in one of the intervals. */
+/**
+ * True when `at` lies in one of the intervals.
+ *
+ * @example
+ * const night = { from: new Date('2027-03-28T00:00Z'), to: new Date('2027-03-28T01:00Z') };
+ * within([night], new Date('2027-03-28T01:00Z')) //=> false
+ */
 export function within(intervals: readonly Interval[], at: Date): boolean {
   const ms = at.getTime();
   return intervals.some((i) => ms >= i.from.getTime() && ms < i.to.getTime());

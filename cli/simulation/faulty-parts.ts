@@ -32,7 +32,12 @@ export interface FaultCounts {
   invocationsGivenUp: number;
 }
 
-/** Fresh counters. */
+/**
+ * Fresh counters.
+ *
+ * @example
+ * faultCounts().crashes //=> { 'after-claim': 0, 'after-delivery': 0 }
+ */
 export function faultCounts(): FaultCounts {
   return {
     droppedByOutage: 0,
@@ -68,6 +73,10 @@ function crashIf(
 /**
  * The container's ledger: every call fails once the container died; a claim may kill it right
  * after it was written, and the write that records a delivery may kill it before it is made.
+ *
+ * @example
+ * const ledger = crashingLedger(createDynamoLedger(store), { dead: false }, plan, random, counts);
+ * await ledger.claim(request); // may throw SimulatedCrash('after-claim') once it wrote
  */
 export function crashingLedger(
   ledger: Ledger,
@@ -108,7 +117,13 @@ function throughputExceeded(): Error {
   return error;
 }
 
-/** Makes a fraction of the client's requests fail with a throughput error. */
+/**
+ * Makes a fraction of the client's requests fail with a throughput error.
+ *
+ * @example
+ * throttle(client, { ...NO_FAULTS, throttling: { probability: 0.05 } }, seededRandom(3), counts);
+ * // about one request in twenty now fails with ProvisionedThroughputExceededException
+ */
 export function throttle(
   client: DynamoDBClient,
   plan: FaultPlan,
@@ -204,7 +219,12 @@ export class SimulatedTargets {
   }
 }
 
-/** How long a job's runs take, for targets that report completion (1 s unless planned). */
+/**
+ * How long a job's runs take, for targets that report completion (1 s unless planned).
+ *
+ * @example
+ * runtimeMs(NO_FAULTS, job) //=> 1000
+ */
 export function runtimeMs(plan: FaultPlan, job: JobDefinition): number {
   return plan.targets.find((t) => t.job === job.id)?.runtimeMs ?? 1_000;
 }

@@ -49,7 +49,12 @@ export function checkInvariants(
   ];
 }
 
-/** Delivered, dead-lettered or skipped with a reason: nothing left open or undecided. */
+/**
+ * Delivered, dead-lettered or skipped with a reason: nothing left open or undecided.
+ *
+ * @example
+ * everyRunEnded([{ ...outcome, status: 'open' }]).ok //=> false
+ */
 export function everyRunEnded(outcomes: readonly RunOutcomeRecord[]): Invariant {
   const open = outcomes.filter((o) => o.status === 'open' || o.status === 'undecided');
   return {
@@ -59,7 +64,12 @@ export function everyRunEnded(outcomes: readonly RunOutcomeRecord[]): Invariant 
   };
 }
 
-/** A second delivery only where the dispatcher counted a possible redelivery. */
+/**
+ * A second delivery only where the dispatcher counted a possible redelivery.
+ *
+ * @example
+ * atMostOnce(input, [{ ...outcome, deliveries: 2 }]).ok //=> false, unless counted Redelivered
+ */
 export function atMostOnce(input: OutcomeInput, outcomes: readonly RunOutcomeRecord[]): Invariant {
   const twice = outcomes.filter((o) => o.deliveries > 1 + (input.redelivered.get(o.key) ?? 0));
   const counted = outcomes.filter((o) => o.deliveries > 1).length;
@@ -70,7 +80,12 @@ export function atMostOnce(input: OutcomeInput, outcomes: readonly RunOutcomeRec
   };
 }
 
-/** Exactly one dead-letter message per dead-lettered run, none for any other run. */
+/**
+ * Exactly one dead-letter message per dead-lettered run, none for any other run.
+ *
+ * @example
+ * deadLettersOnce(input, outcomes).detail //=> '2 runs dead-lettered'
+ */
 export function deadLettersOnce(
   input: OutcomeInput,
   outcomes: readonly RunOutcomeRecord[],
@@ -90,7 +105,12 @@ export function deadLettersOnce(
   };
 }
 
-/** No run of a paused stretch delivered during it or after it. */
+/**
+ * No run of a paused stretch delivered during it or after it.
+ *
+ * @example
+ * pausedNotDelivered(input, outcomes).detail //=> '6 runs skipped as paused'
+ */
 export function pausedNotDelivered(
   input: OutcomeInput,
   outcomes: readonly RunOutcomeRecord[],
@@ -127,7 +147,12 @@ function endOf(
 
 const forbidJobs = (input: OutcomeInput) => input.jobs.filter((j) => j.concurrency === 'forbid');
 
-/** `concurrency: forbid`: a run starts only after the previous one finished or ran out of time. */
+/**
+ * `concurrency: forbid`: a run starts only after the previous one finished or ran out of time.
+ *
+ * @example
+ * forbidHeld(input).detail //=> '1 forbid job'
+ */
 export function forbidHeld(input: OutcomeInput): Invariant {
   const broken: string[] = [];
   for (const job of forbidJobs(input)) {
@@ -157,6 +182,9 @@ export function forbidHeld(input: OutcomeInput): Invariant {
  * slot and gave it back only when its delivery failed, at that same instant), or might have
  * been running: the dispatcher that took the slot for it died before it knew whether the
  * target took it (the slot is then held until maxRuntime, erring on the side of no overlap).
+ *
+ * @example
+ * overlapSkipsTrue(input).detail //=> '9 runs skipped for overlap'
  */
 export function overlapSkipsTrue(input: OutcomeInput): Invariant {
   const jobs = new Map(input.jobs.map((j) => [j.id, j]));
@@ -224,6 +252,9 @@ function caughtUp(input: OutcomeInput, job: JobDefinition): CaughtUp[] {
  * Catch-up policies, on the runs a catch-up decided to deliver: `none` catches nothing up;
  * `latest` one run per catch-up, never one older than a run delivered before it was decided;
  * `all` at most `maxRuns` per catch-up.
+ *
+ * @example
+ * catchupPolicyHeld(input).ok //=> false when one `latest` catch-up delivered two runs
  */
 export function catchupPolicyHeld(input: OutcomeInput): Invariant {
   const broken: string[] = [];
@@ -263,7 +294,12 @@ function olderAfterNewer(
   });
 }
 
-/** Each signal notified at most once per run, and only when it was true. */
+/**
+ * Each signal notified at most once per run, and only when it was true.
+ *
+ * @example
+ * signalsOnce(input, outcomes).detail //=> '28 notifications'
+ */
 export function signalsOnce(input: OutcomeInput, outcomes: readonly RunOutcomeRecord[]): Invariant {
   const count = new Map<string, number>();
   for (const { notification: n } of input.notifications) {
@@ -338,7 +374,12 @@ const SIGNAL_TRUE: Record<Signal, (facts: RunFacts, sentAt: Date) => boolean> = 
   },
 };
 
-/** Without faults: every run the engine expects delivered exactly once. */
+/**
+ * Without faults: every run the engine expects delivered exactly once.
+ *
+ * @example
+ * everyRunOnce(outcomes).detail //=> '1189 of 1189'
+ */
 export function everyRunOnce(outcomes: readonly RunOutcomeRecord[]): Invariant {
   const wrong = outcomes.filter((o) => o.deliveries !== 1);
   return {

@@ -194,7 +194,13 @@ export function startSimulation(setup: SimulationSetup): Simulation {
   return sim;
 }
 
-/** Simulated minutes in the windows. */
+/**
+ * Simulated minutes in the windows.
+ *
+ * @example
+ * windowMinutes([{ from: new Date('2027-03-28T00:00Z'), to: new Date('2027-03-28T02:00Z'), reasons: [] }])
+ * //=> 120
+ */
 export function windowMinutes(windows: readonly SimulationWindow[]): number {
   return windows.reduce(
     (sum, w) => sum + Math.round((w.to.getTime() - w.from.getTime()) / 60_000),
@@ -202,7 +208,12 @@ export function windowMinutes(windows: readonly SimulationWindow[]): number {
   );
 }
 
-/** Drops the clients and the in-memory DynamoDB. */
+/**
+ * Drops the clients and the in-memory DynamoDB.
+ *
+ * @example
+ * await stopSimulation(startSimulation(setup));
+ */
 export async function stopSimulation(sim: Simulation): Promise<void> {
   sim.functionsClient.destroy();
   sim.operatorClient.destroy();
@@ -269,6 +280,9 @@ async function windowStores(sim: Simulation, index: number) {
  * watermark and the sweep's cursor there, as if it had run until then: the runs at or before
  * `from` are not the window's), the dispatcher's
  * execution environments, the recorder, and the first fire on the timeline.
+ *
+ * @example
+ * const { world, memo } = await openWindow(sim, windows[0], 0, 0);
  */
 export async function openWindow(
   sim: Simulation,
@@ -379,6 +393,9 @@ function scheduleCompletion(
 /**
  * The ledger's items of the window's runs (and of anything delivered in it), read
  * consistently at the end, into the simulation's record.
+ *
+ * @example
+ * await closeWindow(world); // sim.items now holds the window's runs as the ledger has them
  */
 export async function closeWindow(world: WindowWorld): Promise<void> {
   const keys = new Set(world.expectedKeys);
@@ -387,7 +404,12 @@ export async function closeWindow(world: WindowWorld): Promise<void> {
   for (const [key, item] of items) world.sim.items.set(key, decodeRun(item));
 }
 
-/** True when every run of the window ended and owes nothing, and nothing is pending. */
+/**
+ * True when every run of the window ended and owes nothing, and nothing is pending.
+ *
+ * @example
+ * await windowSettled(world) //=> false while a run is claimed or waits for a retry
+ */
 export async function windowSettled(world: WindowWorld): Promise<boolean> {
   if (world.timeline.size > 0) return false;
   const items = await world.store.batchGet(world.expectedKeys, true);

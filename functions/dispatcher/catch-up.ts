@@ -115,6 +115,10 @@ export async function catchUpJob(
  * The watermark moves to `upTo` only when every run was decided: a catch-up that fails
  * half-way (a throttled read, a failed claim) gives the lease back and leaves the watermark,
  * so the retry of its event, or the next tick, decides the same runs again.
+ *
+ * @example
+ * await catchUpUnderLease(ctx, job, { upTo, origin: 'sweep' })
+ * //=> [{ outcome: 'dispatched', ... }], or undefined while another dispatcher holds the lease
  */
 export async function catchUpUnderLease(
   ctx: CoreContext,
