@@ -73,6 +73,11 @@ export interface RunItem {
   readonly generation: number;
   readonly manual: boolean;
   readonly origin?: RunOrigin;
+  /**
+   * What the last claim took the run over from: `new`, `delivery-failed` (a retry), `claimed`
+   * (a holder whose lease ran out: it may have delivered the run already) or `skipped`.
+   */
+  readonly previousStatus?: RunStatus | 'new';
   /** The target ARN the run was claimed for. */
   readonly target?: string;
   readonly leaseUntilEpochMs?: number;
@@ -258,6 +263,7 @@ export function decodeRun(item: Item): RunItem {
     outbox: r.set('outbox') as OutboxEffect[],
     ...defined({
       origin: r.optS('origin') as RunOrigin | undefined,
+      previousStatus: r.optS('previousStatus') as RunStatus | 'new' | undefined,
       target: r.optS('target'),
       leaseUntilEpochMs: r.optN('leaseUntilEpochMs'),
       dispatchedAt: r.optS('dispatchedAt'),
@@ -315,4 +321,18 @@ export function decodeJobState(item: Item): JobStateItem {
 /** True for statuses after which only an operator acts on the run again. */
 export function isTerminal(status: RunStatus): boolean {
   return status === 'succeeded' || status === 'failed' || status === 'skipped';
+}
+
+/**
+ * True when `at` lies in the job's last (ended) pause, from when it was paused up to, not
+ * including, when it was resumed: a run due at the very instant of the resume is live.
+ *
+ * @example
+ * inLastPause({ jobId: 'j', lastPauseFrom: '2023-06-01T10:20:00.000Z',
+ *   lastPauseTo: '2023-06-01T10:50:00.000Z' }, new Date('2023-06-01T10:45:00Z')) //=> true
+ */
+export function inLastPause(state: JobStateItem, at: Date): boolean {
+  if (!state.lastPauseFrom || !state.lastPauseTo) return false;
+  const ms = at.getTime();
+  return ms >= Date.parse(state.lastPauseFrom) && ms < Date.parse(state.lastPauseTo);
 }

@@ -176,6 +176,33 @@ describe.each(stores)('the ledger on %s', (_name, open) => {
       expect((await ledger.claim(claim({ mode: 'reclaim' }))).claimed).toBe(false);
     });
 
+    it('keeps the origin of the first claim when a retry or a redrive claims the run again', async () => {
+      const ledger = await open();
+      await ledger.claim(claim({ origin: 'sweep', mode: 'create' }));
+      await ledger.releaseFailed(KEY, 1, { lastError: 'boom', retryAtEpochMs: T });
+      const retried = await ledger.claim(claim({ origin: 'retry', mode: 'reclaim' }));
+      expect(retried).toMatchObject({ claimed: true, item: { attempts: 2, origin: 'sweep' } });
+      await ledger.releaseFailed(KEY, 2, { lastError: 'boom', retryAtEpochMs: T });
+      await ledger.resetForRedrive(KEY, T + 1);
+      const redriven = await ledger.claim(claim({ origin: 'redrive', mode: 'reclaim' }));
+      expect(redriven).toMatchObject({ claimed: true, item: { attempts: 3, origin: 'sweep' } });
+      expect((await ledger.getRun(KEY))?.origin).toBe('sweep');
+    });
+
+    it('records what each claim took the run over from: nothing, a failed attempt, an expired claim', async () => {
+      const ledger = await open();
+      const fresh = await ledger.claim(claim());
+      expect(fresh).toMatchObject({ claimed: true, item: { previousStatus: 'new' } });
+      await ledger.releaseFailed(KEY, 1, { lastError: 'boom', retryAtEpochMs: T });
+      const retry = await ledger.claim(claim({ mode: 'reclaim', nowEpochMs: T + 1 }));
+      expect(retry).toMatchObject({ claimed: true, item: { previousStatus: 'delivery-failed' } });
+      const takeover = await ledger.claim(claim({ mode: 'any', nowEpochMs: T + 90_001 }));
+      expect(takeover).toMatchObject({
+        claimed: true,
+        item: { status: 'claimed', attempts: 3, previousStatus: 'claimed' },
+      });
+    });
+
     it('fails a delivery for good once, owing one dead letter and its notification', async () => {
       const ledger = await open();
       await ledger.claim(claim());
