@@ -132,6 +132,9 @@ interface Due {
  *    (`reconcileRun`): retried, dead-lettered, reported stuck, or its outbox performed.
  * 3. Once per container, jobs that jobs.yaml disables are recorded as paused, so enabling them
  *    again never replays the disabled period.
+ * 4. Last, the zone-data check (`ctx.zoneDrift`): the first sweep of a container compares
+ *    synth's zone data with the runtime's; every sweep counts the drifted jobs and sends the
+ *    notices still owed.
  *
  * Every part runs to the end even when another fails; the cursor moves only when all
  * succeeded, and then the sweep throws one `SweepFailedError` with every error.
@@ -156,6 +159,8 @@ export async function runSweep(
   if (!memory.disabledStamped) {
     memory.disabledStamped = await settle(errors, () => stampDisabledJobs(ctx), false);
   }
+  const zoneDrift = ctx.zoneDrift;
+  if (zoneDrift) await settle(errors, () => zoneDrift.check(), 0);
   if (errors.length > 0) throw new SweepFailedError(errors);
   if (range.to > range.from) await moveCursor(ctx, memory, range.to, scheduledAt);
   return {

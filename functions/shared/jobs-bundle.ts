@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { JobDefinition } from './job.ts';
+import type { RecordedZone } from './recorded-zones.ts';
 
 /** The file the stack writes next to each Lambda's bundled handler. */
 export const JOBS_BUNDLE_FILE = 'jobs.json';
@@ -17,14 +18,39 @@ export interface JobsBundle {
   readonly jobs: readonly JobDefinition[];
   /** The IANA time-zone data version synth ran with (`process.versions.tz`), or `unknown`. */
   readonly zoneDataVersion: string;
+  /** The Node.js and ICU synth ran on (`process.version`, `process.versions.icu`), for logs. */
+  readonly platform: ZoneDataPlatform;
   /**
-   * Per enabled job, a fingerprint of what its covering schedule was computed for (its runs
-   * and its zone's transitions over the following year, hashed). Absent for a job synthesized
-   * before fingerprints existed.
+   * Per enabled job, a fingerprint of what its covering schedule was computed for: the hash of
+   * `scheduleFingerprint(job, synthesizedAt)` (its runs and its zone's transitions over the
+   * following 366 days). Absent for a job synthesized before fingerprints existed.
    */
   readonly fingerprints: Readonly<Record<string, string>>;
-  /** UTC ISO instant of the synth. */
+  /**
+   * Per zone of an enabled job, its offsets as synth read them over the fingerprints' span
+   * (`recordZone`): what the dispatcher compares its own with, and rebuilds synth's rules from.
+   */
+  readonly zones: Readonly<Record<string, RecordedZone>>;
+  /** UTC ISO instant of the synth; the start of every fingerprint's window. */
   readonly synthesizedAt: string;
+}
+
+/** Where a copy of the tz database came from. */
+export interface ZoneDataPlatform {
+  /** `process.version`, e.g. `v20.20.2`. */
+  readonly node: string;
+  /** `process.versions.icu`, e.g. `78.2`, or `unknown`. */
+  readonly icu: string;
+}
+
+/**
+ * The running Node.js and its ICU.
+ *
+ * @example
+ * currentPlatform() //=> { node: 'v20.20.2', icu: '78.2' }
+ */
+export function currentPlatform(): ZoneDataPlatform {
+  return { node: process.version, icu: process.versions.icu ?? 'unknown' };
 }
 
 /** The bundle file is present but not a jobs bundle this code understands. */
@@ -64,12 +90,24 @@ export function loadJobsBundle(url: URL): JobsBundle {
     version: 1,
     jobs: parsed.jobs,
     zoneDataVersion: parsed.zoneDataVersion ?? 'unknown',
+    platform: parsed.platform ?? UNKNOWN_PLATFORM,
     fingerprints: parsed.fingerprints ?? {},
+    zones: parsed.zones ?? {},
     synthesizedAt: parsed.synthesizedAt ?? '',
   };
 }
 
+const UNKNOWN_PLATFORM: ZoneDataPlatform = { node: 'unknown', icu: 'unknown' };
+
 /** A bundle with no jobs. */
 export function emptyJobsBundle(): JobsBundle {
-  return { version: 1, jobs: [], zoneDataVersion: 'unknown', fingerprints: {}, synthesizedAt: '' };
+  return {
+    version: 1,
+    jobs: [],
+    zoneDataVersion: 'unknown',
+    platform: UNKNOWN_PLATFORM,
+    fingerprints: {},
+    zones: {},
+    synthesizedAt: '',
+  };
 }

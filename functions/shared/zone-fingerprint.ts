@@ -25,7 +25,8 @@ const SHOWN_RUNS = 3;
  * two days between -24 h and +24 h), so two rule sets that agree this far around a run give it
  * the same instant.
  */
-const REACH_MS = 3 * DAY_MS;
+export const FINGERPRINT_REACH_MS = 3 * DAY_MS;
+const REACH_MS = FINGERPRINT_REACH_MS;
 
 /** The options of `scheduleFingerprint` and `firstDisagreement`. */
 export interface FingerprintOptions {
@@ -193,13 +194,46 @@ export function firstDisagreement(
   b: ZoneRules,
   options: Omit<FingerprintOptions, 'rules'> = {},
 ): Disagreement | undefined {
+  return disagreementsOf(spec, from, a, b, options).first;
+}
+
+/** A disagreement about a run's instant. */
+export type RunDisagreement = Extract<Disagreement, { readonly kind: 'run' }>;
+
+/** What `disagreementsOf` finds. */
+export interface Disagreements {
+  /** What `firstDisagreement` returns. */
+  readonly first: Disagreement | undefined;
+  /**
+   * The first run whose instant differs; `undefined` when every run in the window agrees,
+   * though the zone's transitions may not (an every-15-minutes job runs at the same UTC
+   * instants under both).
+   */
+  readonly firstRun: RunDisagreement | undefined;
+}
+
+/**
+ * `firstDisagreement`, and besides it the first run that differs: whether the rules disagree
+ * about the schedule's instants, or only about its zone.
+ *
+ * @example
+ * disagreementsOf({ cron: '*\/15 * * * *', timezone: 'Europe/Berlin' }, new Date('2027-01-01T00:00Z'),
+ *   intlZoneRules, shiftedTransitionRules('Europe/Berlin', new Date('2027-03-28T01:00Z'), 10080))
+ * //=> { first: { kind: 'transition', at: 2027-03-28T01:00:00.000Z, … }, firstRun: undefined }
+ */
+export function disagreementsOf(
+  spec: ScheduleSpec,
+  from: Date,
+  a: ZoneRules,
+  b: ZoneRules,
+  options: Omit<FingerprintOptions, 'rules'> = {},
+): Disagreements {
   const [engineA, engineB] = [engineFor(a), engineFor(b)];
   const { fromMs, toMs } = windowOf(from, options.horizonDays);
   const zone = validateTimeZone(spec.timezone);
   resolvePolicies(spec); // refuses a bad spec even where no run is compared
   const offsetA = a.offsetMinutesAt(zone, fromMs / MINUTE_MS);
   const offsetB = b.offsetMinutesAt(zone, fromMs / MINUTE_MS);
-  if (offsetA !== offsetB) return { kind: 'offset', at: new Date(fromMs), a: offsetA, b: offsetB };
   const transition = firstTransitionDifference(engineA, engineB, zone, fromMs, toMs);
   const offsetsDifferMs = firstOffsetDifferenceMs(engineA, engineB, zone, fromMs, toMs);
   const run =
@@ -212,13 +246,15 @@ export function firstDisagreement(
           Math.max(fromMs, offsetsDifferMs - REACH_MS),
           toMs,
         );
-  if (
-    run !== undefined &&
-    (transition === undefined || run.at.getTime() < transition.at.getTime())
-  ) {
-    return run;
+  if (offsetA !== offsetB) {
+    return {
+      first: { kind: 'offset', at: new Date(fromMs), a: offsetA, b: offsetB },
+      firstRun: run,
+    };
   }
-  return transition;
+  const runFirst =
+    run !== undefined && (transition === undefined || run.at.getTime() < transition.at.getTime());
+  return { first: runFirst ? run : transition, firstRun: run };
 }
 
 function firstTransitionDifference(
@@ -267,7 +303,7 @@ function firstRunDifference(
   spec: ScheduleSpec,
   startMs: number,
   toMs: number,
-): Disagreement | undefined {
+): RunDisagreement | undefined {
   const runsA = engineA.iterateOccurrences(spec, new Date(startMs));
   const runsB = engineB.iterateOccurrences(spec, new Date(startMs));
   for (;;) {
@@ -312,16 +348,54 @@ export function zoneDataVersion(): string {
   return process.versions.tz ?? 'unknown';
 }
 
+/**
+ * Orders two tz database releases (`2025c` before `2026a`, `2026z` before `2027a`): negative
+ * when `a` is older, positive when newer, 0 when the same; `undefined` when either is not a
+ * release name (`unknown`).
+ *
+ * @example
+ * compareZoneDataVersions('2025c', '2026b') //=> -1
+ */
+export function compareZoneDataVersions(a: string, b: string): number | undefined {
+  const pattern = /^(\d{4})([a-z]+)$/;
+  const [ma, mb] = [pattern.exec(a), pattern.exec(b)];
+  if (!ma || !mb) return undefined;
+  const [yearA, lettersA] = [Number(ma[1]), ma[2] as string];
+  const [yearB, lettersB] = [Number(mb[1]), mb[2] as string];
+  if (yearA !== yearB) return Math.sign(yearA - yearB);
+  if (lettersA.length !== lettersB.length) return Math.sign(lettersA.length - lettersB.length);
+  return lettersA === lettersB ? 0 : lettersA < lettersB ? -1 : 1;
+}
+
 /** One engine per rule set, so that every job in a zone shares the zone's offset table. */
 const engines = new WeakMap<ZoneRules, ScheduleEngine>();
 
-function engineFor(rules: ZoneRules = intlZoneRules): ScheduleEngine {
+/**
+ * The one engine this module computes with under `rules` (created on first use): fingerprints,
+ * first disagreements and recorded zones under the same rules share its offset tables.
+ *
+ * @example
+ * engineFor(shiftedRules).zoneTransitions('Europe/Berlin', from, to)
+ */
+export function engineFor(rules: ZoneRules = intlZoneRules): ScheduleEngine {
   let engine = engines.get(rules);
   if (engine === undefined) {
     engine = createEngine({ zoneRules: rules });
     engines.set(rules, engine);
   }
   return engine;
+}
+
+/**
+ * The window a fingerprint covers, `(from, from + horizonDays]` with `from` cut to the minute,
+ * as epoch milliseconds; throws `InvalidArgumentError` for an invalid date or horizon.
+ *
+ * @example
+ * fingerprintWindow(new Date('2027-01-01T00:00:30Z'), 1)
+ * //=> { fromMs: 1798761600000, toMs: 1798848000000 }
+ */
+export function fingerprintWindow(from: Date, horizonDays = 366): { fromMs: number; toMs: number } {
+  return windowOf(from, horizonDays);
 }
 
 function windowOf(from: Date, horizonDays = 366): { fromMs: number; toMs: number } {

@@ -1,0 +1,194 @@
+import type { ZoneRules } from '../schedule/index.ts';
+import type { JobDefinition } from '../shared/job.ts';
+import { currentPlatform, type ZoneDataPlatform } from '../shared/jobs-bundle.ts';
+import { zoneDriftKey } from '../shared/ledger-item.ts';
+import type { AppLogger } from '../shared/logger.ts';
+import type { AppMetrics } from '../shared/metrics.ts';
+import { buildZoneDriftNotification, type ZoneDriftNotifier } from '../shared/notifications.ts';
+import { findZoneDrift, type ScheduleRecord, type ZoneDriftFinding } from '../shared/zone-drift.ts';
+import type { ZoneDriftLedger, ZoneDriftNoticeId } from '../shared/zone-drift-ledger.ts';
+import { zoneDataVersion } from '../shared/zone-fingerprint.ts';
+import type { Clock } from './deliver-run.ts';
+
+/** What synth recorded: the jobs bundle's schedule record, zone-data version and platform. */
+export interface RecordedZoneData extends ScheduleRecord {
+  readonly zoneDataVersion: string;
+  readonly platform: ZoneDataPlatform;
+}
+
+/** The runtime's side of the comparison. */
+export interface RuntimeZoneData {
+  /** @default intlZoneRules (this Node.js's) */
+  readonly rules?: ZoneRules;
+  /** @default zoneDataVersion() */
+  readonly zoneDataVersion?: string;
+  /** @default currentPlatform() */
+  readonly platform?: ZoneDataPlatform;
+}
+
+/** Everything the check needs, injected. */
+export interface ZoneDriftCheckDeps {
+  readonly recorded: RecordedZoneData;
+  readonly jobs: readonly JobDefinition[];
+  readonly ledger: ZoneDriftLedger;
+  readonly notifier: ZoneDriftNotifier;
+  readonly logger: AppLogger;
+  readonly metrics: AppMetrics;
+  readonly clock: Clock;
+  readonly stackName: string;
+  readonly runtime?: RuntimeZoneData;
+  readonly options?: Partial<ZoneDriftOptions>;
+}
+
+/** Tunables of the check; every one has a default. */
+export interface ZoneDriftOptions {
+  /** How long a claimed notice is its claimer's to send before another may. @default 300 */
+  readonly noticeLeaseSeconds: number;
+  /** Notices one check tries to send; the rest wait for the next sweep. @default 50 */
+  readonly noticesPerCheck: number;
+  /** How long a notice is kept after the synth it is about. @default 400 days */
+  readonly noticeRetentionDays: number;
+}
+
+const DEFAULT_OPTIONS: ZoneDriftOptions = {
+  noticeLeaseSeconds: 300,
+  noticesPerCheck: 50,
+  noticeRetentionDays: 400,
+};
+
+/** The once-per-container comparison of synth's zone data with the runtime's. */
+export interface ZoneDriftCheck {
+  /**
+   * On the first call, finds the drifted jobs (`findZoneDrift`) and logs one `zone-data-drift`
+   * line per job; on every call, counts `ZoneDataDrift` (the number of drifted jobs, so the
+   * alarm stays on while a container runs with drift) and sends the notices still owed, at most
+   * `noticesPerCheck`. Returns the number of drifted jobs. Throws only what the ledger throws.
+   */
+  check(): Promise<number>;
+}
+
+/**
+ * Builds the check the sweep runs (architecture §7): nothing is computed until the first
+ * `check()`, so module load and ticks never pay for it; with no drift it reads and writes
+ * nothing.
+ *
+ * @example
+ * const zoneDrift = createZoneDriftCheck({ recorded: bundle, jobs: bundle.jobs,
+ *   ledger: createZoneDriftLedger(store), notifier, logger, metrics, clock, stackName });
+ * await zoneDrift.check() //=> 0
+ */
+export function createZoneDriftCheck(deps: ZoneDriftCheckDeps): ZoneDriftCheck {
+  const options = { ...DEFAULT_OPTIONS, ...deps.options };
+  const runtimeZoneData = deps.runtime?.zoneDataVersion ?? zoneDataVersion();
+  let findings: readonly ZoneDriftFinding[] | undefined;
+  let owed: ZoneDriftFinding[] = [];
+  return {
+    async check() {
+      if (findings === undefined) {
+        findings = findZoneDrift(deps.jobs, deps.recorded, {
+          ...(deps.runtime?.rules ? { rules: deps.runtime.rules } : {}),
+        });
+        for (const finding of findings) logDrift(deps, finding, runtimeZoneData);
+        owed = [...findings];
+      }
+      if (findings.length > 0) deps.metrics.global('ZoneDataDrift', findings.length);
+      if (owed.length > 0) {
+        owed = await sendNotices(deps, options, runtimeZoneData, owed);
+      }
+      return findings.length;
+    },
+  };
+}
+
+function logDrift(deps: ZoneDriftCheckDeps, finding: ZoneDriftFinding, runtimeZoneData: string) {
+  const runtime = deps.runtime?.platform ?? currentPlatform();
+  deps.logger.warn('zone-data-drift', {
+    decision: 'zone-data-drift',
+    jobId: finding.jobId,
+    timezone: finding.timezone,
+    expression: finding.expression,
+    firstDisagreementAt: finding.firstDisagreementAt,
+    kind: finding.kind,
+    firstRunDifferenceAt: finding.firstRunDifferenceAt ?? null,
+    synth: finding.synth,
+    runtime: finding.runtime,
+    synthZoneData: deps.recorded.zoneDataVersion,
+    runtimeZoneData,
+    synthNode: deps.recorded.platform.node,
+    runtimeNode: runtime.node,
+    synthIcu: deps.recorded.platform.icu,
+    runtimeIcu: runtime.icu,
+    synthesizedAt: deps.recorded.synthesizedAt,
+  });
+}
+
+/**
+ * Sends the notices this container may: the first `noticesPerCheck` owed, less those another
+ * container sent already; a notice another holds, or whose send failed, stays owed.
+ */
+async function sendNotices(
+  deps: ZoneDriftCheckDeps,
+  options: ZoneDriftOptions,
+  runtimeZoneData: string,
+  owed: readonly ZoneDriftFinding[],
+): Promise<ZoneDriftFinding[]> {
+  const { synthesizedAt } = deps.recorded;
+  const idOf = (f: ZoneDriftFinding): ZoneDriftNoticeId => ({
+    synthesizedAt,
+    runtimeZoneData,
+    jobId: f.jobId,
+  });
+  const batch = owed.slice(0, options.noticesPerCheck);
+  const existing = await deps.ledger.getNotices(batch.map(idOf));
+  const sent = new Set<ZoneDriftFinding>();
+  for (const finding of batch) {
+    const notice = existing.get(zoneDriftKey(synthesizedAt, runtimeZoneData, finding.jobId));
+    if (notice?.notifiedAt || (await sendNotice(deps, options, idOf(finding), finding))) {
+      sent.add(finding);
+    }
+  }
+  return owed.filter((f) => !sent.has(f));
+}
+
+/** Claims one notice and sends it; false when another holds it or the send failed. */
+async function sendNotice(
+  deps: ZoneDriftCheckDeps,
+  options: ZoneDriftOptions,
+  id: ZoneDriftNoticeId,
+  finding: ZoneDriftFinding,
+): Promise<boolean> {
+  const nowMs = deps.clock().getTime();
+  const synthMs = Date.parse(deps.recorded.synthesizedAt);
+  const claimed = await deps.ledger.claimNotice({
+    ...id,
+    timezone: finding.timezone,
+    synthZoneData: deps.recorded.zoneDataVersion,
+    firstDisagreementAt: finding.firstDisagreementAt,
+    nowEpochMs: nowMs,
+    leaseUntilEpochMs: nowMs + options.noticeLeaseSeconds * 1000,
+    ttlEpochSec: Math.floor(synthMs / 1000) + options.noticeRetentionDays * 86_400,
+  });
+  if (!claimed) return false;
+  const notification = buildZoneDriftNotification(finding, {
+    stack: deps.stackName,
+    synthesizedAt: id.synthesizedAt,
+    synthZoneData: deps.recorded.zoneDataVersion,
+    runtimeZoneData: id.runtimeZoneData,
+  });
+  try {
+    await deps.notifier.notifyZoneDrift(notification);
+  } catch (error) {
+    deps.metrics.global('NotificationFailures');
+    deps.logger.error('notification-failed', {
+      decision: 'outbox-failed',
+      effect: 'notify:zone-data-drift',
+      jobId: finding.jobId,
+      error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+      hint: 'the notice stays owed; a sweep sends it again when its lease ends',
+    });
+    return false;
+  }
+  deps.metrics.global('NotificationsSent');
+  await deps.ledger.confirmNotice(id, deps.clock());
+  return true;
+}
