@@ -3,14 +3,19 @@ import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import type { JobDefinition } from '../../functions/shared/job.ts';
 import { FUNCTION_BUNDLING } from '../../infra/bundling.ts';
-import { createJobsBundle, writeJobsBundle } from '../../infra/jobs-bundle-file.ts';
+import {
+  createJobsBundle,
+  type JobsBundleOptions,
+  writeJobsBundle,
+} from '../../infra/jobs-bundle-file.ts';
 
 /** A Lambda handler as the stack ships it. */
 export type BundledHandler = (event: unknown) => Promise<unknown>;
 
 /**
- * Bundles a Lambda entry with the stack's esbuild options, writes `jobs.json` beside it, and
- * imports it: the handler exactly as Lambda loads it, environment and all.
+ * Bundles a Lambda entry with the stack's esbuild options, writes `jobs.json` beside it (synth
+ * now, on this machine's zone rules, unless `bundleOptions` says otherwise), and imports it:
+ * the handler exactly as Lambda loads it, environment and all.
  *
  * @example
  * const handler = await bundleHandler('functions/recorder/handler.ts', [job], 'recorder');
@@ -19,6 +24,7 @@ export async function bundleHandler(
   entry: string,
   jobs: readonly JobDefinition[],
   name: string,
+  bundleOptions: Partial<JobsBundleOptions> = {},
 ): Promise<BundledHandler> {
   const outDir = join(
     process.cwd(),
@@ -27,7 +33,7 @@ export async function bundleHandler(
     'zonecron-test',
     `${name}-${process.pid}`,
   );
-  writeJobsBundle(outDir, createJobsBundle(jobs, { synthTime: new Date() }));
+  writeJobsBundle(outDir, createJobsBundle(jobs, { synthTime: new Date(), ...bundleOptions }));
   const outfile = join(outDir, 'index.mjs');
   await build({
     entryPoints: [entry],
