@@ -83,6 +83,8 @@ async function runValidate(fileArgument: string | undefined, options: ValidateOp
       : [],
   }));
   const deploy = await deployCheck(config, options.stackName ?? 'Zonecron', from);
+  const { zoneDataReport, zoneDataLines } = await import('../zone-data/report.ts');
+  const zoneData = zoneDataReport(config.jobs, from);
 
   if (options.json) {
     const doc = {
@@ -106,10 +108,12 @@ async function runValidate(fileArgument: string | undefined, options: ValidateOp
         })),
       ),
       deploy,
+      zoneData,
     };
     process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
   } else {
     process.stdout.write(`${textReport(config, jobs, from, deploy)}\n`);
+    process.stdout.write(`\n${zoneDataLines(zoneData, coloursFor(process.stdout)).join('\n')}\n`);
   }
   if (deploy.violations.length > 0) {
     throw new CliError(
