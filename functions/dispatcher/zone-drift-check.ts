@@ -110,6 +110,7 @@ function logDrift(deps: ZoneDriftCheckDeps, finding: ZoneDriftFinding, runtimeZo
     firstDisagreementAt: finding.firstDisagreementAt,
     kind: finding.kind,
     firstRunDifferenceAt: finding.firstRunDifferenceAt ?? null,
+    runsCompared: finding.runsCompared,
     synth: finding.synth,
     runtime: finding.runtime,
     synthZoneData: deps.recorded.zoneDataVersion,

@@ -207,9 +207,12 @@ export function buildZoneDriftNotification(
 }
 
 function consequence(finding: ZoneDriftFinding): string {
-  return finding.firstRunDifferenceAt === undefined
+  if (finding.firstRunDifferenceAt !== undefined) {
+    return `From ${finding.firstRunDifferenceAt} on, runs the covering does not fire for are delivered late by the sweep.`;
+  }
+  return finding.runsCompared
     ? 'Its runs are the same instants on both sides, so none is late; only the zone no longer matches.'
-    : `From ${finding.firstRunDifferenceAt} on, runs the covering does not fire for are delivered late by the sweep.`;
+    : 'Its runs were not all compared (too many where the offsets differ): assume some are delivered late by the sweep.';
 }
 
 function zoneDriftTodo(synth: string, runtime: string): string {

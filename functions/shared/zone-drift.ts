@@ -76,11 +76,30 @@ export interface ZoneDriftFinding {
   readonly runtime: string;
   /**
    * UTC ISO instant of the first run the two place differently: from there the covering may
-   * not fire when the dispatcher expects the run. `undefined` when every run of the window is
-   * the same instant on both sides and only the zone's transitions differ.
+   * not fire when the dispatcher expects the run. `undefined` when every run compared is the
+   * same instant on both sides and only the zone's transitions differ.
    */
   readonly firstRunDifferenceAt: string | undefined;
+  /** False when the runs were not all compared (the run budget ran out). */
+  readonly runsCompared: boolean;
 }
+
+/** The options of `findZoneDrift`. */
+export interface FindZoneDriftOptions {
+  /** The runtime's rules. @default intlZoneRules */
+  readonly rules?: ZoneRules;
+  /**
+   * Runs per side compared over all jobs, and per job at most 50,000, so that one check stays
+   * within a second or two whatever the jobs (`disagreementsOf`'s `runLimit`; bench/zone-drift
+   * .bench.ts measures it).
+   *
+   * @default 500000
+   */
+  readonly runBudget?: number;
+}
+
+/** Runs per side one job's comparison may take, at most. */
+const JOB_RUN_LIMIT = 50_000;
 
 /**
  * The enabled jobs whose fingerprints the runtime's zone rules do not reproduce, each with the
@@ -97,17 +116,18 @@ export interface ZoneDriftFinding {
  * //      kind: 'transition', firstDisagreementAt: '2027-03-28T01:00:00.000Z',
  * //      synth: 'transition 2027-04-04T01:00Z +01:00→+02:00',
  * //      runtime: 'transition 2027-03-28T01:00Z +01:00→+02:00',
- * //      firstRunDifferenceAt: '2027-03-29T00:30:00.000Z' }]
+ * //      firstRunDifferenceAt: '2027-03-29T00:30:00.000Z', runsCompared: true }]
  */
 export function findZoneDrift(
   jobs: readonly JobDefinition[],
   record: ScheduleRecord,
-  options: { readonly rules?: ZoneRules } = {},
+  options: FindZoneDriftOptions = {},
 ): ZoneDriftFinding[] {
   const from = new Date(record.synthesizedAt);
   if (Number.isNaN(from.getTime())) return [];
   const runtimeRules = options.rules ?? intlZoneRules;
   const synthRules = recordedZoneRules(record.zones);
+  let budget = options.runBudget ?? 500_000;
   const findings: ZoneDriftFinding[] = [];
   for (const [zone, zoneJobs] of recordedJobsByZone(jobs, record)) {
     const recorded = record.zones[zone] as RecordedZone;
@@ -125,7 +145,10 @@ export function findZoneDrift(
       const hash = scheduleFingerprint(spec, from, { rules: runtimeRules }).hash;
       const recordedHash = record.fingerprints[job.id] as string;
       if (hash === recordedHash) continue;
-      const disagreements = disagreementsOf(spec, from, synthRules, runtimeRules);
+      const disagreements = disagreementsOf(spec, from, synthRules, runtimeRules, {
+        runLimit: Math.min(JOB_RUN_LIMIT, budget),
+      });
+      budget -= disagreements.runCount;
       findings.push(findingOf(job, from, disagreements, { synth: recordedHash, runtime: hash }));
     }
   }
@@ -156,13 +179,14 @@ function unknownZone(job: JobDefinition, from: Date, message: string): ZoneDrift
     synth: `zone ${job.timezone}`,
     runtime: message,
     firstRunDifferenceAt: from.toISOString(),
+    runsCompared: true,
   };
 }
 
 function findingOf(
   job: JobDefinition,
   from: Date,
-  { first, firstRun }: Disagreements,
+  { first, firstRun, runsCompared }: Disagreements,
   hashes: { readonly synth: string; readonly runtime: string },
 ): ZoneDriftFinding {
   const base = {
@@ -170,6 +194,7 @@ function findingOf(
     timezone: job.timezone,
     expression: job.schedule,
     firstRunDifferenceAt: firstRun?.at.toISOString(),
+    runsCompared,
   };
   if (first === undefined) {
     return {

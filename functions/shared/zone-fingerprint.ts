@@ -205,28 +205,48 @@ export interface Disagreements {
   /** What `firstDisagreement` returns. */
   readonly first: Disagreement | undefined;
   /**
-   * The first run whose instant differs; `undefined` when every run in the window agrees,
-   * though the zone's transitions may not (an every-15-minutes job runs at the same UTC
-   * instants under both).
+   * The first run whose instant differs; `undefined` when no compared run differs, though the
+   * zone's transitions may (an every-15-minutes job runs at the same UTC instants under both).
    */
   readonly firstRun: RunDisagreement | undefined;
+  /** False when `runLimit` stopped the comparison before every run that could differ. */
+  readonly runsCompared: boolean;
+  /** How many runs per side were compared. */
+  readonly runCount: number;
+}
+
+/** The options of `disagreementsOf`. */
+export interface DisagreementOptions extends Omit<FingerprintOptions, 'rules'> {
+  /**
+   * At most this many runs per side are compared, so that an every-minute job under a
+   * long-lasting difference stays cheap (50,000 runs: five weeks of every minute, a year of
+   * every 15 minutes).
+   *
+   * @default 50000
+   */
+  readonly runLimit?: number;
 }
 
 /**
  * `firstDisagreement`, and besides it the first run that differs: whether the rules disagree
  * about the schedule's instants, or only about its zone.
  *
+ * Runs are compared only where they can differ: within three days (the reach) of a stretch
+ * where the two rule sets give the zone different offsets. Exact unless `runLimit` runs were
+ * compared first (`runsCompared: false`).
+ *
  * @example
  * disagreementsOf({ cron: '*\/15 * * * *', timezone: 'Europe/Berlin' }, new Date('2027-01-01T00:00Z'),
  *   intlZoneRules, shiftedTransitionRules('Europe/Berlin', new Date('2027-03-28T01:00Z'), 10080))
- * //=> { first: { kind: 'transition', at: 2027-03-28T01:00:00.000Z, … }, firstRun: undefined }
+ * //=> { first: { kind: 'transition', at: 2027-03-28T01:00:00.000Z, … }, firstRun: undefined,
+ * //     runsCompared: true, runCount: 1248 }
  */
 export function disagreementsOf(
   spec: ScheduleSpec,
   from: Date,
   a: ZoneRules,
   b: ZoneRules,
-  options: Omit<FingerprintOptions, 'rules'> = {},
+  options: DisagreementOptions = {},
 ): Disagreements {
   const [engineA, engineB] = [engineFor(a), engineFor(b)];
   const { fromMs, toMs } = windowOf(from, options.horizonDays);
@@ -235,26 +255,21 @@ export function disagreementsOf(
   const offsetA = a.offsetMinutesAt(zone, fromMs / MINUTE_MS);
   const offsetB = b.offsetMinutesAt(zone, fromMs / MINUTE_MS);
   const transition = firstTransitionDifference(engineA, engineB, zone, fromMs, toMs);
-  const offsetsDifferMs = firstOffsetDifferenceMs(engineA, engineB, zone, fromMs, toMs);
-  const run =
-    offsetsDifferMs === undefined
-      ? undefined
-      : firstRunDifference(
-          engineA,
-          engineB,
-          spec,
-          Math.max(fromMs, offsetsDifferMs - REACH_MS),
-          toMs,
-        );
+  const stretches = offsetDifferences(engineA, engineB, zone, fromMs - REACH_MS, toMs + REACH_MS);
+  const ranges = mergedRanges(
+    stretches.map(
+      ([p, q]): Range => [Math.max(fromMs, p - REACH_MS), Math.min(toMs, q + REACH_MS)],
+    ),
+  );
+  const scan = firstRunDifference(engineA, engineB, spec, ranges, options.runLimit ?? 50_000);
+  const result = { firstRun: scan.run, runsCompared: scan.complete, runCount: scan.count };
   if (offsetA !== offsetB) {
-    return {
-      first: { kind: 'offset', at: new Date(fromMs), a: offsetA, b: offsetB },
-      firstRun: run,
-    };
+    return { first: { kind: 'offset', at: new Date(fromMs), a: offsetA, b: offsetB }, ...result };
   }
+  const run = scan.run;
   const runFirst =
     run !== undefined && (transition === undefined || run.at.getTime() < transition.at.getTime());
-  return { first: runFirst ? run : transition, firstRun: run };
+  return { first: runFirst ? run : transition, ...result };
 }
 
 function firstTransitionDifference(
@@ -275,45 +290,82 @@ function firstTransitionDifference(
   return undefined;
 }
 
-/** The first instant in (from - reach, to + reach] where the zone's offsets may differ. */
-function firstOffsetDifferenceMs(
+/** `[start, end]` in epoch milliseconds. */
+type Range = readonly [number, number];
+
+/**
+ * The stretches of `[startMs, endMs]` where the engines give the zone different offsets, as
+ * `[first instant, end)`: both sides' transitions walked in order.
+ */
+function offsetDifferences(
   engineA: ScheduleEngine,
   engineB: ScheduleEngine,
   zone: string,
-  fromMs: number,
-  toMs: number,
-): number | undefined {
-  const startMs = fromMs - REACH_MS;
-  const startMinute = startMs / MINUTE_MS;
-  if (
-    engineA.zoneRules.offsetMinutesAt(zone, startMinute) !==
-    engineB.zoneRules.offsetMinutesAt(zone, startMinute)
-  ) {
-    return startMs;
+  startMs: number,
+  endMs: number,
+): Range[] {
+  const [start, end] = [new Date(startMs), new Date(endMs)];
+  const changes = [
+    ...engineA.zoneTransitions(zone, start, end).map((t) => ({ side: 'a', t })),
+    ...engineB.zoneTransitions(zone, start, end).map((t) => ({ side: 'b', t })),
+  ].sort((x, y) => x.t.at.getTime() - y.t.at.getTime());
+  let offsetA = engineA.zoneRules.offsetMinutesAt(zone, startMs / MINUTE_MS);
+  let offsetB = engineB.zoneRules.offsetMinutesAt(zone, startMs / MINUTE_MS);
+  let open: number | undefined = offsetA === offsetB ? undefined : startMs;
+  const stretches: Range[] = [];
+  for (const { side, t } of changes) {
+    if (side === 'a') offsetA = t.offsetAfterMinutes;
+    else offsetB = t.offsetAfterMinutes;
+    const atMs = t.at.getTime();
+    if (open === undefined && offsetA !== offsetB) open = atMs;
+    else if (open !== undefined && offsetA === offsetB) {
+      // Both sides changing at the same instant open and close nothing.
+      if (atMs > open) stretches.push([open, atMs]);
+      open = undefined;
+    }
   }
-  const end = new Date(toMs + REACH_MS);
-  const difference = firstTransitionDifference(engineA, engineB, zone, startMs, end.getTime());
-  return difference?.at.getTime();
+  if (open !== undefined) stretches.push([open, endMs]);
+  return stretches;
 }
 
-/** The first run after `startMs`, up to `toMs`, whose instant differs between the engines. */
+/** Sorted ranges with the overlapping and empty ones merged away. */
+function mergedRanges(ranges: readonly Range[]): Range[] {
+  const merged: [number, number][] = [];
+  for (const [start, end] of ranges) {
+    if (end <= start) continue;
+    const last = merged[merged.length - 1];
+    if (last !== undefined && start <= last[1]) last[1] = Math.max(last[1], end);
+    else merged.push([start, end]);
+  }
+  return merged;
+}
+
+/**
+ * The first run in `ranges` whose instant differs between the engines, comparing at most
+ * `limit` runs per side; `complete` is false when the limit stopped it first.
+ */
 function firstRunDifference(
   engineA: ScheduleEngine,
   engineB: ScheduleEngine,
   spec: ScheduleSpec,
-  startMs: number,
-  toMs: number,
-): RunDisagreement | undefined {
-  const runsA = engineA.iterateOccurrences(spec, new Date(startMs));
-  const runsB = engineB.iterateOccurrences(spec, new Date(startMs));
-  for (;;) {
-    const ra = within(runsA, toMs);
-    const rb = within(runsB, toMs);
-    if (ra === undefined && rb === undefined) return undefined;
-    if (ra !== undefined && rb !== undefined && ra.at.getTime() === rb.at.getTime()) continue;
-    const at = Math.min(ra?.at.getTime() ?? Infinity, rb?.at.getTime() ?? Infinity);
-    return { kind: 'run', at: new Date(at), a: ra, b: rb };
+  ranges: readonly Range[],
+  limit: number,
+): { run: RunDisagreement | undefined; complete: boolean; count: number } {
+  let count = 0;
+  for (const [startMs, endMs] of ranges) {
+    const runsA = engineA.iterateOccurrences(spec, new Date(startMs));
+    const runsB = engineB.iterateOccurrences(spec, new Date(startMs));
+    for (;;) {
+      const ra = within(runsA, endMs);
+      const rb = within(runsB, endMs);
+      if (ra === undefined && rb === undefined) break;
+      if (count++ >= limit) return { run: undefined, complete: false, count: limit };
+      if (ra !== undefined && rb !== undefined && ra.at.getTime() === rb.at.getTime()) continue;
+      const at = Math.min(ra?.at.getTime() ?? Infinity, rb?.at.getTime() ?? Infinity);
+      return { run: { kind: 'run', at: new Date(at), a: ra, b: rb }, complete: true, count };
+    }
   }
+  return { run: undefined, complete: true, count };
 }
 
 /** The next run of an iterator if it is due by `toMs`. */

@@ -84,6 +84,7 @@ const driftLine = (jobId: string, expression: string, firstRunDifferenceAt: stri
   firstDisagreementAt: '2027-03-28T01:00:00.000Z',
   kind: 'transition',
   firstRunDifferenceAt,
+  runsCompared: true,
   synth: 'transition 2027-04-04T01:00Z +01:00→+02:00',
   runtime: 'transition 2027-03-28T01:00Z +01:00→+02:00',
   synthZoneData: '2024a',

@@ -80,6 +80,7 @@ describe('findZoneDrift', () => {
         synth: 'transition 2027-04-04T01:00Z +01:00→+02:00',
         runtime: 'transition 2027-03-28T01:00Z +01:00→+02:00',
         firstRunDifferenceAt: '2027-03-29T00:30:00.000Z',
+        runsCompared: true,
       },
       {
         jobId: 'berlin-quarterly',
@@ -90,6 +91,7 @@ describe('findZoneDrift', () => {
         synth: 'transition 2027-04-04T01:00Z +01:00→+02:00',
         runtime: 'transition 2027-03-28T01:00Z +01:00→+02:00',
         firstRunDifferenceAt: undefined,
+        runsCompared: true,
       },
     ]);
   });
@@ -148,8 +150,24 @@ describe('findZoneDrift', () => {
         synth: 'zone Mars/Olympus_Mons',
         runtime: expect.stringContaining('Mars/Olympus_Mons'),
         firstRunDifferenceAt: '2027-01-01T00:00:00.000Z',
+        runsCompared: true,
       },
     ]);
+  });
+
+  it('stops comparing runs when the run budget is spent, and says so', () => {
+    // Every minute, the moved spring: 13 days (the week and three days on either side) of
+    // 1,440 runs where the offsets differ, none of them at another UTC instant.
+    const minutely = [
+      makeJob({ id: 'minutely-a', schedule: '* * * * *', timezone: 'Europe/Berlin' }),
+      makeJob({ id: 'minutely-b', schedule: '* * * * *', timezone: 'Europe/Berlin' }),
+    ];
+    const record = recordSchedules(minutely, FROM, { rules: springMovedAWeek });
+    const compared = (runBudget: number) =>
+      findZoneDrift(minutely, record, { runBudget }).map((f) => f.runsCompared);
+    expect(compared(2 * 13 * 1440)).toEqual([true, true]);
+    expect(compared(13 * 1440)).toEqual([true, false]);
+    expect(compared(100)).toEqual([false, false]);
   });
 
   it('checks no job a bundle holds no fingerprint or zone for, and none without a synth time', () => {

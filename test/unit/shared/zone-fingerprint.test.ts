@@ -235,6 +235,36 @@ describe('disagreementsOf', () => {
     expect(found.firstRun).toBeUndefined();
   });
 
+  it('compares runs only within three days of where the offsets differ: 13 days of every minute', () => {
+    const found = disagreementsOf(
+      { cron: '* * * * *', timezone: 'Europe/Berlin' },
+      FROM,
+      intlZoneRules,
+      springMovedAWeek,
+    );
+    expect([found.firstRun, found.runsCompared, found.runCount]).toEqual([
+      undefined,
+      true,
+      13 * 1440,
+    ]);
+  });
+
+  it('compares at most runLimit runs, and says the comparison stopped', () => {
+    const found = disagreementsOf(
+      { cron: '* * * * *', timezone: 'Europe/Berlin' },
+      FROM,
+      intlZoneRules,
+      springMovedAWeek,
+      { runLimit: 1000 },
+    );
+    expect([found.first?.kind, found.firstRun, found.runsCompared, found.runCount]).toEqual([
+      'transition',
+      undefined,
+      false,
+      1000,
+    ]);
+  });
+
   it('still compares runs when the offset at from differs', () => {
     // From 2027-03-30: platform CEST, moved CET; 09:00 is 07:00Z against 08:00Z.
     const found = disagreementsOf(
