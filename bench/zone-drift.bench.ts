@@ -73,16 +73,30 @@ function inFreshProcess(scenario: string, bundleFile: string) {
   return runs.sort((a, b) => a.checkMs - b.checkMs)[2] as (typeof runs)[0];
 }
 
-function medianMs(args: string[], env: NodeJS.ProcessEnv, rounds = 15): number {
-  const samples = Array.from({ length: rounds }, () => {
-    const started = performance.now();
-    const res = spawnSync(process.execPath, args, { env, stdio: 'pipe' });
-    if (res.status !== 0) throw new Error(`node ${args.join(' ')} failed: ${res.stderr}`);
-    return performance.now() - started;
-  });
-  return samples.sort((a, b) => a - b)[Math.floor(rounds / 2)] as number;
+/** Median wall time of `node <args>` per variant, the variants taking turns round by round. */
+function medianMsEach(
+  variants: Record<string, string[]>,
+  env: NodeJS.ProcessEnv,
+  rounds = 15,
+): Record<string, number> {
+  const samples: Record<string, number[]> = {};
+  for (let i = 0; i < rounds; i++) {
+    for (const [name, args] of Object.entries(variants)) {
+      const started = performance.now();
+      const res = spawnSync(process.execPath, args, { env, stdio: 'pipe' });
+      if (res.status !== 0) throw new Error(`node ${args.join(' ')} failed: ${res.stderr}`);
+      (samples[name] ??= []).push(performance.now() - started);
+    }
+  }
+  return Object.fromEntries(
+    Object.entries(samples).map(([name, ms]) => [
+      name,
+      ms.sort((a, b) => a - b)[Math.floor(rounds / 2)] as number,
+    ]),
+  );
 }
 
+/** The bundled dispatcher's module load over bare node with each jobs.json, and its parse. */
 async function moduleLoads(bundles: Record<string, JobsBundle>) {
   const env = {
     ...process.env,
@@ -92,11 +106,11 @@ async function moduleLoads(bundles: Record<string, JobsBundle>) {
     STACK_NAME: 'Bench',
     AWS_REGION: 'eu-west-1',
   };
-  const bare = medianMs(['-e', ''], env);
-  const loads: Record<string, number> = {};
+  const variants: Record<string, string[]> = { bare: ['-e', ''] };
+  const parseMs: Record<string, number> = {};
   for (const [name, bundle] of Object.entries(bundles)) {
     const dir = join(OUT_DIR, `handler-${name}`);
-    writeJobsBundle(dir, bundle);
+    const file = writeJobsBundle(dir, bundle);
     const outfile = join(dir, 'index.mjs');
     await build({
       entryPoints: ['functions/dispatcher/handler.ts'],
@@ -110,13 +124,21 @@ async function moduleLoads(bundles: Record<string, JobsBundle>) {
       outfile,
       logLevel: 'silent',
     });
-    const load = medianMs(
-      ['--input-type=module', '-e', `await import(${JSON.stringify(outfile)})`],
-      env,
-    );
-    loads[name] = load - bare;
+    variants[name] = ['--input-type=module', '-e', `await import(${JSON.stringify(outfile)})`];
+    const text = readFileSync(file, 'utf8');
+    const parses = Array.from({ length: 21 }, () => {
+      const started = performance.now();
+      JSON.parse(text);
+      return performance.now() - started;
+    });
+    parseMs[name] = parses.sort((a, b) => a - b)[10] as number;
   }
-  return { bare, loads };
+  const medians = medianMsEach(variants, env);
+  const bare = medians.bare as number;
+  const loads = Object.fromEntries(
+    Object.keys(bundles).map((name) => [name, (medians[name] as number) - bare]),
+  );
+  return { bare, loads, parseMs };
 }
 
 async function main() {
@@ -143,10 +165,14 @@ async function main() {
     `   computing the record at synth (this process, first engine use): ${recordMs.toFixed(0)} ms\n`,
   );
 
-  const { bare, loads } = await moduleLoads({ without, with: withRecord });
-  console.log(`2) dispatcher module load over bare node (${bare.toFixed(0)} ms), median of 15`);
+  const { bare, loads, parseMs } = await moduleLoads({ without, with: withRecord });
+  console.log(
+    `2) dispatcher module load over bare node (${bare.toFixed(0)} ms), median of 15, taking turns`,
+  );
   for (const [name, ms] of Object.entries(loads)) {
-    console.log(`   jobs.json ${name.padEnd(8)} +${ms.toFixed(0)} ms`);
+    console.log(
+      `   jobs.json ${name.padEnd(8)} +${ms.toFixed(0)} ms (JSON.parse of it: ${(parseMs[name] ?? 0).toFixed(1)} ms)`,
+    );
   }
   console.log('');
 

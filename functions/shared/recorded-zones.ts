@@ -3,7 +3,6 @@ import {
   intlZoneRules,
   validateTimeZone,
   type ZoneRules,
-  zoneTransitions,
 } from '../schedule/index.ts';
 import { engineFor, FINGERPRINT_REACH_MS, fingerprintWindow } from './zone-fingerprint.ts';
 
@@ -51,11 +50,7 @@ export function recordZone(
   const rules = options.rules ?? intlZoneRules;
   const { startMs, endMs } = recordedSpan(from, options.horizonDays);
   validateTimeZone(zone);
-  const transitions =
-    rules === intlZoneRules
-      ? // The platform's rules: the engine's shared tables, which the dispatcher's runs use too.
-        zoneTransitions(zone, new Date(startMs), new Date(endMs))
-      : engineFor(rules).zoneTransitions(zone, new Date(startMs), new Date(endMs));
+  const transitions = engineFor(rules).zoneTransitions(zone, new Date(startMs), new Date(endMs));
   return {
     offsetMinutes: rules.offsetMinutesAt(zone, startMs / MINUTE_MS),
     transitions: transitions.map((t) => [t.at.getTime() / MINUTE_MS, t.offsetAfterMinutes]),

@@ -3,13 +3,17 @@ import {
   createEngine,
   InvalidArgumentError,
   intlZoneRules,
+  iterateOccurrences,
+  nextOccurrences,
   type Occurrence,
+  occurrencesBetween,
   resolvePolicies,
   type ScheduleEngine,
   type ScheduleSpec,
   validateTimeZone,
   type ZoneRules,
   type ZoneTransition,
+  zoneTransitions,
 } from '../schedule/index.ts';
 
 const MINUTE_MS = 60_000;
@@ -102,9 +106,12 @@ export function scheduleFingerprint(
     `spec ${zone} ${spec.cron} ${spec.jobId ?? '-'} ${policies.gap} ${policies.overlap}`,
     ...facts.lines,
   ];
-  const leading = engine
-    .nextOccurrences(spec, new Date(fromMs), LEADING_RUNS)
-    .filter((run) => run.at.getTime() <= toMs);
+  // Lazily, so that a yearly job does not compute 16 years of runs (and zone tables) to keep one.
+  const leading: Occurrence[] = [];
+  for (const run of engine.iterateOccurrences(spec, new Date(fromMs))) {
+    if (run.at.getTime() > toMs || leading.length >= LEADING_RUNS) break;
+    leading.push(run);
+  }
   for (const run of leading) lines.push(`run ${minuteOf(run.at)}`);
   for (const t of facts.transitions) {
     const reachMs = Math.abs(t.offsetAfterMinutes - t.offsetBeforeMinutes) * MINUTE_MS;
@@ -420,7 +427,20 @@ export function compareZoneDataVersions(a: string, b: string): number | undefine
 }
 
 /** One engine per rule set, so that every job in a zone shares the zone's offset table. */
-const engines = new WeakMap<ZoneRules, ScheduleEngine>();
+const engines = new WeakMap<ZoneRules, ScheduleEngine>([
+  // The platform's rules: the module-level engine, whose tables synth's coverings and the
+  // dispatcher's runs fill anyway.
+  [
+    intlZoneRules,
+    {
+      zoneRules: intlZoneRules,
+      nextOccurrences,
+      occurrencesBetween,
+      iterateOccurrences,
+      zoneTransitions,
+    },
+  ],
+]);
 
 /**
  * The one engine this module computes with under `rules` (created on first use): fingerprints,
