@@ -85,7 +85,7 @@ function medianMsEach(
       const started = performance.now();
       const res = spawnSync(process.execPath, args, { env, stdio: 'pipe' });
       if (res.status !== 0) throw new Error(`node ${args.join(' ')} failed: ${res.stderr}`);
-      (samples[name] ??= []).push(performance.now() - started);
+      samples[name] = [...(samples[name] ?? []), performance.now() - started];
     }
   }
   return Object.fromEntries(
