@@ -17,16 +17,15 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { nextOccurrences, shiftedTransitionRules } from '../functions/schedule/index.ts';
 import { type JobDefinition, scheduleSpecOf } from '../functions/shared/job.ts';
 import type { JobsBundle } from '../functions/shared/jobs-bundle.ts';
 import { findZoneDrift, recordSchedules } from '../functions/shared/zone-drift.ts';
 import { zoneDataVersion } from '../functions/shared/zone-fingerprint.ts';
-import { FUNCTION_BUNDLING } from '../infra/bundling.ts';
 import { parseJobsConfig } from '../infra/config/load-jobs.ts';
 import { createJobsBundle, writeJobsBundle } from '../infra/jobs-bundle-file.ts';
 import { generateJobsYaml } from '../scripts/generate-jobs.ts';
+import { buildLambdaBundle } from '../test/support/bundle-handler.ts';
 
 const SYNTH_TIME = new Date('2026-11-30T15:00:00Z');
 const BERLIN_SPRING = new Date('2027-03-28T01:00:00Z');
@@ -112,18 +111,7 @@ async function moduleLoads(bundles: Record<string, JobsBundle>) {
     const dir = join(OUT_DIR, `handler-${name}`);
     const file = writeJobsBundle(dir, bundle);
     const outfile = join(dir, 'index.mjs');
-    await build({
-      entryPoints: ['functions/dispatcher/handler.ts'],
-      bundle: true,
-      platform: 'node',
-      format: FUNCTION_BUNDLING.format,
-      target: FUNCTION_BUNDLING.target,
-      minify: FUNCTION_BUNDLING.minify,
-      external: [...FUNCTION_BUNDLING.externalModules],
-      banner: { js: FUNCTION_BUNDLING.banner },
-      outfile,
-      logLevel: 'silent',
-    });
+    await buildLambdaBundle('functions/dispatcher/handler.ts', outfile);
     variants[name] = ['--input-type=module', '-e', `await import(${JSON.stringify(outfile)})`];
     const text = readFileSync(file, 'utf8');
     const parses = Array.from({ length: 21 }, () => {

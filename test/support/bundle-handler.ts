@@ -35,6 +35,21 @@ export async function bundleHandler(
   );
   writeJobsBundle(outDir, createJobsBundle(jobs, { synthTime: new Date(), ...bundleOptions }));
   const outfile = join(outDir, 'index.mjs');
+  await buildLambdaBundle(entry, outfile);
+  const module = (await import(`${pathToFileURL(outfile).href}?${Date.now()}`)) as {
+    handler: BundledHandler;
+  };
+  return module.handler;
+}
+
+/**
+ * Bundles a Lambda entry into `outfile` with the stack's esbuild options (`infra/bundling.ts`),
+ * as `NodejsFunction` does at synth.
+ *
+ * @example
+ * await buildLambdaBundle('functions/dispatcher/handler.ts', join(dir, 'index.mjs'));
+ */
+export async function buildLambdaBundle(entry: string, outfile: string): Promise<void> {
   await build({
     entryPoints: [entry],
     bundle: true,
@@ -47,8 +62,4 @@ export async function bundleHandler(
     outfile,
     logLevel: 'silent',
   });
-  const module = (await import(`${pathToFileURL(outfile).href}?${Date.now()}`)) as {
-    handler: BundledHandler;
-  };
-  return module.handler;
 }

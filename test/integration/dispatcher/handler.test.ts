@@ -1,7 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDynamoLedger } from '../../../functions/dispatcher/ledger.ts';
-import { periodBucket, shiftedTransitionRules } from '../../../functions/schedule/index.ts';
+import { periodBucket } from '../../../functions/schedule/index.ts';
 import { createLedgerStore } from '../../../functions/shared/ledger-store.ts';
 import { createZoneDriftLedger } from '../../../functions/shared/zone-drift-ledger.ts';
 import { zoneDataVersion } from '../../../functions/shared/zone-fingerprint.ts';
@@ -10,6 +10,7 @@ import { freePort } from '../../support/dynamodb-local.ts';
 import { type LocalSqs, startLocalSqs } from '../../support/fauxqs.ts';
 import { makeJob } from '../../support/jobs.ts';
 import { createLedgerTable, localDynamoClient } from '../../support/ledger.ts';
+import { DRIFT_SYNTH_TIME, springMovedAWeek } from '../../support/zone-drift.ts';
 
 let client: DynamoDBClient;
 let tableName: string;
@@ -100,16 +101,11 @@ describe('handler.ts', () => {
         arn: 'arn:aws:events:us-east-1:000000000000:event-bus/default',
       },
     });
-    const synthTime = new Date('2027-01-01T00:00:00Z');
+    const synthTime = DRIFT_SYNTH_TIME;
     // jobs.json as a machine would write it on which Berlin springs forward a week later.
-    const zoneRules = shiftedTransitionRules(
-      'Europe/Berlin',
-      new Date('2027-03-28T01:00:00Z'),
-      7 * 24 * 60,
-    );
     const handler = await bundleHandler('functions/dispatcher/handler.ts', [job], 'drift', {
       synthTime,
-      zoneRules,
+      zoneRules: springMovedAWeek,
     });
     expect(await handler({ sweep: true, scheduledTime: '2023-06-01T10:00:00Z' })).toMatchObject({
       kind: 'sweep',

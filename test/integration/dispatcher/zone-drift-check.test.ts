@@ -9,7 +9,7 @@
 // another instant on 2027-03-29 (00:30Z CEST against 01:30Z CET); every 15 minutes never does.
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import type { RecordedZoneData } from '../../../functions/dispatcher/zone-drift-check.ts';
-import { intlZoneRules, shiftedTransitionRules } from '../../../functions/schedule/index.ts';
+import { intlZoneRules } from '../../../functions/schedule/index.ts';
 import { currentPlatform } from '../../../functions/shared/jobs-bundle.ts';
 import { createLedgerStore } from '../../../functions/shared/ledger-store.ts';
 import { RecordingNotifier } from '../../../functions/shared/notifications.ts';
@@ -18,23 +18,12 @@ import { zoneDataVersion } from '../../../functions/shared/zone-fingerprint.ts';
 import { createJobsBundle } from '../../../infra/jobs-bundle-file.ts';
 import { RecordingTargets, TestClock } from '../../support/doubles.ts';
 import { harness, sweepEvent, TEST_STACK, tickEvent } from '../../support/harness.ts';
-import { makeJob } from '../../support/jobs.ts';
 import { createLedgerTable, localDynamoClient } from '../../support/ledger.ts';
+import { DRIFT_JOBS, DRIFT_SYNTH_TIME, springMovedAWeek } from '../../support/zone-drift.ts';
 
-const SYNTH_TIME = new Date('2027-01-01T00:00:00Z');
+const SYNTH_TIME = DRIFT_SYNTH_TIME;
+const JOBS = DRIFT_JOBS;
 const SYNTH_PLATFORM = { node: 'v18.20.0', icu: '74.1' };
-const springMovedAWeek = shiftedTransitionRules(
-  'Europe/Berlin',
-  new Date('2027-03-28T01:00:00Z'),
-  7 * 24 * 60,
-);
-const JOBS = [
-  makeJob({ id: 'berlin-nightly', schedule: '30 2 * * *', timezone: 'Europe/Berlin' }),
-  makeJob({ id: 'berlin-quarterly', schedule: '*/15 * * * *', timezone: 'Europe/Berlin' }),
-  makeJob({ id: 'tokyo-morning', schedule: '0 9 * * *', timezone: 'Asia/Tokyo' }),
-  makeJob({ id: 'london-hourly', schedule: '0 * * * *', timezone: 'Europe/London' }),
-  makeJob({ id: 'berlin-off', schedule: '0 3 * * *', timezone: 'Europe/Berlin', enabled: false }),
-];
 
 /** A jobs.json as a synth on another machine with older zone data would have written it. */
 function recordedElsewhere(zoneRules = springMovedAWeek): RecordedZoneData {

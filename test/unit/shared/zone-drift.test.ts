@@ -7,7 +7,7 @@
 // differs first on 2027-03-29: 00:30Z (CEST) against 01:30Z (CET). Every 15 minutes runs at
 // the same UTC instants under both. Asia/Tokyo and Europe/London do not move.
 import { describe, expect, it } from 'vitest';
-import { intlZoneRules, shiftedTransitionRules } from '../../../functions/schedule/index.ts';
+import { intlZoneRules } from '../../../functions/schedule/index.ts';
 import { scheduleSpecOf } from '../../../functions/shared/job.ts';
 import { recordZone } from '../../../functions/shared/recorded-zones.ts';
 import { findZoneDrift, recordSchedules } from '../../../functions/shared/zone-drift.ts';
@@ -16,19 +16,11 @@ import {
   scheduleFingerprint,
 } from '../../../functions/shared/zone-fingerprint.ts';
 import { makeJob } from '../../support/jobs.ts';
+import { DRIFT_JOBS, DRIFT_SYNTH_TIME, springMovedAWeek } from '../../support/zone-drift.ts';
 
-const FROM = new Date('2027-01-01T00:00:00Z');
-const springMovedAWeek = shiftedTransitionRules(
-  'Europe/Berlin',
-  new Date('2027-03-28T01:00:00Z'),
-  7 * 24 * 60,
-);
+const FROM = DRIFT_SYNTH_TIME;
 const JOBS = [
-  makeJob({ id: 'berlin-nightly', schedule: '30 2 * * *', timezone: 'Europe/Berlin' }),
-  makeJob({ id: 'berlin-quarterly', schedule: '*/15 * * * *', timezone: 'Europe/Berlin' }),
-  makeJob({ id: 'tokyo-morning', schedule: '0 9 * * *', timezone: 'Asia/Tokyo' }),
-  makeJob({ id: 'london-hourly', schedule: '0 * * * *', timezone: 'Europe/London' }),
-  makeJob({ id: 'berlin-off', schedule: '0 3 * * *', timezone: 'Europe/Berlin', enabled: false }),
+  ...DRIFT_JOBS,
   makeJob({ id: 'paris-off', schedule: '0 3 * * *', timezone: 'Europe/Paris', enabled: false }),
 ];
 
