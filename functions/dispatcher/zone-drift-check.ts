@@ -8,7 +8,7 @@ import { buildZoneDriftNotification, type ZoneDriftNotifier } from '../shared/no
 import { findZoneDrift, type ScheduleRecord, type ZoneDriftFinding } from '../shared/zone-drift.ts';
 import type { ZoneDriftLedger, ZoneDriftNoticeId } from '../shared/zone-drift-ledger.ts';
 import { zoneDataVersion } from '../shared/zone-fingerprint.ts';
-import type { Clock } from './deliver-run.ts';
+import { type Clock, describeError } from './deliver-run.ts';
 
 /** What synth recorded: the jobs bundle's schedule record, zone-data version and platform. */
 export interface RecordedZoneData extends ScheduleRecord {
@@ -62,7 +62,11 @@ export interface ZoneDriftCheck {
    * On the first call, finds the drifted jobs (`findZoneDrift`) and logs one `zone-data-drift`
    * line per job; on every call, counts `ZoneDataDrift` (the number of drifted jobs, so the
    * alarm stays on while a container runs with drift) and sends the notices still owed, at most
-   * `noticesPerCheck`. Returns the number of drifted jobs. Throws only what the ledger throws.
+   * `noticesPerCheck`. Returns the number of drifted jobs.
+   *
+   * Never throws: a diagnosis must not stop the sweep it rides on. A comparison that fails is
+   * logged (`zone-data-check-failed`) and not tried again in this container; a notice the
+   * ledger or SNS refused stays owed for the next sweep.
    */
   check(): Promise<number>;
 }
@@ -85,19 +89,43 @@ export function createZoneDriftCheck(deps: ZoneDriftCheckDeps): ZoneDriftCheck {
   return {
     async check() {
       if (findings === undefined) {
-        findings = findZoneDrift(deps.jobs, deps.recorded, {
-          ...(deps.runtime?.rules ? { rules: deps.runtime.rules } : {}),
-        });
+        findings = compare(deps);
         for (const finding of findings) logDrift(deps, finding, runtimeZoneData);
         owed = [...findings];
       }
       if (findings.length > 0) deps.metrics.global('ZoneDataDrift', findings.length);
       if (owed.length > 0) {
-        owed = await sendNotices(deps, options, runtimeZoneData, owed);
+        try {
+          owed = await sendNotices(deps, options, runtimeZoneData, owed);
+        } catch (error) {
+          deps.logger.error('zone-data-notice-failed', {
+            decision: 'zone-data-notice-failed',
+            error: describeError(error),
+            owed: owed.length,
+            hint: 'the notices stay owed; the next sweep sends them',
+          });
+        }
       }
       return findings.length;
     },
   };
+}
+
+/** The findings, or none when the comparison itself failed (logged once). */
+function compare(deps: ZoneDriftCheckDeps): readonly ZoneDriftFinding[] {
+  try {
+    return findZoneDrift(deps.jobs, deps.recorded, {
+      ...(deps.runtime?.rules ? { rules: deps.runtime.rules } : {}),
+    });
+  } catch (error) {
+    deps.logger.error('zone-data-check-failed', {
+      decision: 'zone-data-check-failed',
+      error: describeError(error),
+      synthesizedAt: deps.recorded.synthesizedAt,
+      hint: 'the sweep goes on; this container does not compare zone data again',
+    });
+    return [];
+  }
 }
 
 function logDrift(deps: ZoneDriftCheckDeps, finding: ZoneDriftFinding, runtimeZoneData: string) {
@@ -184,7 +212,7 @@ async function sendNotice(
       decision: 'outbox-failed',
       effect: 'notify:zone-data-drift',
       jobId: finding.jobId,
-      error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+      error: describeError(error),
       hint: 'the notice stays owed; a sweep sends it again when its lease ends',
     });
     return false;

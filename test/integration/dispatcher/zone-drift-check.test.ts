@@ -8,7 +8,10 @@
 // 2027-04-04 01:00Z against the platform's 2027-03-28 01:00Z; 02:30 every day first runs at
 // another instant on 2027-03-29 (00:30Z CEST against 01:30Z CET); every 15 minutes never does.
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import type { RecordedZoneData } from '../../../functions/dispatcher/zone-drift-check.ts';
+import type {
+  RecordedZoneData,
+  RuntimeZoneData,
+} from '../../../functions/dispatcher/zone-drift-check.ts';
 import { intlZoneRules } from '../../../functions/schedule/index.ts';
 import { currentPlatform } from '../../../functions/shared/jobs-bundle.ts';
 import { createLedgerStore } from '../../../functions/shared/ledger-store.ts';
@@ -16,6 +19,7 @@ import { RecordingNotifier } from '../../../functions/shared/notifications.ts';
 import { createZoneDriftLedger } from '../../../functions/shared/zone-drift-ledger.ts';
 import { zoneDataVersion } from '../../../functions/shared/zone-fingerprint.ts';
 import { createJobsBundle } from '../../../infra/jobs-bundle-file.ts';
+import { instrument } from '../../support/ddb-faults.ts';
 import { RecordingTargets, TestClock } from '../../support/doubles.ts';
 import { harness, sweepEvent, TEST_STACK, tickEvent } from '../../support/harness.ts';
 import { createLedgerTable, localDynamoClient } from '../../support/ledger.ts';
@@ -40,9 +44,10 @@ afterEach(() => {
 });
 
 /** Two dispatcher containers of one deploy, on one ledger table and one clock. */
-async function twoContainers(recorded: RecordedZoneData) {
+async function twoContainers(recorded: RecordedZoneData, runtime?: RuntimeZoneData) {
   const client = localDynamoClient(inject('dynamoEndpoint'));
   clients.push(client);
+  const faults = instrument(client);
   const tableName = await createLedgerTable(client, 'zone-drift');
   const clock = new TestClock('2027-01-01T00:05:10Z');
   const container = () =>
@@ -53,7 +58,7 @@ async function twoContainers(recorded: RecordedZoneData) {
       jobs: JOBS,
       targets: new RecordingTargets(),
       notifier: new RecordingNotifier(),
-      zoneData: { recorded },
+      zoneData: { recorded, ...(runtime ? { runtime } : {}) },
     });
   const notices = createZoneDriftLedger(createLedgerStore({ client, tableName }));
   const noticeIds = JOBS.map((job) => ({
@@ -61,7 +66,7 @@ async function twoContainers(recorded: RecordedZoneData) {
     runtimeZoneData: zoneDataVersion(),
     jobId: job.id,
   }));
-  return { a: container(), b: container(), clock, notices, noticeIds };
+  return { a: container(), b: container(), clock, notices, noticeIds, faults };
 }
 
 const runtime = currentPlatform();
@@ -203,6 +208,48 @@ describe('the zone-data check, with a jobs.json computed under other rules', () 
       'berlin-quarterly',
     ]);
     expect(a.notifier.zoneDrift).toEqual([]);
+  });
+});
+
+describe('the zone-data check, when something fails', () => {
+  it('goes on sweeping when the ledger refuses the notices, and sends them at the next sweep', async () => {
+    const { a, clock, faults } = await twoContainers(recordedElsewhere());
+    faults.fail(
+      (r) => r.command === 'BatchGetItemCommand' && JSON.stringify(r.input).includes('zone-drift#'),
+      { times: 1 },
+    );
+    expect(await a.dispatcher.handle(sweepEvent('2027-01-01T00:05:00Z'))).toMatchObject({
+      kind: 'sweep',
+    });
+    expect(a.logger.withMessage('zone-data-notice-failed').map((l) => l.fields.owed)).toEqual([2]);
+    expect(a.notifier.zoneDrift).toEqual([]);
+    expect(a.metrics.count('ZoneDataDrift')).toBe(2);
+
+    clock.advance(60_000);
+    await a.dispatcher.handle(sweepEvent('2027-01-01T00:06:00Z'));
+    expect(a.notifier.zoneDrift.map((n) => n.jobId)).toEqual([
+      'berlin-nightly',
+      'berlin-quarterly',
+    ]);
+  });
+
+  it('goes on sweeping when the comparison itself fails, and logs it once per container', async () => {
+    const broken = {
+      offsetMinutesAt(): number {
+        throw new Error('ICU data missing');
+      },
+    };
+    const { a, clock } = await twoContainers(recordedElsewhere(), { rules: broken });
+    expect(await a.dispatcher.handle(sweepEvent('2027-01-01T00:05:00Z'))).toMatchObject({
+      kind: 'sweep',
+    });
+    clock.advance(60_000);
+    await a.dispatcher.handle(sweepEvent('2027-01-01T00:06:00Z'));
+    expect(a.logger.withMessage('zone-data-check-failed').map((l) => l.fields.error)).toEqual([
+      'Error: ICU data missing',
+    ]);
+    expect(a.logger.withMessage('zone-data-drift')).toEqual([]);
+    expect(a.metrics.count('ZoneDataDrift')).toBe(0);
   });
 });
 
