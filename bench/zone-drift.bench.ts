@@ -19,7 +19,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { nextOccurrences, shiftedTransitionRules } from '../functions/schedule/index.ts';
 import { type JobDefinition, scheduleSpecOf } from '../functions/shared/job.ts';
-import type { JobsBundle } from '../functions/shared/jobs-bundle.ts';
+import { type JobsBundle, unpackFingerprints } from '../functions/shared/jobs-bundle.ts';
 import { findZoneDrift, recordSchedules } from '../functions/shared/zone-drift.ts';
 import { zoneDataVersion } from '../functions/shared/zone-fingerprint.ts';
 import { parseJobsConfig } from '../infra/config/load-jobs.ts';
@@ -48,7 +48,8 @@ function child(scenario: string, bundleFile: string) {
     sweepMs = performance.now() - started;
   }
   const started = performance.now();
-  const findings = findZoneDrift(bundle.jobs, bundle);
+  const record = { ...bundle, fingerprints: unpackFingerprints(bundle.jobs, bundle.fingerprints) };
+  const findings = findZoneDrift(bundle.jobs, record);
   const checkMs = performance.now() - started;
   const capped = findings.filter((f) => !f.runsCompared).length;
   console.log(JSON.stringify({ sweepMs, checkMs, findings: findings.length, capped }));
@@ -140,7 +141,7 @@ async function main() {
   const record = recordSchedules(jobs, SYNTH_TIME);
   const recordMs = performance.now() - started;
   const withRecord = createJobsBundle(jobs, { synthTime: SYNTH_TIME });
-  const without = { ...withRecord, fingerprints: {}, zones: {} };
+  const without = { ...withRecord, fingerprints: '', zones: {} };
   const bytes = (b: object) => Buffer.byteLength(JSON.stringify(b), 'utf8');
   const added = bytes(withRecord) - bytes(without);
   const zoneBytes = bytes(record.zones);

@@ -7,6 +7,7 @@ import {
   currentPlatform,
   JOBS_BUNDLE_FILE,
   type JobsBundle,
+  packFingerprints,
 } from '../functions/shared/jobs-bundle.ts';
 import { recordSchedules } from '../functions/shared/zone-drift.ts';
 import { zoneDataVersion } from '../functions/shared/zone-fingerprint.ts';
@@ -45,7 +46,7 @@ export function createJobsBundle(
     jobs,
     zoneDataVersion: zoneDataVersion(),
     platform: currentPlatform(),
-    fingerprints: record.fingerprints,
+    fingerprints: packFingerprints(jobs, record.fingerprints),
     zones: record.zones,
     synthesizedAt: record.synthesizedAt,
   };

@@ -1,6 +1,11 @@
 import type { ZoneRules } from '../schedule/index.ts';
 import type { JobDefinition } from '../shared/job.ts';
-import { currentPlatform, type ZoneDataPlatform } from '../shared/jobs-bundle.ts';
+import {
+  currentPlatform,
+  type JobsBundle,
+  unpackFingerprints,
+  type ZoneDataPlatform,
+} from '../shared/jobs-bundle.ts';
 import { zoneDriftKey } from '../shared/ledger-item.ts';
 import type { AppLogger } from '../shared/logger.ts';
 import type { AppMetrics } from '../shared/metrics.ts';
@@ -10,11 +15,11 @@ import type { ZoneDriftLedger, ZoneDriftNoticeId } from '../shared/zone-drift-le
 import { zoneDataVersion } from '../shared/zone-fingerprint.ts';
 import { type Clock, describeError } from './deliver-run.ts';
 
-/** What synth recorded: the jobs bundle's schedule record, zone-data version and platform. */
-export interface RecordedZoneData extends ScheduleRecord {
-  readonly zoneDataVersion: string;
-  readonly platform: ZoneDataPlatform;
-}
+/** What synth recorded: the jobs bundle's zone data, fingerprints packed (`jobs-bundle.ts`). */
+export type RecordedZoneData = Pick<
+  JobsBundle,
+  'jobs' | 'zoneDataVersion' | 'platform' | 'synthesizedAt' | 'fingerprints' | 'zones'
+>;
 
 /** The runtime's side of the comparison. */
 export interface RuntimeZoneData {
@@ -113,8 +118,14 @@ export function createZoneDriftCheck(deps: ZoneDriftCheckDeps): ZoneDriftCheck {
 
 /** The findings, or none when the comparison itself failed (logged once). */
 function compare(deps: ZoneDriftCheckDeps): readonly ZoneDriftFinding[] {
+  const { recorded } = deps;
   try {
-    return findZoneDrift(deps.jobs, deps.recorded, {
+    const record: ScheduleRecord = {
+      synthesizedAt: recorded.synthesizedAt,
+      fingerprints: unpackFingerprints(recorded.jobs, recorded.fingerprints),
+      zones: recorded.zones,
+    };
+    return findZoneDrift(deps.jobs, record, {
       ...(deps.runtime?.rules ? { rules: deps.runtime.rules } : {}),
     });
   } catch (error) {
