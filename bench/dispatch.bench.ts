@@ -32,6 +32,7 @@ import { instrument } from '../test/support/ddb-faults.ts';
 import { startDynamoDbLocal } from '../test/support/dynamodb-local.ts';
 import { makeJob } from '../test/support/jobs.ts';
 import { createLedgerTable, localDynamoClient } from '../test/support/ledger.ts';
+import { dispatcherEnv } from './handler-env.ts';
 
 const HOUR_MS = 3_600_000;
 const T0 = Date.parse('2024-01-01T00:00:00Z');
@@ -294,14 +295,7 @@ function medianMs(args: string[], env: NodeJS.ProcessEnv, rounds: number): numbe
 async function benchBundles() {
   const outDir = join(process.cwd(), 'node_modules', '.cache', 'zonecron-bench');
   mkdirSync(outDir, { recursive: true });
-  const env = {
-    ...process.env,
-    LEDGER_TABLE_NAME: 'ledger',
-    DLQ_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/dlq',
-    NOTIFY_TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:on-call',
-    STACK_NAME: 'Bench',
-    AWS_REGION: 'eu-west-1',
-  };
+  const env = dispatcherEnv();
   const rounds = 15;
   const bare = medianMs(['-e', ''], env, rounds);
   const results = [];

@@ -26,6 +26,7 @@ import { parseJobsConfig } from '../infra/config/load-jobs.ts';
 import { createJobsBundle, writeJobsBundle } from '../infra/jobs-bundle-file.ts';
 import { generateJobsYaml } from '../scripts/generate-jobs.ts';
 import { buildLambdaBundle } from '../test/support/bundle-handler.ts';
+import { dispatcherEnv } from './handler-env.ts';
 
 const SYNTH_TIME = new Date('2026-11-30T15:00:00Z');
 const BERLIN_SPRING = new Date('2027-03-28T01:00:00Z');
@@ -98,14 +99,7 @@ function medianMsEach(
 
 /** The bundled dispatcher's module load over bare node with each jobs.json, and its parse. */
 async function moduleLoads(bundles: Record<string, JobsBundle>) {
-  const env = {
-    ...process.env,
-    LEDGER_TABLE_NAME: 'ledger',
-    DLQ_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/dlq',
-    NOTIFY_TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:on-call',
-    STACK_NAME: 'Bench',
-    AWS_REGION: 'eu-west-1',
-  };
+  const env = dispatcherEnv();
   const variants: Record<string, string[]> = { bare: ['-e', ''] };
   const parseMs: Record<string, number> = {};
   for (const [name, bundle] of Object.entries(bundles)) {
