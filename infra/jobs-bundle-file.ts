@@ -25,11 +25,15 @@ export interface JobsBundleOptions {
   readonly zoneRules?: ZoneRules;
 }
 
+/** Bundles made on this machine's rules, by jobs list and synth time: validate asks twice. */
+const made = new WeakMap<readonly JobDefinition[], Map<number, JobsBundle>>();
+
 /**
  * The jobs bundle the stack ships to both Lambdas (`functions/shared/jobs-bundle.ts`): the
  * jobs, this machine's zone-data version and platform, and per enabled job the fingerprint of
  * what its covering is computed for, with the offsets of its zone over the fingerprint's span
- * (about 0.1 ms per job; architecture §1, "Schedule fingerprints").
+ * (about 0.1 ms per job; architecture §1, "Schedule fingerprints"). The same jobs list and
+ * synth time give the same bundle, computed once.
  *
  * @example
  * createJobsBundle(config.jobs, { synthTime: new Date() }).zoneDataVersion //=> '2025c'
@@ -38,6 +42,16 @@ export function createJobsBundle(
   jobs: readonly JobDefinition[],
   options: JobsBundleOptions,
 ): JobsBundle {
+  if (options.zoneRules !== undefined) return bundleOf(jobs, options);
+  const byTime = made.get(jobs) ?? new Map<number, JobsBundle>();
+  made.set(jobs, byTime);
+  const key = options.synthTime.getTime();
+  const bundle = byTime.get(key) ?? bundleOf(jobs, options);
+  byTime.set(key, bundle);
+  return bundle;
+}
+
+function bundleOf(jobs: readonly JobDefinition[], options: JobsBundleOptions): JobsBundle {
   const record = recordSchedules(jobs, options.synthTime, {
     ...(options.zoneRules === undefined ? {} : { rules: options.zoneRules }),
   });
