@@ -184,8 +184,9 @@ export type Disagreement =
  *
  * For the log line that follows a fingerprint mismatch: "Europe/Berlin: synth and runtime
  * first disagree at 2027-03-28T01:00Z". `a` and `b` are each side's transition or run at that
- * point, `undefined` on the side that has none. Cheap: runs are compared only from three days before the first instant
- * where the offsets differ (a run depends on no offset further away).
+ * point, `undefined` on the side that has none. Cheap: runs are compared only within three
+ * days of where the offsets differ (a run depends on no offset further away), at most 50,000
+ * per side (`disagreementsOf`'s `runLimit`; an earlier run difference beyond it goes unseen).
  *
  * @example
  * firstDisagreement({ cron: '0 9 * * *', timezone: 'Europe/Berlin' }, new Date('2027-01-01T00:00Z'),
