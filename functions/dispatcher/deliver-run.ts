@@ -17,6 +17,7 @@ import { type OutboxDeps, performOutbox } from '../shared/outbox.ts';
 import { withRetries } from '../shared/retry.ts';
 import type { ClaimMode, Ledger } from './ledger.ts';
 import type { TargetDelivery } from './targets/index.ts';
+import type { ZoneDriftCheck } from './zone-drift-check.ts';
 
 /** The dispatcher's clock: the only place it learns the time (leases, lag, TTL). */
 export type Clock = () => Date;
@@ -81,6 +82,11 @@ export interface DispatcherDeps {
   readonly metrics: AppMetrics;
   /** The stack's name: in every envelope, notification and command it prints. */
   readonly stackName: string;
+  /**
+   * Compares synth's zone data with this runtime's, from the sweep, once per container
+   * (`createZoneDriftCheck`). Absent: no comparison.
+   */
+  readonly zoneDrift?: ZoneDriftCheck;
   readonly options?: Partial<DispatcherOptions>;
 }
 

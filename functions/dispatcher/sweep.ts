@@ -139,6 +139,9 @@ interface Due {
  *    (`reconcileRun`): retried, dead-lettered, reported stuck, or its outbox performed.
  * 3. Once per container, jobs that jobs.yaml disables are recorded as paused, so enabling them
  *    again never replays the disabled period.
+ * 4. Last, the zone-data check (`ctx.zoneDrift`): the first sweep of a container compares
+ *    synth's zone data with the runtime's; every sweep counts the drifted jobs and sends the
+ *    notices still owed.
  *
  * Every part runs to the end even when another fails; the cursor moves only when all
  * succeeded, and otherwise the sweep throws one `SweepFailedError` with every error.
@@ -163,6 +166,8 @@ export async function runSweep(
   if (!memory.disabledStamped) {
     memory.disabledStamped = await settle(errors, () => stampDisabledJobs(ctx), false);
   }
+  // Never throws: a diagnosis does not hold the cursor back.
+  await ctx.zoneDrift?.check();
   if (errors.length > 0) throw new SweepFailedError(errors);
   if (deferred.length > 0) logDeferred(ctx, deferred, range);
   else if (range.to > range.from) await moveCursor(ctx, memory, range.to, scheduledAt);

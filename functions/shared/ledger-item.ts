@@ -336,3 +336,83 @@ export function inLastPause(state: JobStateItem, at: Date): boolean {
   const ms = at.getTime();
   return ms >= Date.parse(state.lastPauseFrom) && ms < Date.parse(state.lastPauseTo);
 }
+
+/** Prefix of a zone-drift notice's partition key. */
+export const ZONE_DRIFT_KEY_PREFIX = 'zone-drift#';
+
+/**
+ * The partition key of the notice that one job's zone data drifted, once per deploy (synth
+ * time), runtime zone data and job: `zone-drift#<synthesizedAt>#<runtime tz>#<jobId>`.
+ *
+ * @example
+ * zoneDriftKey('2026-11-30T15:00:00.000Z', '2026d', 'nightly')
+ * //=> 'zone-drift#2026-11-30T15:00:00.000Z#2026d#nightly'
+ */
+export function zoneDriftKey(
+  synthesizedAt: string,
+  runtimeZoneData: string,
+  jobId: string,
+): string {
+  return `${ZONE_DRIFT_KEY_PREFIX}${synthesizedAt}#${runtimeZoneData}#${jobId}`;
+}
+
+/**
+ * The on-call notice of one job whose zone data drifted (`zone-drift#…`): who detected it,
+ * what it found, and whether the notification went out.
+ */
+export interface ZoneDriftItem {
+  readonly synthesizedAt: string;
+  readonly runtimeZoneData: string;
+  readonly jobId: string;
+  readonly timezone: string;
+  readonly synthZoneData: string;
+  /** UTC ISO instant where synth's and the runtime's answers first differ. */
+  readonly firstDisagreementAt: string;
+  /** When a container first claimed the notice. */
+  readonly detectedAt: string;
+  /** The claim's holder may send until then; after it, anyone may claim again. */
+  readonly noticeLeaseUntilEpochMs?: number;
+  /** When the notification went out: the notice is done. */
+  readonly notifiedAt?: string;
+  readonly ttlEpochSec?: number;
+}
+
+/**
+ * Decodes a zone-drift notice item (`zone-drift#<synthesizedAt>#<runtime tz>#<jobId>`).
+ *
+ * @example
+ * decodeZoneDrift({ pk: { S: 'zone-drift#2026-11-30T15:00:00.000Z#2026d#nightly' },
+ *   timezone: { S: 'America/Vancouver' }, synthZoneData: { S: '2025c' },
+ *   firstDisagreementAt: { S: '2026-11-01T09:00:00.000Z' },
+ *   detectedAt: { S: '2026-11-30T15:05:00.000Z' } }).jobId
+ * //=> 'nightly'
+ */
+export function decodeZoneDrift(item: Item): ZoneDriftItem {
+  const r = new Reader(item, '(zone drift)');
+  const pk = r.s(LEDGER_PARTITION_KEY);
+  const parts = pk.startsWith(ZONE_DRIFT_KEY_PREFIX)
+    ? pk.slice(ZONE_DRIFT_KEY_PREFIX.length).split('#')
+    : [];
+  const [synthesizedAt, runtimeZoneData, jobId] = parts;
+  if (parts.length !== 3 || !synthesizedAt || !runtimeZoneData || !jobId) {
+    throw new LedgerItemError(
+      pk,
+      LEDGER_PARTITION_KEY,
+      `is not '${ZONE_DRIFT_KEY_PREFIX}<synthesizedAt>#<runtime tz>#<jobId>'`,
+    );
+  }
+  return {
+    synthesizedAt,
+    runtimeZoneData,
+    jobId,
+    timezone: r.s('timezone'),
+    synthZoneData: r.s('synthZoneData'),
+    firstDisagreementAt: r.s('firstDisagreementAt'),
+    detectedAt: r.s('detectedAt'),
+    ...defined({
+      noticeLeaseUntilEpochMs: r.optN('noticeLeaseUntilEpochMs'),
+      notifiedAt: r.optS('notifiedAt'),
+      ttlEpochSec: r.optN(LEDGER_TTL_ATTRIBUTE),
+    }),
+  };
+}
