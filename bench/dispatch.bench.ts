@@ -33,6 +33,7 @@ import { instrument } from '../test/support/ddb-faults.ts';
 import { startDynamoDbLocal } from '../test/support/dynamodb-local.ts';
 import { makeJob } from '../test/support/jobs.ts';
 import { createLedgerTable, localDynamoClient } from '../test/support/ledger.ts';
+import { dispatcherEnv } from './handler-env.ts';
 
 const HOUR_MS = 3_600_000;
 const T0 = Date.parse('2024-01-01T00:00:00Z');
@@ -341,17 +342,7 @@ function catalogCostsMs(dir: string, lastJobId: string) {
 async function benchBundles() {
   const outDir = join(process.cwd(), 'node_modules', '.cache', 'zonecron-bench');
   mkdirSync(outDir, { recursive: true });
-  const env = {
-    ...process.env,
-    LEDGER_TABLE_NAME: 'ledger',
-    DLQ_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/dlq',
-    NOTIFY_TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:on-call',
-    STACK_NAME: 'Bench',
-    AWS_REGION: 'eu-west-1',
-    // Node 20 here makes the SDK print a deprecation warning at load, which Lambda's Node 24
-    // never prints; it would add tens of milliseconds that no deployed function pays.
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-  };
+  const env = dispatcherEnv();
   const rounds = 15;
   const bare = medianMs(['-e', ''], env, rounds);
   const results = [];

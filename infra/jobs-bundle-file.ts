@@ -1,22 +1,39 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ZoneRules } from '../functions/schedule/index.ts';
 import type { JobDefinition } from '../functions/shared/job.ts';
 import {
+  currentPlatform,
   JOBS_BUNDLE_FILE,
   type JobsBundle,
+  packFingerprints,
   serializeJobsBundle,
 } from '../functions/shared/jobs-bundle.ts';
+import { recordSchedules } from '../functions/shared/zone-drift.ts';
+import { zoneDataVersion } from '../functions/shared/zone-fingerprint.ts';
 
 /** What a jobs bundle records besides the jobs. */
 export interface JobsBundleOptions {
-  /** When synth ran. */
+  /** When synth ran: the start of every fingerprint's window. */
   readonly synthTime: Date;
-  /** Per enabled job, the fingerprint of its covering's inputs. @default {} */
-  readonly fingerprints?: Readonly<Record<string, string>>;
+  /**
+   * The zone rules the fingerprints and zone records are computed with. Only tests change it,
+   * to make a bundle as a machine with other zone data would.
+   *
+   * @default intlZoneRules (this machine's)
+   */
+  readonly zoneRules?: ZoneRules;
 }
 
+/** Bundles made on this machine's rules, by jobs list and synth time: validate asks twice. */
+const made = new WeakMap<readonly JobDefinition[], Map<number, JobsBundle>>();
+
 /**
- * The jobs bundle the stack ships to both Lambdas (`functions/shared/jobs-bundle.ts`).
+ * The jobs bundle the stack ships to both Lambdas (`functions/shared/jobs-bundle.ts`): the
+ * jobs, this machine's zone-data version and platform, and per enabled job the fingerprint of
+ * what its covering is computed for, with the offsets of its zone over the fingerprint's span
+ * (about 0.1 ms per job; architecture §1, "Schedule fingerprints"). The same jobs list and
+ * synth time give the same bundle, computed once.
  *
  * @example
  * createJobsBundle(config.jobs, { synthTime: new Date() }).zoneDataVersion //=> '2025c'
@@ -25,12 +42,27 @@ export function createJobsBundle(
   jobs: readonly JobDefinition[],
   options: JobsBundleOptions,
 ): JobsBundle {
+  if (options.zoneRules !== undefined) return bundleOf(jobs, options);
+  const byTime = made.get(jobs) ?? new Map<number, JobsBundle>();
+  made.set(jobs, byTime);
+  const key = options.synthTime.getTime();
+  const bundle = byTime.get(key) ?? bundleOf(jobs, options);
+  byTime.set(key, bundle);
+  return bundle;
+}
+
+function bundleOf(jobs: readonly JobDefinition[], options: JobsBundleOptions): JobsBundle {
+  const record = recordSchedules(jobs, options.synthTime, {
+    ...(options.zoneRules === undefined ? {} : { rules: options.zoneRules }),
+  });
   return {
     version: 2,
     jobs,
-    zoneDataVersion: process.versions.tz ?? 'unknown',
-    fingerprints: options.fingerprints ?? {},
-    synthesizedAt: options.synthTime.toISOString(),
+    zoneDataVersion: zoneDataVersion(),
+    platform: currentPlatform(),
+    fingerprints: packFingerprints(jobs, record.fingerprints),
+    zones: record.zones,
+    synthesizedAt: record.synthesizedAt,
   };
 }
 

@@ -131,7 +131,8 @@ async function validateFile(file: string, options: ValidateOptions): Promise<Val
     }),
   );
   const deploy = await deployCheck(config, options.stackName ?? 'Zonecron', from);
-  return { file: config.file, from, jobs, deploy };
+  const { zoneDataReport } = await import('../zone-data/report.ts');
+  return { file: config.file, from, jobs, deploy, zoneData: zoneDataReport(config.jobs, from) };
 }
 
 /** What stopped the check, as `--json` problems. */

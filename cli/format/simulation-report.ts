@@ -20,6 +20,8 @@ export interface SimulationReportInput {
   readonly elapsedMs: number;
   /** List every run instead of the ones near DST changes. */
   readonly all: boolean;
+  /** The `--faults` plan, when one was injected. */
+  readonly faults: { readonly file: string; readonly seed: number } | undefined;
 }
 
 /** Runs of one job in one window shown in full up to this many. */
@@ -28,7 +30,8 @@ const FULL_LIST_MAX = 12;
 const NEAR_TRANSITION_MS = 90 * 60_000;
 
 const n = (value: number) => value.toLocaleString('en-US');
-const plural = (count: number, word: string) => `${n(count)} ${word}${count === 1 ? '' : 's'}`;
+const plural = (count: number, word: string, words = `${word}s`) =>
+  `${n(count)} ${count === 1 ? word : words}`;
 
 function minuteIso(date: Date): string {
   return `${date.toISOString().slice(0, 16)}Z`;
@@ -133,23 +136,50 @@ function jobBlock(
 }
 
 /**
- * The human-readable report of a simulation: the windows, a timeline per job, a summary.
+ * The human-readable report of a simulation: the windows, a timeline per job, a summary, the
+ * faults injected and the invariants held.
  *
  * Every line fits 80 columns; colour only when stdout is a terminal.
+ *
+ * @example
+ * process.stdout.write(renderSimulation({ file: 'jobs.yaml', jobs, result, check,
+ *   windowsChosen: 'the window given by --from/--to', duplicateTicks: 2, elapsedMs: 1200,
+ *   all: false, faults: undefined }));
  */
 export function renderSimulation(input: SimulationReportInput): string {
   const c = coloursFor(process.stdout);
-  const { result, check } = input;
+  const out = [...headerLines(input, c)];
+  for (const job of input.jobs) {
+    out.push('');
+    if (!job.enabled) {
+      out.push(`${c.bold(job.id)}: disabled, not simulated`);
+      continue;
+    }
+    out.push(...jobBlock(job, input, c));
+  }
+  out.push('', c.bold('Summary'), ...summaryLines(input, c));
+  if (input.faults) out.push('', ...faultLines(input.result, input.faults, c));
+  out.push('', c.bold('Invariants'), ...invariantLines(input.result, c));
+  out.push(c.dim(`  took ${(input.elapsedMs / 1000).toFixed(1)} s`));
+  return `${out.join('\n')}\n`;
+}
+
+type Colours = ReturnType<typeof coloursFor>;
+
+function headerLines(input: SimulationReportInput, c: Colours): string[] {
+  const { result } = input;
   const enabled = input.jobs.filter((j) => j.enabled);
-  const out: string[] = [];
-  out.push(
+  const out = [
     wrap(
       `${c.bold(`Simulating ${input.file}`)}: ${plural(enabled.length, 'enabled job')}, the real` +
         ` dispatcher and ledger (in-process DynamoDB), every job tick delivered` +
         ` ${input.duplicateTicks}×`,
       '',
     ),
-  );
+  ];
+  if (input.faults) {
+    out.push(wrap(`Faults: ${input.faults.file}, seed ${input.faults.seed}`, ''));
+  }
   out.push(
     wrap(
       `${result.windows.length === 1 ? 'Window' : `${result.windows.length} windows`}: ${input.windowsChosen}`,
@@ -160,68 +190,122 @@ export function renderSimulation(input: SimulationReportInput): string {
     out.push(`  ${i + 1}. ${minuteIso(w.from)} → ${minuteIso(w.to)}`);
     for (const reason of w.reasons) out.push(c.dim(wrap(reason, '       ')));
   });
-  for (const job of input.jobs) {
-    out.push('');
-    if (!job.enabled) {
-      out.push(`${c.bold(job.id)}: disabled, not simulated`);
-      continue;
-    }
-    out.push(...jobBlock(job, input, c));
-  }
+  return out;
+}
 
-  out.push('');
-  out.push(c.bold('Summary'));
+function summaryLines(input: SimulationReportInput, c: Colours): string[] {
+  const { result } = input;
   const minutes = result.windows.reduce(
     (sum, w) => sum + (w.to.getTime() - w.from.getTime()) / 60_000,
     0,
   );
   const days = Math.round((minutes / 1440) * 10) / 10;
-  out.push(
+  const out = [
     wrap(
       `simulated ${days} day${days === 1 ? '' : 's'}: ${plural(result.counts.sweeps, 'sweep')}` +
         ` (one a minute) and ${plural(result.counts.ticks, 'covering tick')}, each delivered` +
         ` ${input.duplicateTicks}× (${plural(result.counts.events, 'event')})`,
       '  ',
     ),
-  );
-  const ok = c.green('✓');
-  const bad = c.red('✗');
-  if (check.ok) {
-    out.push(
-      wrap(
-        `${ok} ${plural(result.runs.length, 'run')} delivered: every run the engine expects,` +
-          ' exactly once',
-        '  ',
-      ),
-    );
-  } else {
-    out.push(
-      wrap(
-        `${bad} ${plural(result.runs.length, 'run')} delivered, ${n(check.expected)} expected:` +
-          ` ${n(check.missing.length)} missing, ${n(check.doubled.length)} delivered twice,` +
-          ` ${n(check.unexpected.length)} unexpected`,
-        '  ',
-      ),
-    );
-    for (const m of check.missing.slice(0, 10)) {
-      out.push(`    missing ${m.jobId} at ${m.at.toISOString()} (${m.nominal})`);
-    }
-    for (const d of check.doubled.slice(0, 10)) {
-      out.push(`    ${d.times}× ${d.run.jobId} at ${d.run.at.toISOString()}`);
-    }
-    for (const u of check.unexpected.slice(0, 10)) {
-      out.push(`    unexpected ${u.jobId} at ${u.at.toISOString()}`);
-    }
-  }
+  ];
+  out.push(...(input.faults ? outcomeLines(result) : checkLines(input, c)));
   out.push(
     wrap(
-      `${ok} ${`${n(result.duplicatesSuppressed)} duplicate deliver${result.duplicatesSuppressed === 1 ? 'y' : 'ies'}`} refused by the ledger`,
+      `${c.green('✓')} ${`${n(result.duplicatesSuppressed)} duplicate deliver${result.duplicatesSuppressed === 1 ? 'y' : 'ies'}`} refused by the ledger`,
       '  ',
     ),
   );
-  if (result.deadLettered.length > 0) {
-    out.push(`  ${bad} ${plural(result.deadLettered.length, 'run')} dead-lettered`);
+  if (!input.faults && result.deadLettered.length > 0) {
+    out.push(`  ${c.red('✗')} ${plural(result.deadLettered.length, 'run')} dead-lettered`);
   }
-  out.push(c.dim(`  took ${(input.elapsedMs / 1000).toFixed(1)} s`));
-  return `${out.join('\n')}\n`;
+  return out;
+}
+
+/** Without faults: the result held against the engine, every run exactly once. */
+function checkLines(input: SimulationReportInput, c: Colours): string[] {
+  const { result, check } = input;
+  if (check.ok) {
+    return [
+      wrap(
+        `${c.green('✓')} ${plural(result.runs.length, 'run')} delivered: every run the engine` +
+          ' expects, exactly once',
+        '  ',
+      ),
+    ];
+  }
+  const out = [
+    wrap(
+      `${c.red('✗')} ${plural(result.runs.length, 'run')} delivered, ${n(check.expected)} expected:` +
+        ` ${n(check.missing.length)} missing, ${n(check.doubled.length)} delivered twice,` +
+        ` ${n(check.unexpected.length)} unexpected`,
+      '  ',
+    ),
+  ];
+  for (const m of check.missing.slice(0, 10)) {
+    out.push(`    missing ${m.jobId} at ${m.at.toISOString()} (${m.nominal})`);
+  }
+  for (const d of check.doubled.slice(0, 10)) {
+    out.push(`    ${d.times}× ${d.run.jobId} at ${d.run.at.toISOString()}`);
+  }
+  for (const u of check.unexpected.slice(0, 10)) {
+    out.push(`    unexpected ${u.jobId} at ${u.at.toISOString()}`);
+  }
+  return out;
+}
+
+/** With faults: how the engine's runs ended, by status and skip reason. */
+function outcomeLines(result: SimulationReportInput['result']): string[] {
+  const byStatus = new Map<string, number>();
+  const reasons = new Map<string, number>();
+  for (const o of result.outcomes) {
+    byStatus.set(o.status, (byStatus.get(o.status) ?? 0) + 1);
+    if (o.reason) reasons.set(o.reason, (reasons.get(o.reason) ?? 0) + 1);
+  }
+  const statuses = [...byStatus.entries()].map(([status, count]) => `${n(count)} ${status}`);
+  const why = [...reasons.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .map(([reason, count]) => `${n(count)} ${reason}`);
+  return [
+    wrap(
+      `${plural(result.outcomes.length, 'run')} the engine expects: ${statuses.join(', ')}` +
+        `${why.length > 0 ? ` (skipped: ${why.join(', ')})` : ''};` +
+        ` ${plural(result.runs.length, 'delivery', 'deliveries')} in all`,
+      '  ',
+    ),
+  ];
+}
+
+function faultLines(
+  result: SimulationReportInput['result'],
+  faults: { readonly file: string; readonly seed: number },
+  c: Colours,
+): string[] {
+  const f = result.faults;
+  const s = result.signals;
+  return [
+    c.bold(`Faults injected (${faults.file}, seed ${faults.seed})`),
+    wrap(
+      `${plural(f.droppedByOutage, 'event')} lost to outages · ${plural(f.lateTicks, 'tick')} late` +
+        ` · ${plural(f.crashes['after-claim'], 'crash', 'crashes')} after a claim` +
+        ` · ${plural(f.crashes['after-delivery'], 'crash', 'crashes')} after a delivery` +
+        ` · ${plural(f.throttled, 'ledger request')} throttled · ${plural(f.targetFailures, 'target failure')}` +
+        ` · ${plural(f.lambdaRetries, 'Lambda retry', 'Lambda retries')}` +
+        ` · ${plural(f.invocationsGivenUp, 'invocation')} given up after Lambda's retries`,
+      '  ',
+    ),
+    wrap(
+      `signals raised: ${n(s.missed)} missed · ${n(s.late)} late · ${n(s.stuck)} stuck` +
+        ` · ${n(s.deadLettered)} dead-lettered · ${plural(s.redelivered, 'possible redelivery', 'possible redeliveries')}` +
+        ` · ${plural(result.coldStarts, 'dispatcher cold start')}`,
+      '  ',
+    ),
+  ];
+}
+
+function invariantLines(result: SimulationReportInput['result'], c: Colours): string[] {
+  return result.invariants.map((i) => {
+    // Wrapped under the text, not under the mark (whose colour codes take no column).
+    const body = wrap(`${i.name}: ${i.detail}`, '    ');
+    return `  ${i.ok ? c.green('✓') : c.red('✗')} ${body.slice(4)}`;
+  });
 }

@@ -6,6 +6,7 @@
  * figure, a note) is one more section.
  */
 import type { ConfigIssue, ConfigIssueCode } from '../../infra/config/config-error.ts';
+import { type ZoneDataReport, zoneDataLines } from '../zone-data/report.ts';
 import type { Colours } from './colour.ts';
 import { hardWrap, plainTable, wrap } from './table.ts';
 
@@ -62,6 +63,8 @@ export interface ValidationReport {
   readonly from: Date;
   readonly jobs: readonly CheckedJob[];
   readonly deploy: DeployCheck;
+  /** The zone data in use, and the jobs' zones a recent tz release changed. */
+  readonly zoneData: ZoneDataReport;
 }
 
 /**
@@ -120,6 +123,7 @@ export function validationJson(report: ValidationReport) {
       })),
     ),
     deploy: report.deploy,
+    zoneData: report.zoneData,
   };
 }
 
@@ -131,7 +135,7 @@ export function validationJson(report: ValidationReport) {
  * //=> false
  */
 export function failedValidationJson(file: string | null, problems: readonly Problem[]) {
-  return { file, valid: false, problems, jobs: [], warnings: [], deploy: null };
+  return { file, valid: false, problems, jobs: [], warnings: [], deploy: null, zoneData: null };
 }
 
 /** The summary table's columns; a job's sentence spans all of them, separators included. */
@@ -144,6 +148,7 @@ const SECTIONS: readonly ((report: ValidationReport, c: Colours) => string[])[] 
   jobTable,
   dstWarnings,
   deployLines,
+  ({ zoneData }, c) => zoneDataLines(zoneData, c),
 ];
 
 /**

@@ -1,6 +1,11 @@
 import { type Occurrence, occurrencesBetween, periodBucket } from '../schedule/index.ts';
 import { type JobDefinition, scheduleSpecOf } from '../shared/job.ts';
-import type { JobStateItem, RunItem, SkipReason } from '../shared/ledger-item.ts';
+import {
+  inLastPause,
+  type JobStateItem,
+  type RunItem,
+  type SkipReason,
+} from '../shared/ledger-item.ts';
 import {
   type CoreContext,
   deliverRun,
@@ -97,12 +102,34 @@ export async function catchUpJob(
   job: JobDefinition,
   request: CatchupRequest,
 ): Promise<RunOutcome[]> {
+  const decided = await catchUpUnderLease(ctx, job, request);
+  if (decided) return decided;
+  return request.own ? [await deliverRun(ctx, planned(job, request.own, request, false))] : [];
+}
+
+/**
+ * {@link catchUpJob} when this dispatcher gets the job's catch-up lease; undefined when
+ * another holds it (it may be deciding these runs now, or have died holding it: the lease
+ * ends by itself).
+ *
+ * The watermark moves to `upTo` only when every run was decided: a catch-up that fails
+ * half-way (a throttled read, a failed claim) gives the lease back and leaves the watermark,
+ * so the retry of its event, or the next tick, decides the same runs again.
+ *
+ * @example
+ * await catchUpUnderLease(ctx, job, { upTo, origin: 'sweep' })
+ * //=> [{ outcome: 'dispatched', ... }], or undefined while another dispatcher holds the lease
+ */
+export async function catchUpUnderLease(
+  ctx: CoreContext,
+  job: JobDefinition,
+  request: CatchupRequest,
+): Promise<RunOutcome[] | undefined> {
   const nowEpochMs = ctx.clock().getTime();
   const leaseUntilEpochMs = nowEpochMs + ctx.options.leaseSeconds * 1000;
   const state = await ctx.ledger.acquireCatchup(job.id, nowEpochMs, leaseUntilEpochMs);
-  if (!state) {
-    return request.own ? [await deliverRun(ctx, planned(job, request.own, request, false))] : [];
-  }
+  if (!state) return undefined;
+  let decidedUpTo: Date | undefined;
   try {
     const plan = await decide(ctx, job, state, request);
     await recordSkips(ctx, job, request, plan.skip);
@@ -116,9 +143,10 @@ export async function catchUpJob(
         ),
       );
     }
+    decidedUpTo = request.upTo;
     return outcomes;
   } finally {
-    await ctx.ledger.finishCatchup(job.id, leaseUntilEpochMs, request.upTo);
+    await ctx.ledger.finishCatchup(job.id, leaseUntilEpochMs, decidedUpTo);
   }
 }
 
@@ -181,7 +209,7 @@ async function decide(
     (request.newerDue ?? false) ||
     (newest !== undefined &&
       candidates.some((o) => o.at > newest.at && existing.has(periodBucket(job.id, o.at))));
-  const paused = undecided.filter((o) => inLastPause(state, o));
+  const paused = undecided.filter((o) => inLastPause(state, o.at));
   const plan = planCatchup(
     job,
     undecided.filter((o) => !paused.includes(o)),
@@ -196,12 +224,6 @@ async function decide(
       ...plan.skip,
     ],
   };
-}
-
-function inLastPause(state: JobStateItem, o: Occurrence): boolean {
-  if (!state.lastPauseFrom || !state.lastPauseTo) return false;
-  const ms = o.at.getTime();
-  return ms >= Date.parse(state.lastPauseFrom) && ms <= Date.parse(state.lastPauseTo);
 }
 
 function uniqueSorted(occurrences: readonly Occurrence[]): Occurrence[] {

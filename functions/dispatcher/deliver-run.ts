@@ -17,6 +17,7 @@ import { type OutboxDeps, performOutbox } from '../shared/outbox.ts';
 import { withRetries } from '../shared/retry.ts';
 import type { ClaimMode, Ledger } from './ledger.ts';
 import type { TargetDelivery } from './targets/index.ts';
+import type { ZoneDriftCheck } from './zone-drift-check.ts';
 
 /** The dispatcher's clock: the only place it learns the time (leases, lag, TTL). */
 export type Clock = () => Date;
@@ -81,6 +82,11 @@ export interface DispatcherDeps {
   readonly metrics: AppMetrics;
   /** The stack's name: in every envelope, notification and command it prints. */
   readonly stackName: string;
+  /**
+   * Compares synth's zone data with this runtime's, from the sweep, once per container
+   * (`createZoneDriftCheck`). Absent: no comparison.
+   */
+  readonly zoneDrift?: ZoneDriftCheck;
   readonly options?: Partial<DispatcherOptions>;
 }
 
@@ -173,7 +179,7 @@ export function logFields(run: PlannedRun, extra: Record<string, unknown>) {
 
 /** The outbox deps from the core context. */
 export function outboxDeps(ctx: CoreContext): OutboxDeps {
-  return ctx;
+  return ctx.options.sleep ? { ...ctx, sleep: ctx.options.sleep } : ctx;
 }
 
 /** Performs an outbox the caller just wrote (it holds its lease). */
@@ -209,6 +215,7 @@ export function retryDelayMs(options: DispatcherOptions, attempt: number): numbe
  *
  * ```
  *  claim ──refused──> duplicate (the stored item comes back; logged, counted)
+ *    ├─ took over an expired claim ──> counted Redelivered (the holder may have delivered it)
  *    ├─ forbid, another run holds the job's slot ──> skipped(overlap)
  *    └─ deliver ──ok──> dispatched (late? → notify)       the write is retried in-invocation
  *            └─fail──> attempts left: delivery-failed, retried by the sweep at a backoff
@@ -236,6 +243,7 @@ export async function deliverRun(ctx: CoreContext, run: PlannedRun): Promise<Run
   });
   if (!claim.claimed) return duplicate(ctx, run, claim.existing, nowEpochMs);
   const item = claim.item;
+  if (item.previousStatus === 'claimed') reportRedelivery(ctx, run, item);
   if (run.missed && item.attempts === 1) reportMissed(ctx, run, 'delivered late');
   const outcome = await attemptDelivery(ctx, run, item);
   // The claim of a missed run owes its notification; it can say what happened now.
@@ -283,6 +291,23 @@ export function reportMissed(ctx: CoreContext, run: PlannedRun, action: string):
       action,
       policy: run.job.catchup.policy,
       lagMs: ctx.clock().getTime() - run.at.getTime(),
+    }),
+  );
+}
+
+/**
+ * The claim took the run over from a holder whose lease ran out: it may have died after the
+ * target accepted the run, so the target may now see it twice, under the same key. Counted
+ * and logged by whoever takes it over (a sweep, a late tick, a retried event).
+ */
+function reportRedelivery(ctx: CoreContext, run: PlannedRun, item: RunItem): void {
+  ctx.metrics.job(run.job.id, 'Redelivered');
+  ctx.logger.warn(
+    'possible-redelivery',
+    logFields(run, {
+      decision: 'possible-redelivery',
+      attempt: item.attempts,
+      hint: 'the previous claim expired mid-delivery; consumers drop duplicates by key',
     }),
   );
 }
@@ -428,7 +453,10 @@ async function recordDelivery(
   const { ledger, clock, options, metrics, logger } = ctx;
   const dispatchedAt = clock();
   const lagMs = dispatchedAt.getTime() - run.at.getTime();
-  const late = run.origin === 'tick' && lagMs > run.job.alarm.graceSeconds * 1000;
+  // Late is the tick's lateness: its own first attempt. A retry that took over a dead
+  // dispatcher's claim cannot tell when that one reached the target.
+  const late =
+    run.origin === 'tick' && item.attempts === 1 && lagMs > run.job.alarm.graceSeconds * 1000;
   const stuckCheckAtEpochMs = tracksCompletion(run.job)
     ? dispatchedAt.getTime() + run.job.maxRuntimeSeconds * 1000
     : undefined;

@@ -7,28 +7,47 @@ import { createLedgerStore } from '../shared/ledger-store.ts';
 import { createLogger } from '../shared/logger.ts';
 import { createMetrics } from '../shared/metrics.ts';
 import { createSnsNotifier } from '../shared/notifications.ts';
+import { createZoneDriftLedger } from '../shared/zone-drift-ledger.ts';
 import { createDispatcher, type DispatchResult } from './dispatch.ts';
 import { createDynamoLedger } from './ledger.ts';
 import { createTargetDelivery } from './targets/index.ts';
+import { createZoneDriftCheck } from './zone-drift-check.ts';
 
 // The jobs file the stack ships beside the bundle (architecture §7); none when run from source.
-// Read on first use: a tick parses only its own job's line.
-const { catalog: jobs } = openJobsBundle(new URL(JOBS_BUNDLE_FILE, import.meta.url));
+// Read on first use: a tick parses only its own job's line, the sweep's zone-data check all.
+const bundle = openJobsBundle(new URL(JOBS_BUNDLE_FILE, import.meta.url));
+const jobs = bundle.catalog;
 const stackName = requiredEnv('STACK_NAME');
 
 const clients = createAwsClients();
+const store = createLedgerStore({
+  client: clients.dynamodb,
+  tableName: requiredEnv('LEDGER_TABLE_NAME'),
+});
+const clock = () => new Date();
+const notifier = createSnsNotifier(clients.sns, requiredEnv('NOTIFY_TOPIC_ARN'));
+const logger = createLogger('zonecron-dispatcher');
+const metrics = createMetrics({ stackName, jobs });
 const dispatcher = createDispatcher({
-  clock: () => new Date(),
+  clock,
   jobs,
-  ledger: createDynamoLedger(
-    createLedgerStore({ client: clients.dynamodb, tableName: requiredEnv('LEDGER_TABLE_NAME') }),
-  ),
+  ledger: createDynamoLedger(store),
   targets: createTargetDelivery(clients),
   deadLetters: createSqsDeadLetters(clients.sqs, requiredEnv('DLQ_URL')),
-  notifier: createSnsNotifier(clients.sns, requiredEnv('NOTIFY_TOPIC_ARN')),
-  logger: createLogger('zonecron-dispatcher'),
-  metrics: createMetrics({ stackName, jobs }),
+  notifier,
+  logger,
+  metrics,
   stackName,
+  // Built now, computed at the first sweep: the cold start does not pay for it.
+  zoneDrift: createZoneDriftCheck({
+    recorded: () => ({ ...bundle.header(), jobs: jobs.all() }),
+    ledger: createZoneDriftLedger(store),
+    notifier,
+    logger,
+    metrics,
+    clock,
+    stackName,
+  }),
   options: {
     retentionDays: positiveNumberEnv('RETENTION_DAYS', DEFAULT_RETENTION_DAYS),
     // The stack sets it from the function's timeout (lease > timeout).

@@ -91,7 +91,10 @@ export interface SkipRecord {
  * ```
  */
 export interface RunLedger extends OutboxLedger {
-  /** One conditional write: the claim, per `mode`; refused → the stored item. */
+  /**
+   * One conditional write: the claim, per `mode`; refused → the stored item. The claimed item
+   * says what it was taken over from (`previousStatus`).
+   */
   claim(request: ClaimRequest): Promise<ClaimOutcome>;
   /**
    * `claimed` → `dispatched`. Open until `stuckCheckAtEpochMs` when the target reports
@@ -224,6 +227,7 @@ export function createDynamoLedger(store: LedgerStore): Ledger {
 
     async claim(request) {
       const u = new UpdateExpression()
+        .setToPrevious('previousStatus', 'status', av.s('new'))
         .set('jobId', av.s(request.jobId))
         .set('at', av.s(request.at.toISOString()))
         .set('nominal', av.s(request.nominal))
@@ -231,7 +235,8 @@ export function createDynamoLedger(store: LedgerStore): Ledger {
         .set('status', av.s('claimed'))
         .set('leaseUntilEpochMs', av.n(request.leaseUntilEpochMs))
         .set('manual', av.b(request.manual))
-        .set('origin', av.s(request.origin))
+        // A run's origin is its first decision: a retry or a redrive does not rewrite it.
+        .setIfAbsent('origin', av.s(request.origin))
         .set('target', av.s(request.target))
         .set('openShard', av.s(openShardOf(request.key)))
         .set('checkAtEpochMs', av.n(request.leaseUntilEpochMs))

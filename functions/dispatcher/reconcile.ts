@@ -47,8 +47,9 @@ function retryOf(job: JobDefinition, item: RunItem): PlannedRun {
  *
  * ```
  *  outbox owed, lease over   → perform it (dead letter, notifications)
- *  claimed, lease over       → the holder died: retry (counted Redelivered: it may have
- *                              reached the target), or dead-letter when the round is used up
+ *  claimed, lease over       → the holder died: retry (its claim counts Redelivered: the holder
+ *                              may have reached the target), or dead-letter when the round is
+ *                              used up
  *  delivery-failed, due      → retry, or dead-letter when the round is used up (also after a
  *                              redeploy lowered retry.maxAttempts)
  *  dispatched (lambda, sfn)  → stuck once past maxRuntime, else wait until then
@@ -124,19 +125,7 @@ async function retryOrGiveUp(
     await deadLetterItem(ctx, job, item, lastError);
     return { ...base, action: 'dead-lettered' };
   }
-  if (action === 'redelivered') {
-    // The holder's delivery may have reached the target before it died: the target may see
-    // this run twice, under the same key.
-    ctx.metrics.job(job.id, 'Redelivered');
-    ctx.logger.warn('possible-redelivery', {
-      decision: 'possible-redelivery',
-      jobId: job.id,
-      key: item.key,
-      at: item.at,
-      attempt: item.attempts,
-      hint: 'the previous claim expired mid-delivery; consumers drop duplicates by key',
-    });
-  }
+  // Taking over an expired claim counts as a possible redelivery (deliverRun says so).
   const outcome = await deliverRun(ctx, retryOf(job, item));
   return { ...base, action, outcome };
 }

@@ -6,7 +6,7 @@ import {
 } from '../schedule/index.ts';
 import { type JobDefinition, scheduleSpecOf } from '../shared/job.ts';
 import { type JobStateItem, openShards } from '../shared/ledger-item.ts';
-import { catchUpJob } from './catch-up.ts';
+import { catchUpUnderLease } from './catch-up.ts';
 import type { CoreContext, RunOutcome } from './deliver-run.ts';
 import { reconcileRun, type Settled } from './reconcile.ts';
 import { CONFIG_PAUSED_BY, pauseEnded, skipPaused } from './tick.ts';
@@ -25,6 +25,11 @@ export interface SweepResult {
   readonly undecided: readonly { readonly jobId: string; readonly at: string }[];
   /** Runs the catch-ups delivered, in order. */
   readonly outcomes: readonly RunOutcome[];
+  /**
+   * Jobs with undecided runs whose catch-up lease another dispatcher held: the cursor stays,
+   * so the next sweep checks the same minutes again.
+   */
+  readonly deferred: readonly string[];
   /** Open runs settled from the `byOpen` index. */
   readonly settled: readonly Settled[];
 }
@@ -126,15 +131,20 @@ interface Due {
  *
  * 1. **Undecided runs**: the engine lists each enabled job's runs in its due window; their keys
  *    are deterministic, so one batched read tells which exist. A job with a missing run is
- *    caught up under its own policy (`catchUpJob`), the same code a late tick uses; runs before
- *    its first run or inside its last pause are not called missed.
+ *    caught up under its own policy (`catchUpUnderLease`), the same code a late tick uses; runs
+ *    before its first run or inside its last pause are not called missed. While another
+ *    dispatcher holds the job's catch-up lease the cursor stays, so the next sweep looks at
+ *    the same minutes again (the holder may die before it decided them).
  * 2. **Open runs**: every run in the `byOpen` index whose check time passed is settled
  *    (`reconcileRun`): retried, dead-lettered, reported stuck, or its outbox performed.
  * 3. Once per container, jobs that jobs.yaml disables are recorded as paused, so enabling them
  *    again never replays the disabled period.
+ * 4. Last, the zone-data check (`ctx.zoneDrift`): the first sweep of a container compares
+ *    synth's zone data with the runtime's; every sweep counts the drifted jobs and sends the
+ *    notices still owed.
  *
  * Every part runs to the end even when another fails; the cursor moves only when all
- * succeeded, and then the sweep throws one `SweepFailedError` with every error.
+ * succeeded, and otherwise the sweep throws one `SweepFailedError` with every error.
  */
 export async function runSweep(
   ctx: CoreContext,
@@ -151,13 +161,16 @@ export async function runSweep(
   const due = dueRuns(ctx, range, memory.windows);
   const records = due.length > 0 ? await ctx.ledger.getRuns(due.map((d) => d.key)) : new Map();
   const undecided = due.filter((d) => !records.has(d.key));
-  const outcomes = await catchUpUndecided(ctx, undecided, range, errors);
+  const { outcomes, deferred } = await catchUpUndecided(ctx, undecided, range, errors);
   const settled = await settleOpen(ctx, errors);
   if (!memory.disabledStamped) {
     memory.disabledStamped = await settle(errors, () => stampDisabledJobs(ctx), false);
   }
+  // Never throws: a diagnosis does not hold the cursor back.
+  await ctx.zoneDrift?.check();
   if (errors.length > 0) throw new SweepFailedError(errors);
-  if (range.to > range.from) await moveCursor(ctx, memory, range.to, scheduledAt);
+  if (deferred.length > 0) logDeferred(ctx, deferred, range);
+  else if (range.to > range.from) await moveCursor(ctx, memory, range.to, scheduledAt);
   return {
     kind: 'sweep',
     scheduledAt: scheduledAt.toISOString(),
@@ -166,6 +179,7 @@ export async function runSweep(
     keysRead: new Set(due.map((d) => d.key)).size,
     undecided: undecided.map((d) => ({ jobId: d.job.id, at: d.occurrence.at.toISOString() })),
     outcomes,
+    deferred,
     settled,
   };
 }
@@ -248,26 +262,32 @@ async function catchUpUndecided(
   undecided: readonly Due[],
   range: { from: Date; to: Date },
   errors: unknown[],
-): Promise<RunOutcome[]> {
-  if (undecided.length === 0) return [];
+): Promise<{ outcomes: RunOutcome[]; deferred: string[] }> {
+  if (undecided.length === 0) return { outcomes: [], deferred: [] };
   const byJob = new Map<string, Due[]>();
   for (const d of undecided) byJob.set(d.job.id, [...(byJob.get(d.job.id) ?? []), d]);
   const states = await ctx.ledger.getJobStates([...byJob.keys()]);
+  const deferred: string[] = [];
   const results = await settleAll(
     [...byJob.values()],
     ctx.options.sweepConcurrency,
     errors,
-    (list) => catchUpJobRuns(ctx, list, states.get(list[0]?.job.id ?? ''), range),
+    async (list) => {
+      const outcomes = await catchUpJobRuns(ctx, list, states.get(list[0]?.job.id ?? ''), range);
+      if (outcomes === undefined) deferred.push(list[0]?.job.id ?? '');
+      return outcomes ?? [];
+    },
   );
-  return results.flat();
+  return { outcomes: results.flat(), deferred };
 }
 
+/** The job's undecided runs decided; undefined when another dispatcher holds its catch-up. */
 async function catchUpJobRuns(
   ctx: CoreContext,
   list: readonly Due[],
   state: JobStateItem | undefined,
   range: { from: Date; to: Date },
-): Promise<RunOutcome[]> {
+): Promise<RunOutcome[] | undefined> {
   const job = list[0]?.job;
   // A job that never ran (a fresh deploy), or runs before its first: nothing was expected.
   if (!job || !state?.sinceAt) return [];
@@ -282,11 +302,22 @@ async function catchUpJobRuns(
   if (state.pausedAt) await ctx.ledger.resume(job.id, { at: ctx.clock(), catchUp: false });
   const upTo = new Date(range.to.getTime() - job.alarm.graceSeconds * 1000);
   const watermarkMs = Date.parse(state.watermarkAt ?? state.sinceAt);
-  return catchUpJob(ctx, job, {
+  return catchUpUnderLease(ctx, job, {
     upTo,
     orphans: live.filter((o) => o.at.getTime() <= watermarkMs),
     newerDue: newerRunDue(job, upTo, ctx.clock()),
     origin: 'sweep',
+  });
+}
+
+/** Another dispatcher is catching these jobs up: this sweep's minutes are checked again. */
+function logDeferred(ctx: CoreContext, jobIds: readonly string[], range: { from: Date; to: Date }) {
+  ctx.logger.info('catch-up-deferred', {
+    decision: 'catch-up-deferred',
+    jobIds,
+    from: range.from.toISOString(),
+    to: range.to.toISOString(),
+    hint: 'another dispatcher holds the catch-up lease; the next sweep checks these minutes again',
   });
 }
 

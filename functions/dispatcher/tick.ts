@@ -1,6 +1,6 @@
 import { type Occurrence, occurrencesBetween, periodBucket } from '../schedule/index.ts';
 import { type JobDefinition, scheduleSpecOf } from '../shared/job.ts';
-import type { JobStateItem } from '../shared/ledger-item.ts';
+import { inLastPause, type JobStateItem } from '../shared/ledger-item.ts';
 import { catchUpJob } from './catch-up.ts';
 import {
   type CoreContext,
@@ -79,7 +79,8 @@ function ownRun(job: JobDefinition, occurrence: Occurrence): PlannedRun {
  *   otherwise, by the job's state:
  *     none yet          → W = since = S, deliver S
  *     paused            → S skipped(paused); or resumed when the pause ended / jobs.yaml re-enabled it
- *     W >= S            → a retried tick: deliver S (the claim refuses a duplicate)
+ *     W >= S            → a retried tick: deliver S (the claim refuses a duplicate), or a
+ *                         late tick of a run inside the last pause: S skipped(paused)
  *     W < P             → catch-up of (W, S] under the job's policy, S always delivered
  * ```
  */
@@ -115,6 +116,8 @@ async function slowPath(
     return [await deliverRun(ctx, ownRun(job, own))];
   }
   if (Date.parse(state.watermarkAt ?? state.sinceAt) >= own.at.getTime()) {
+    // A tick late enough to arrive after its pause ended: the resume moved W past its run.
+    if (inLastPause(state, own.at)) return [await skipPaused(ctx, job, own, state)];
     return [await deliverRun(ctx, ownRun(job, own))];
   }
   return catchUpJob(ctx, job, { upTo: own.at, own, origin: 'tick' });

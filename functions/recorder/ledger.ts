@@ -32,9 +32,10 @@ export interface CompletionWrite {
 /** The recorder's view of the ledger. */
 export interface RecorderLedger extends OutboxLedger {
   /**
-   * `dispatched` (this delivery: same attempt, same delivery id) or still `claimed` by it (its
-   * dispatcher has not recorded the delivery yet) → `succeeded` | `failed(execution)`. Applied:
-   * the item as it was before; refused: the item as it is (undefined when there is none).
+   * `dispatched` by this delivery (same delivery id) or still `claimed` by it (same attempt:
+   * its dispatcher has not recorded the delivery yet) → `succeeded` | `failed(execution)`.
+   * Applied: the item as it was before; refused: the item as it is (undefined when there is
+   * none).
    */
   recordCompletion(
     write: CompletionWrite,
@@ -69,10 +70,12 @@ export function createRecorderLedger(store: LedgerStore): RecorderLedger {
         u.remove('openShard', 'checkAtEpochMs');
       }
       const status = u.name('status');
+      // A recorded delivery is identified by its id alone: a Step Functions execution is
+      // named once per round, so a retry that found it already started records the same ARN
+      // under a later attempt. A delivery not recorded yet is known by its attempt only.
       const condition =
-        `${u.name('jobId')} = ${u.value('jobId', av.s(write.jobId))} AND ` +
-        `${u.name('attempts')} = ${u.value('attempt', av.n(write.attempt))} AND ` +
-        `(${status} = ${u.value('claimed', av.s('claimed'))} OR ` +
+        `${u.name('jobId')} = ${u.value('jobId', av.s(write.jobId))} AND (` +
+        `(${status} = ${u.value('claimed', av.s('claimed'))} AND ${u.name('attempts')} = ${u.value('attempt', av.n(write.attempt))}) OR ` +
         `(${status} = ${u.value('dispatched', av.s('dispatched'))} AND ${u.name('deliveryId')} = ${u.value('completionId', av.s(write.completionId))}))`;
       const { update, names, values } = u.build();
       const result = await store.update({

@@ -1,11 +1,12 @@
 import type { DeadLetters } from '../shared/dead-letters.ts';
 import type { JobDefinition } from '../shared/job.ts';
 import { catalogOf, type JobCatalog } from '../shared/jobs-bundle.ts';
-import type { OutboxEffect, RunItem } from '../shared/ledger-item.ts';
+import { isTerminal, type OutboxEffect, type RunItem } from '../shared/ledger-item.ts';
 import type { AppLogger } from '../shared/logger.ts';
 import type { AppMetrics } from '../shared/metrics.ts';
 import type { Notifier } from '../shared/notifications.ts';
 import { performOutbox } from '../shared/outbox.ts';
+import { withRetries } from '../shared/retry.ts';
 import { completionFromTarget } from '../shared/target-arn.ts';
 import type { Completion } from './completion.ts';
 import { parseCompletionEvent } from './completion.ts';
@@ -32,6 +33,8 @@ export interface RecorderDeps {
    * notification before the sweep may. @default 120
    */
   readonly outboxLeaseSeconds?: number;
+  /** Waits of the in-invocation retries of ledger writes (tests: none). @default real time */
+  readonly sleep?: (ms: number) => Promise<void>;
 }
 
 /** What one event led to. */
@@ -96,6 +99,8 @@ export function createRecorder(deps: RecorderDeps): {
   const jobs = catalogOf(deps.jobs);
   const leaseMs = (deps.outboxLeaseSeconds ?? 120) * 1000;
 
+  const retryOptions = () => (deps.sleep ? { sleep: deps.sleep } : {});
+
   function ignored(completion: Completion, reason: string, duplicate: boolean): RecordOutcome {
     const { envelope } = completion;
     deps.logger.warn('completion ignored', {
@@ -109,21 +114,13 @@ export function createRecorder(deps: RecorderDeps): {
     return { outcome: 'ignored', key: envelope.key, reason };
   }
 
-  async function record(completion: Completion): Promise<RecordOutcome> {
+  /**
+   * The run's terminal write, retried on transient errors before anything else: a report lost
+   * to throttling would leave the run to be called stuck.
+   */
+  function writeCompletion(completion: Completion, effects: readonly OutboxEffect[]) {
     const { envelope } = completion;
-    const job = jobs.get(envelope.jobId);
-    if (!job) return ignored(completion, 'unknown-job', false);
-    if (!completionFromTarget(job.target, completion.target.arn)) {
-      return ignored(completion, `foreign-target:${completion.target.arn}`, false);
-    }
-    const failed = completion.status === 'failed';
-    const effects: OutboxEffect[] = !failed
-      ? []
-      : completion.source === 'lambda-destination'
-        ? ['dead-letter', 'notify:run-failed']
-        : ['notify:run-failed'];
-    const now = deps.clock();
-    const result = await deps.ledger.recordCompletion({
+    const write = {
       key: envelope.key,
       jobId: envelope.jobId,
       attempt: envelope.attempt,
@@ -133,12 +130,24 @@ export function createRecorder(deps: RecorderDeps): {
       startedAt: completion.startedAt,
       lastError: completion.lastError,
       effects,
-      signals: failed ? ['run-failed'] : [],
-      outboxLeaseUntilEpochMs: now.getTime() + leaseMs,
-    });
-    if (!result.recorded) return notRecorded(completion, result.item);
+      signals: completion.status === 'failed' ? (['run-failed'] as const) : [],
+      outboxLeaseUntilEpochMs: deps.clock().getTime() + leaseMs,
+    };
+    return withRetries(() => deps.ledger.recordCompletion(write), retryOptions());
+  }
+
+  async function record(completion: Completion): Promise<RecordOutcome> {
+    const { envelope } = completion;
+    const job = jobs.get(envelope.jobId);
+    if (!job) return ignored(completion, 'unknown-job', false);
+    if (!completionFromTarget(job.target, completion.target.arn)) {
+      return ignored(completion, `foreign-target:${completion.target.arn}`, false);
+    }
+    const effects = effectsOf(completion);
+    const result = await writeCompletion(completion, effects);
+    if (!result.recorded) return notRecorded(completion, result.item, job);
     const durationMs = runDurationMs(completion, result.item);
-    if (job.concurrency === 'forbid') await deps.ledger.releaseSlot(job.id, envelope.key);
+    await releaseSlot(job, envelope.key);
     report(completion, durationMs, result.item);
     if (effects.length > 0 && result.item) {
       await performOutbox(
@@ -162,11 +171,31 @@ export function createRecorder(deps: RecorderDeps): {
     };
   }
 
+  /**
+   * `concurrency: forbid`: the finished run gives the job's slot back, if it holds it
+   * (retried on transient errors; a repeat of the report gives it back again if this one died
+   * first).
+   */
+  async function releaseSlot(job: JobDefinition, key: string): Promise<void> {
+    if (job.concurrency !== 'forbid') return;
+    await withRetries(() => deps.ledger.releaseSlot(job.id, key), retryOptions());
+  }
+
   /** Why a completion changed nothing: a repeat, an earlier delivery's, or no such run. */
-  function notRecorded(completion: Completion, item: RunItem | undefined): RecordOutcome {
+  async function notRecorded(
+    completion: Completion,
+    item: RunItem | undefined,
+    job: JobDefinition,
+  ): Promise<RecordOutcome> {
     if (!item) return ignored(completion, 'no-ledger-item', false);
     if (item.completionId === completion.completionId) {
+      await releaseSlot(job, item.key);
       return ignored(completion, `already-${item.status}`, true);
+    }
+    // A run the ledger closed without this report (dead-lettered by a dispatcher that lost
+    // track of a delivery that did start) waits for nothing more once its last attempt ended.
+    if (isTerminal(item.status) && item.attempts === completion.envelope.attempt) {
+      await releaseSlot(job, item.key);
     }
     if (item.attempts !== completion.envelope.attempt) {
       return ignored(
@@ -214,6 +243,14 @@ export function createRecorder(deps: RecorderDeps): {
       return record(parsed.completion);
     },
   };
+}
+
+/** What a failure owes: the dead-letter message (Lambda) and the `run-failed` notification. */
+function effectsOf(completion: Completion): OutboxEffect[] {
+  if (completion.status !== 'failed') return [];
+  return completion.source === 'lambda-destination'
+    ? ['dead-letter', 'notify:run-failed']
+    : ['notify:run-failed'];
 }
 
 function logFields(completion: Completion) {

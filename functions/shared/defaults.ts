@@ -16,5 +16,14 @@ export const DEFAULT_RETENTION_DAYS = 35;
  */
 export const DEFAULT_LEASE_SECONDS = 300;
 
+/** The dispatcher Lambda's timeout unless the stack is told otherwise, in seconds. */
+export const DEFAULT_DISPATCHER_TIMEOUT_SECONDS = 60;
+
+/**
+ * How much longer than the dispatcher's timeout a claim's lease lasts, in seconds: the stack
+ * sets `LEASE_SECONDS` to timeout + margin.
+ */
+export const LEASE_MARGIN_SECONDS = 30;
+
 /** The stack's name unless told otherwise (`-c stackName=…`, `--stack`, `ZONECRON_STACK`). */
 export const DEFAULT_STACK_NAME = 'Zonecron';

@@ -73,6 +73,11 @@ export interface RunItem {
   readonly generation: number;
   readonly manual: boolean;
   readonly origin?: RunOrigin;
+  /**
+   * What the last claim took the run over from: `new`, `delivery-failed` (a retry), `claimed`
+   * (a holder whose lease ran out: it may have delivered the run already) or `skipped`.
+   */
+  readonly previousStatus?: RunStatus | 'new';
   /** The target ARN the run was claimed for. */
   readonly target?: string;
   readonly leaseUntilEpochMs?: number;
@@ -258,6 +263,7 @@ export function decodeRun(item: Item): RunItem {
     outbox: r.set('outbox') as OutboxEffect[],
     ...defined({
       origin: r.optS('origin') as RunOrigin | undefined,
+      previousStatus: r.optS('previousStatus') as RunStatus | 'new' | undefined,
       target: r.optS('target'),
       leaseUntilEpochMs: r.optN('leaseUntilEpochMs'),
       dispatchedAt: r.optS('dispatchedAt'),
@@ -315,4 +321,98 @@ export function decodeJobState(item: Item): JobStateItem {
 /** True for statuses after which only an operator acts on the run again. */
 export function isTerminal(status: RunStatus): boolean {
   return status === 'succeeded' || status === 'failed' || status === 'skipped';
+}
+
+/**
+ * True when `at` lies in the job's last (ended) pause, from when it was paused up to, not
+ * including, when it was resumed: a run due at the very instant of the resume is live.
+ *
+ * @example
+ * inLastPause({ jobId: 'j', lastPauseFrom: '2023-06-01T10:20:00.000Z',
+ *   lastPauseTo: '2023-06-01T10:50:00.000Z' }, new Date('2023-06-01T10:45:00Z')) //=> true
+ */
+export function inLastPause(state: JobStateItem, at: Date): boolean {
+  if (!state.lastPauseFrom || !state.lastPauseTo) return false;
+  const ms = at.getTime();
+  return ms >= Date.parse(state.lastPauseFrom) && ms < Date.parse(state.lastPauseTo);
+}
+
+/** Prefix of a zone-drift notice's partition key. */
+export const ZONE_DRIFT_KEY_PREFIX = 'zone-drift#';
+
+/**
+ * The partition key of the notice that one job's zone data drifted, once per deploy (synth
+ * time), runtime zone data and job: `zone-drift#<synthesizedAt>#<runtime tz>#<jobId>`.
+ *
+ * @example
+ * zoneDriftKey('2026-11-30T15:00:00.000Z', '2026d', 'nightly')
+ * //=> 'zone-drift#2026-11-30T15:00:00.000Z#2026d#nightly'
+ */
+export function zoneDriftKey(
+  synthesizedAt: string,
+  runtimeZoneData: string,
+  jobId: string,
+): string {
+  return `${ZONE_DRIFT_KEY_PREFIX}${synthesizedAt}#${runtimeZoneData}#${jobId}`;
+}
+
+/**
+ * The on-call notice of one job whose zone data drifted (`zone-drift#…`): who detected it,
+ * what it found, and whether the notification went out.
+ */
+export interface ZoneDriftItem {
+  readonly synthesizedAt: string;
+  readonly runtimeZoneData: string;
+  readonly jobId: string;
+  readonly timezone: string;
+  readonly synthZoneData: string;
+  /** UTC ISO instant where synth's and the runtime's answers first differ. */
+  readonly firstDisagreementAt: string;
+  /** When a container first claimed the notice. */
+  readonly detectedAt: string;
+  /** The claim's holder may send until then; after it, anyone may claim again. */
+  readonly noticeLeaseUntilEpochMs?: number;
+  /** When the notification went out: the notice is done. */
+  readonly notifiedAt?: string;
+  readonly ttlEpochSec?: number;
+}
+
+/**
+ * Decodes a zone-drift notice item (`zone-drift#<synthesizedAt>#<runtime tz>#<jobId>`).
+ *
+ * @example
+ * decodeZoneDrift({ pk: { S: 'zone-drift#2026-11-30T15:00:00.000Z#2026d#nightly' },
+ *   timezone: { S: 'America/Vancouver' }, synthZoneData: { S: '2025c' },
+ *   firstDisagreementAt: { S: '2026-11-01T09:00:00.000Z' },
+ *   detectedAt: { S: '2026-11-30T15:05:00.000Z' } }).jobId
+ * //=> 'nightly'
+ */
+export function decodeZoneDrift(item: Item): ZoneDriftItem {
+  const r = new Reader(item, '(zone drift)');
+  const pk = r.s(LEDGER_PARTITION_KEY);
+  const parts = pk.startsWith(ZONE_DRIFT_KEY_PREFIX)
+    ? pk.slice(ZONE_DRIFT_KEY_PREFIX.length).split('#')
+    : [];
+  const [synthesizedAt, runtimeZoneData, jobId] = parts;
+  if (parts.length !== 3 || !synthesizedAt || !runtimeZoneData || !jobId) {
+    throw new LedgerItemError(
+      pk,
+      LEDGER_PARTITION_KEY,
+      `is not '${ZONE_DRIFT_KEY_PREFIX}<synthesizedAt>#<runtime tz>#<jobId>'`,
+    );
+  }
+  return {
+    synthesizedAt,
+    runtimeZoneData,
+    jobId,
+    timezone: r.s('timezone'),
+    synthZoneData: r.s('synthZoneData'),
+    firstDisagreementAt: r.s('firstDisagreementAt'),
+    detectedAt: r.s('detectedAt'),
+    ...defined({
+      noticeLeaseUntilEpochMs: r.optN('noticeLeaseUntilEpochMs'),
+      notifiedAt: r.optS('notifiedAt'),
+      ttlEpochSec: r.optN(LEDGER_TTL_ATTRIBUTE),
+    }),
+  };
 }

@@ -2,6 +2,8 @@ import type { SNSClient } from '@aws-sdk/client-sns';
 import { DateTime } from 'luxon';
 import type { Sender } from './aws-clients.ts';
 import type { RunItem, Signal } from './ledger-item.ts';
+import type { ZoneDriftFinding } from './zone-drift.ts';
+import { compareZoneDataVersions } from './zone-fingerprint.ts';
 import { zoneAbbreviation } from './zone-time.ts';
 
 /**
@@ -125,39 +127,166 @@ export function notificationSubject(notification: RunNotification): string {
 }
 
 /**
+ * The on-call notification that a job's covering schedule was computed with zone data the
+ * runtime disagrees with: sent once per deploy, runtime zone data and job (docs/runbook.md,
+ * "ZoneDataDrift").
+ */
+export interface ZoneDriftNotification {
+  readonly version: 1;
+  readonly signal: 'zone-data-drift';
+  readonly stack: string;
+  readonly jobId: string;
+  readonly timezone: string;
+  readonly expression: string;
+  /** The deploy: when synth ran. */
+  readonly synthesizedAt: string;
+  /** The tz database releases of synth's and the dispatcher's Node.js. */
+  readonly synthZoneData: string;
+  readonly runtimeZoneData: string;
+  /** UTC ISO instant where the two first disagree, and what each says there. */
+  readonly firstDisagreementAt: string;
+  readonly synth: string;
+  readonly runtime: string;
+  /** The first run the two place at different instants; null when every run agrees. */
+  readonly firstRunDifferenceAt: string | null;
+  /** What it means, in one sentence. */
+  readonly summary: string;
+  /** What to do, in one sentence. */
+  readonly todo: string;
+  /** The commands that show the versions and redeploy. */
+  readonly commands: { readonly versions: string; readonly redeploy: string };
+}
+
+/** Where zone-drift notifications go. */
+export interface ZoneDriftNotifier {
+  notifyZoneDrift(notification: ZoneDriftNotification): Promise<void>;
+}
+
+/** The commands a zone-drift notification names. */
+export const ZONE_DATA_COMMANDS = {
+  versions: 'npx zonecron validate   (or: node -p process.versions.tz)',
+  redeploy: 'npx cdk deploy --all',
+} as const;
+
+/**
+ * Builds the notification of one job's zone-data drift; what to do depends on which side is
+ * newer.
+ *
+ * @example
+ * buildZoneDriftNotification(finding, { stack: 'Zonecron', synthesizedAt,
+ *   synthZoneData: '2025c', runtimeZoneData: '2026d' }).todo
+ * //=> 'Redeploy from a machine whose Node.js has zone data 2026d or newer …'
+ */
+export function buildZoneDriftNotification(
+  finding: ZoneDriftFinding,
+  deploy: {
+    readonly stack: string;
+    readonly synthesizedAt: string;
+    readonly synthZoneData: string;
+    readonly runtimeZoneData: string;
+  },
+): ZoneDriftNotification {
+  const { synthZoneData: synth, runtimeZoneData: runtime } = deploy;
+  return {
+    version: 1,
+    signal: 'zone-data-drift',
+    stack: deploy.stack,
+    jobId: finding.jobId,
+    timezone: finding.timezone,
+    expression: finding.expression,
+    synthesizedAt: deploy.synthesizedAt,
+    synthZoneData: synth,
+    runtimeZoneData: runtime,
+    firstDisagreementAt: finding.firstDisagreementAt,
+    synth: finding.synth,
+    runtime: finding.runtime,
+    firstRunDifferenceAt: finding.firstRunDifferenceAt ?? null,
+    summary: `${finding.jobId} (${finding.timezone}): its covering schedule was computed at synth with zone data ${synth}, and the dispatcher's ${runtime} first disagrees at ${finding.firstDisagreementAt} (synth: ${finding.synth}; runtime: ${finding.runtime}). ${consequence(finding)}`,
+    todo: zoneDriftTodo(synth, runtime),
+    commands: ZONE_DATA_COMMANDS,
+  };
+}
+
+function consequence(finding: ZoneDriftFinding): string {
+  if (finding.firstRunDifferenceAt !== undefined) {
+    return `From ${finding.firstRunDifferenceAt} on, runs the covering does not fire for are delivered late by the sweep.`;
+  }
+  return finding.runsCompared
+    ? 'Its runs are the same instants on both sides, so none is late; only the zone no longer matches.'
+    : 'Its runs were not all compared (too many where the offsets differ): assume some are delivered late by the sweep.';
+}
+
+function zoneDriftTodo(synth: string, runtime: string): string {
+  const { versions, redeploy } = ZONE_DATA_COMMANDS;
+  const order = compareZoneDataVersions(synth, runtime);
+  if (order !== undefined && order > 0) {
+    return `The Lambda runtime's zone data (${runtime}) is older than synth's (${synth}): the dispatcher computes this job's runs with the older rules until AWS updates the runtime. Meanwhile a redeploy from a machine with ${runtime} makes the covering match the runtime (${redeploy}).`;
+  }
+  if (order === 0) {
+    return `Both sides report zone data ${runtime} yet compute different runs: redeploy (${redeploy}) from a machine with the runtime's Node.js major version, and report the drift as a zonecron bug if it stays.`;
+  }
+  return `Redeploy from a machine whose Node.js has zone data ${runtime} or newer, so the coverings are recomputed: check with ${versions}, then ${redeploy}.`;
+}
+
+/**
+ * The subject line of a zone-drift notification, ASCII, under 100 characters.
+ *
+ * @example
+ * zoneDriftSubject(notification) //=> '[Zonecron] zone-data-drift: nightly (Europe/Berlin)'
+ */
+export function zoneDriftSubject(notification: ZoneDriftNotification): string {
+  const text = `[${notification.stack}] ${notification.signal}: ${notification.jobId} (${notification.timezone})`;
+  return text.replace(/[^\x20-\x7e]/g, '?').slice(0, MAX_SUBJECT_LENGTH);
+}
+
+/**
  * Sends notifications to the on-call SNS topic: the readable subject, the JSON body, and the
  * signal and job as message attributes so subscriptions can filter on them.
  *
  * @example
  * const notifier = createSnsNotifier(createAwsClients().sns, process.env.NOTIFY_TOPIC_ARN);
  */
-export function createSnsNotifier(sns: Sender<SNSClient>, topicArn: string): Notifier {
+export function createSnsNotifier(
+  sns: Sender<SNSClient>,
+  topicArn: string,
+): Notifier & ZoneDriftNotifier {
+  const publish = async (
+    subject: string,
+    notification: { readonly signal: string; readonly jobId: string },
+  ) => {
+    // Imported here: a Lambda loads the SNS client only when it notifies on-call.
+    const { PublishCommand } = await import('@aws-sdk/client-sns');
+    await sns.send(
+      new PublishCommand({
+        TopicArn: topicArn,
+        Subject: subject,
+        Message: JSON.stringify(notification, null, 2),
+        MessageAttributes: {
+          signal: { DataType: 'String', StringValue: notification.signal },
+          jobId: { DataType: 'String', StringValue: notification.jobId },
+        },
+      }),
+    );
+  };
   return {
-    async notify(notification) {
-      // Imported here: a Lambda loads the SNS client only when it notifies on-call.
-      const { PublishCommand } = await import('@aws-sdk/client-sns');
-      await sns.send(
-        new PublishCommand({
-          TopicArn: topicArn,
-          Subject: notificationSubject(notification),
-          Message: JSON.stringify(notification, null, 2),
-          MessageAttributes: {
-            signal: { DataType: 'String', StringValue: notification.signal },
-            jobId: { DataType: 'String', StringValue: notification.jobId },
-          },
-        }),
-      );
-    },
+    notify: (notification) => publish(notificationSubject(notification), notification),
+    notifyZoneDrift: (notification) => publish(zoneDriftSubject(notification), notification),
   };
 }
 
 /** A {@link Notifier} that keeps what it was asked to send, for tests and the simulation. */
-export class RecordingNotifier implements Notifier {
+export class RecordingNotifier implements Notifier, ZoneDriftNotifier {
   readonly sent: RunNotification[] = [];
+  /** The zone-drift notifications, apart from the runs'. */
+  readonly zoneDrift: ZoneDriftNotification[] = [];
   failWith: Error | undefined;
   async notify(notification: RunNotification): Promise<void> {
     if (this.failWith) throw this.failWith;
     this.sent.push(notification);
+  }
+  async notifyZoneDrift(notification: ZoneDriftNotification): Promise<void> {
+    if (this.failWith) throw this.failWith;
+    this.zoneDrift.push(notification);
   }
   /** How many notifications of one signal were sent for one run key. */
   count(key: string, signal: Signal): number {

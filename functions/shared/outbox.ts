@@ -14,6 +14,7 @@ import type { LedgerStore } from './ledger-store.ts';
 import type { AppLogger } from './logger.ts';
 import type { AppMetrics } from './metrics.ts';
 import { buildNotification, type Notifier } from './notifications.ts';
+import { withRetries } from './retry.ts';
 import { UpdateExpression } from './update-expression.ts';
 
 /**
@@ -96,6 +97,8 @@ export interface OutboxDeps {
   readonly clock: () => Date;
   readonly stackName: string;
   readonly jobs: JobCatalog;
+  /** Waits of the in-invocation retries of the confirming write (tests: none). */
+  readonly sleep?: (ms: number) => Promise<void>;
 }
 
 /**
@@ -133,7 +136,8 @@ export function deadLetterMessage(
  * — and confirms what went out.
  *
  * A failed effect stays in the outbox: the sweep performs it again once the lease the caller
- * took runs out (logged and counted here; never swallowed). A notification that depends on the
+ * took runs out (logged and counted here; never swallowed). The confirmation is retried on
+ * transient errors, so an effect goes out twice only if the process dies in between. A notification that depends on the
  * dead-letter message waits for it.
  */
 export async function performOutbox(deps: OutboxDeps, item: RunItem): Promise<OutboxEffect[]> {
@@ -164,7 +168,12 @@ export async function performOutbox(deps: OutboxDeps, item: RunItem): Promise<Ou
       deps.logger.error('notification-failed', outboxFields(item, effect, error));
     }
   }
-  await deps.ledger.confirmOutbox(item.key, done, deadLetteredAt);
+  // What went out is confirmed before anything else happens: a transient error here would
+  // leave the effects owed, and the sweep would send them again.
+  await withRetries(
+    () => deps.ledger.confirmOutbox(item.key, done, deadLetteredAt),
+    deps.sleep ? { sleep: deps.sleep } : {},
+  );
   return done;
 }
 

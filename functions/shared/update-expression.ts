@@ -37,6 +37,22 @@ export class UpdateExpression {
     return this;
   }
 
+  /**
+   * `SET name = if_not_exists(source, absent)`: `source` as it was before this update (every
+   * operand of an update is read before any of its actions), or `absent` when it had none.
+   *
+   * @example
+   * new UpdateExpression().setToPrevious('previousStatus', 'status', { S: 'new' })
+   *   .set('status', { S: 'claimed' }).build().update
+   * //=> 'SET #previousStatus = if_not_exists(#status, :previousStatus), #status = :status'
+   */
+  setToPrevious(name: string, source: string, absent: AttributeValue): this {
+    const n = this.#name(name);
+    const from = this.#name(source);
+    this.#replaceSet(n, (v) => `${n} = if_not_exists(${from}, ${v})`, name, absent);
+    return this;
+  }
+
   /** `REMOVE name`. */
   remove(...names: string[]): this {
     for (const name of names) this.#removes.push(this.#name(name));

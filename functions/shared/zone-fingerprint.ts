@@ -3,13 +3,17 @@ import {
   createEngine,
   InvalidArgumentError,
   intlZoneRules,
+  iterateOccurrences,
+  nextOccurrences,
   type Occurrence,
+  occurrencesBetween,
   resolvePolicies,
   type ScheduleEngine,
   type ScheduleSpec,
   validateTimeZone,
   type ZoneRules,
   type ZoneTransition,
+  zoneTransitions,
 } from '../schedule/index.ts';
 
 const MINUTE_MS = 60_000;
@@ -25,7 +29,8 @@ const SHOWN_RUNS = 3;
  * two days between -24 h and +24 h), so two rule sets that agree this far around a run give it
  * the same instant.
  */
-const REACH_MS = 3 * DAY_MS;
+export const FINGERPRINT_REACH_MS = 3 * DAY_MS;
+const REACH_MS = FINGERPRINT_REACH_MS;
 
 /** The options of `scheduleFingerprint` and `firstDisagreement`. */
 export interface FingerprintOptions {
@@ -101,9 +106,12 @@ export function scheduleFingerprint(
     `spec ${zone} ${spec.cron} ${spec.jobId ?? '-'} ${policies.gap} ${policies.overlap}`,
     ...facts.lines,
   ];
-  const leading = engine
-    .nextOccurrences(spec, new Date(fromMs), LEADING_RUNS)
-    .filter((run) => run.at.getTime() <= toMs);
+  // Lazily, so that a yearly job does not compute 16 years of runs (and zone tables) to keep one.
+  const leading: Occurrence[] = [];
+  for (const run of engine.iterateOccurrences(spec, new Date(fromMs))) {
+    if (run.at.getTime() > toMs || leading.length >= LEADING_RUNS) break;
+    leading.push(run);
+  }
   for (const run of leading) lines.push(`run ${minuteOf(run.at)}`);
   for (const t of facts.transitions) {
     const reachMs = Math.abs(t.offsetAfterMinutes - t.offsetBeforeMinutes) * MINUTE_MS;
@@ -176,8 +184,9 @@ export type Disagreement =
  *
  * For the log line that follows a fingerprint mismatch: "Europe/Berlin: synth and runtime
  * first disagree at 2027-03-28T01:00Z". `a` and `b` are each side's transition or run at that
- * point, `undefined` on the side that has none. Cheap: runs are compared only from three days before the first instant
- * where the offsets differ (a run depends on no offset further away).
+ * point, `undefined` on the side that has none. Cheap: runs are compared only within three
+ * days of where the offsets differ (a run depends on no offset further away), at most 50,000
+ * per side (`disagreementsOf`'s `runLimit`; an earlier run difference beyond it goes unseen).
  *
  * @example
  * firstDisagreement({ cron: '0 9 * * *', timezone: 'Europe/Berlin' }, new Date('2027-01-01T00:00Z'),
@@ -193,32 +202,82 @@ export function firstDisagreement(
   b: ZoneRules,
   options: Omit<FingerprintOptions, 'rules'> = {},
 ): Disagreement | undefined {
+  return disagreementsOf(spec, from, a, b, options).first;
+}
+
+/** A disagreement about a run's instant. */
+export type RunDisagreement = Extract<Disagreement, { readonly kind: 'run' }>;
+
+/** What `disagreementsOf` finds. */
+export interface Disagreements {
+  /** What `firstDisagreement` returns. */
+  readonly first: Disagreement | undefined;
+  /**
+   * The first run whose instant differs; `undefined` when no compared run differs, though the
+   * zone's transitions may (an every-15-minutes job runs at the same UTC instants under both).
+   */
+  readonly firstRun: RunDisagreement | undefined;
+  /** False when `runLimit` stopped the comparison before every run that could differ. */
+  readonly runsCompared: boolean;
+  /** How many runs per side were compared. */
+  readonly runCount: number;
+}
+
+/** The options of `disagreementsOf`. */
+export interface DisagreementOptions extends Omit<FingerprintOptions, 'rules'> {
+  /**
+   * At most this many runs per side are compared, so that an every-minute job under a
+   * long-lasting difference stays cheap (50,000 runs: five weeks of every minute, a year of
+   * every 15 minutes).
+   *
+   * @default 50000
+   */
+  readonly runLimit?: number;
+}
+
+/**
+ * `firstDisagreement`, and besides it the first run that differs: whether the rules disagree
+ * about the schedule's instants, or only about its zone.
+ *
+ * Runs are compared only where they can differ: within three days (the reach) of a stretch
+ * where the two rule sets give the zone different offsets. Exact unless `runLimit` runs were
+ * compared first (`runsCompared: false`).
+ *
+ * @example
+ * disagreementsOf({ cron: '*\/15 * * * *', timezone: 'Europe/Berlin' }, new Date('2027-01-01T00:00Z'),
+ *   intlZoneRules, shiftedTransitionRules('Europe/Berlin', new Date('2027-03-28T01:00Z'), 10080))
+ * //=> { first: { kind: 'transition', at: 2027-03-28T01:00:00.000Z, … }, firstRun: undefined,
+ * //     runsCompared: true, runCount: 1248 }
+ */
+export function disagreementsOf(
+  spec: ScheduleSpec,
+  from: Date,
+  a: ZoneRules,
+  b: ZoneRules,
+  options: DisagreementOptions = {},
+): Disagreements {
   const [engineA, engineB] = [engineFor(a), engineFor(b)];
   const { fromMs, toMs } = windowOf(from, options.horizonDays);
   const zone = validateTimeZone(spec.timezone);
   resolvePolicies(spec); // refuses a bad spec even where no run is compared
   const offsetA = a.offsetMinutesAt(zone, fromMs / MINUTE_MS);
   const offsetB = b.offsetMinutesAt(zone, fromMs / MINUTE_MS);
-  if (offsetA !== offsetB) return { kind: 'offset', at: new Date(fromMs), a: offsetA, b: offsetB };
   const transition = firstTransitionDifference(engineA, engineB, zone, fromMs, toMs);
-  const offsetsDifferMs = firstOffsetDifferenceMs(engineA, engineB, zone, fromMs, toMs);
-  const run =
-    offsetsDifferMs === undefined
-      ? undefined
-      : firstRunDifference(
-          engineA,
-          engineB,
-          spec,
-          Math.max(fromMs, offsetsDifferMs - REACH_MS),
-          toMs,
-        );
-  if (
-    run !== undefined &&
-    (transition === undefined || run.at.getTime() < transition.at.getTime())
-  ) {
-    return run;
+  const stretches = offsetDifferences(engineA, engineB, zone, fromMs - REACH_MS, toMs + REACH_MS);
+  const ranges = mergedRanges(
+    stretches.map(
+      ([p, q]): Range => [Math.max(fromMs, p - REACH_MS), Math.min(toMs, q + REACH_MS)],
+    ),
+  );
+  const scan = firstRunDifference(engineA, engineB, spec, ranges, options.runLimit ?? 50_000);
+  const result = { firstRun: scan.run, runsCompared: scan.complete, runCount: scan.count };
+  if (offsetA !== offsetB) {
+    return { first: { kind: 'offset', at: new Date(fromMs), a: offsetA, b: offsetB }, ...result };
   }
-  return transition;
+  const run = scan.run;
+  const runFirst =
+    run !== undefined && (transition === undefined || run.at.getTime() < transition.at.getTime());
+  return { first: runFirst ? run : transition, ...result };
 }
 
 function firstTransitionDifference(
@@ -239,45 +298,82 @@ function firstTransitionDifference(
   return undefined;
 }
 
-/** The first instant in (from - reach, to + reach] where the zone's offsets may differ. */
-function firstOffsetDifferenceMs(
+/** `[start, end]` in epoch milliseconds. */
+type Range = readonly [number, number];
+
+/**
+ * The stretches of `[startMs, endMs]` where the engines give the zone different offsets, as
+ * `[first instant, end)`: both sides' transitions walked in order.
+ */
+function offsetDifferences(
   engineA: ScheduleEngine,
   engineB: ScheduleEngine,
   zone: string,
-  fromMs: number,
-  toMs: number,
-): number | undefined {
-  const startMs = fromMs - REACH_MS;
-  const startMinute = startMs / MINUTE_MS;
-  if (
-    engineA.zoneRules.offsetMinutesAt(zone, startMinute) !==
-    engineB.zoneRules.offsetMinutesAt(zone, startMinute)
-  ) {
-    return startMs;
+  startMs: number,
+  endMs: number,
+): Range[] {
+  const [start, end] = [new Date(startMs), new Date(endMs)];
+  const changes = [
+    ...engineA.zoneTransitions(zone, start, end).map((t) => ({ side: 'a', t })),
+    ...engineB.zoneTransitions(zone, start, end).map((t) => ({ side: 'b', t })),
+  ].sort((x, y) => x.t.at.getTime() - y.t.at.getTime());
+  let offsetA = engineA.zoneRules.offsetMinutesAt(zone, startMs / MINUTE_MS);
+  let offsetB = engineB.zoneRules.offsetMinutesAt(zone, startMs / MINUTE_MS);
+  let open: number | undefined = offsetA === offsetB ? undefined : startMs;
+  const stretches: Range[] = [];
+  for (const { side, t } of changes) {
+    if (side === 'a') offsetA = t.offsetAfterMinutes;
+    else offsetB = t.offsetAfterMinutes;
+    const atMs = t.at.getTime();
+    if (open === undefined && offsetA !== offsetB) open = atMs;
+    else if (open !== undefined && offsetA === offsetB) {
+      // Both sides changing at the same instant open and close nothing.
+      if (atMs > open) stretches.push([open, atMs]);
+      open = undefined;
+    }
   }
-  const end = new Date(toMs + REACH_MS);
-  const difference = firstTransitionDifference(engineA, engineB, zone, startMs, end.getTime());
-  return difference?.at.getTime();
+  if (open !== undefined) stretches.push([open, endMs]);
+  return stretches;
 }
 
-/** The first run after `startMs`, up to `toMs`, whose instant differs between the engines. */
+/** Sorted ranges with the overlapping and empty ones merged away. */
+function mergedRanges(ranges: readonly Range[]): Range[] {
+  const merged: [number, number][] = [];
+  for (const [start, end] of ranges) {
+    if (end <= start) continue;
+    const last = merged[merged.length - 1];
+    if (last !== undefined && start <= last[1]) last[1] = Math.max(last[1], end);
+    else merged.push([start, end]);
+  }
+  return merged;
+}
+
+/**
+ * The first run in `ranges` whose instant differs between the engines, comparing at most
+ * `limit` runs per side; `complete` is false when the limit stopped it first.
+ */
 function firstRunDifference(
   engineA: ScheduleEngine,
   engineB: ScheduleEngine,
   spec: ScheduleSpec,
-  startMs: number,
-  toMs: number,
-): Disagreement | undefined {
-  const runsA = engineA.iterateOccurrences(spec, new Date(startMs));
-  const runsB = engineB.iterateOccurrences(spec, new Date(startMs));
-  for (;;) {
-    const ra = within(runsA, toMs);
-    const rb = within(runsB, toMs);
-    if (ra === undefined && rb === undefined) return undefined;
-    if (ra !== undefined && rb !== undefined && ra.at.getTime() === rb.at.getTime()) continue;
-    const at = Math.min(ra?.at.getTime() ?? Infinity, rb?.at.getTime() ?? Infinity);
-    return { kind: 'run', at: new Date(at), a: ra, b: rb };
+  ranges: readonly Range[],
+  limit: number,
+): { run: RunDisagreement | undefined; complete: boolean; count: number } {
+  let count = 0;
+  for (const [startMs, endMs] of ranges) {
+    const runsA = engineA.iterateOccurrences(spec, new Date(startMs));
+    const runsB = engineB.iterateOccurrences(spec, new Date(startMs));
+    for (;;) {
+      const ra = within(runsA, endMs);
+      const rb = within(runsB, endMs);
+      if (ra === undefined && rb === undefined) break;
+      if (count++ >= limit) return { run: undefined, complete: false, count: limit };
+      if (ra !== undefined && rb !== undefined && ra.at.getTime() === rb.at.getTime()) continue;
+      const at = Math.min(ra?.at.getTime() ?? Infinity, rb?.at.getTime() ?? Infinity);
+      return { run: { kind: 'run', at: new Date(at), a: ra, b: rb }, complete: true, count };
+    }
   }
+  return { run: undefined, complete: true, count };
 }
 
 /** The next run of an iterator if it is due by `toMs`. */
@@ -312,16 +408,67 @@ export function zoneDataVersion(): string {
   return process.versions.tz ?? 'unknown';
 }
 
-/** One engine per rule set, so that every job in a zone shares the zone's offset table. */
-const engines = new WeakMap<ZoneRules, ScheduleEngine>();
+/**
+ * Orders two tz database releases (`2025c` before `2026a`, `2026z` before `2027a`): negative
+ * when `a` is older, positive when newer, 0 when the same; `undefined` when either is not a
+ * release name (`unknown`).
+ *
+ * @example
+ * compareZoneDataVersions('2025c', '2026b') //=> -1
+ */
+export function compareZoneDataVersions(a: string, b: string): number | undefined {
+  const pattern = /^(\d{4})([a-z]+)$/;
+  const [ma, mb] = [pattern.exec(a), pattern.exec(b)];
+  if (!ma || !mb) return undefined;
+  const [yearA, lettersA] = [Number(ma[1]), ma[2] as string];
+  const [yearB, lettersB] = [Number(mb[1]), mb[2] as string];
+  if (yearA !== yearB) return Math.sign(yearA - yearB);
+  if (lettersA.length !== lettersB.length) return Math.sign(lettersA.length - lettersB.length);
+  return lettersA === lettersB ? 0 : lettersA < lettersB ? -1 : 1;
+}
 
-function engineFor(rules: ZoneRules = intlZoneRules): ScheduleEngine {
+/** One engine per rule set, so that every job in a zone shares the zone's offset table. */
+const engines = new WeakMap<ZoneRules, ScheduleEngine>([
+  // The platform's rules: the module-level engine, whose tables synth's coverings and the
+  // dispatcher's runs fill anyway.
+  [
+    intlZoneRules,
+    {
+      zoneRules: intlZoneRules,
+      nextOccurrences,
+      occurrencesBetween,
+      iterateOccurrences,
+      zoneTransitions,
+    },
+  ],
+]);
+
+/**
+ * The one engine this module computes with under `rules` (created on first use): fingerprints,
+ * first disagreements and recorded zones under the same rules share its offset tables.
+ *
+ * @example
+ * engineFor(shiftedRules).zoneTransitions('Europe/Berlin', from, to)
+ */
+export function engineFor(rules: ZoneRules = intlZoneRules): ScheduleEngine {
   let engine = engines.get(rules);
   if (engine === undefined) {
     engine = createEngine({ zoneRules: rules });
     engines.set(rules, engine);
   }
   return engine;
+}
+
+/**
+ * The window a fingerprint covers, `(from, from + horizonDays]` with `from` cut to the minute,
+ * as epoch milliseconds; throws `InvalidArgumentError` for an invalid date or horizon.
+ *
+ * @example
+ * fingerprintWindow(new Date('2027-01-01T00:00:30Z'), 1)
+ * //=> { fromMs: 1798761600000, toMs: 1798848000000 }
+ */
+export function fingerprintWindow(from: Date, horizonDays = 366): { fromMs: number; toMs: number } {
+  return windowOf(from, horizonDays);
 }
 
 function windowOf(from: Date, horizonDays = 366): { fromMs: number; toMs: number } {

@@ -4,6 +4,10 @@ import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as destinations from 'aws-cdk-lib/aws-lambda-destinations';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import {
+  DEFAULT_DISPATCHER_TIMEOUT_SECONDS,
+  LEASE_MARGIN_SECONDS,
+} from '../../functions/shared/defaults.ts';
 import type { JobsBundle } from '../../functions/shared/jobs-bundle.ts';
 import { METRICS_NAMESPACE } from '../../functions/shared/metrics.ts';
 import type { DeadLetterQueue } from './dead-letter-queue.ts';
@@ -11,9 +15,6 @@ import type { LedgerTable } from './ledger-table.ts';
 import type { OnCallTopic } from './on-call-topic.ts';
 import { TargetPolicies } from './target-policies.ts';
 import { ZonecronFunction } from './zonecron-function.ts';
-
-/** How much longer than the function's timeout a claim's lease lasts. */
-const LEASE_MARGIN_SECONDS = 30;
 
 /** `POWERTOOLS_SERVICE_NAME` of the dispatcher (its log lines' `service`). */
 export const DISPATCHER_SERVICE_NAME = 'zonecron-dispatcher';
@@ -77,7 +78,7 @@ export class DispatcherFunction extends Construct {
 
   constructor(scope: Construct, id: string, props: DispatcherFunctionProps) {
     super(scope, id);
-    this.timeout = props.timeout ?? Duration.seconds(60);
+    this.timeout = props.timeout ?? Duration.seconds(DEFAULT_DISPATCHER_TIMEOUT_SECONDS);
     this.lambda = new ZonecronFunction(this, 'Lambda', {
       entry: 'functions/dispatcher/handler.ts',
       description: 'zonecron dispatcher: turns Scheduler ticks and the sweep into runs',

@@ -181,7 +181,7 @@ export class OnCallAlarms extends Construct {
       'ZoneDataDrift',
       stackMetric('ZoneDataDrift', stackName),
       0,
-      "The Lambda runtime's time-zone data differs from the data the UTC covering schedules were computed with at synth: a zone whose rules changed may now be covered wrongly. What to do: redeploy from a machine with current time-zone data (node -p process.versions.tz) so the coverings are recomputed.",
+      "The Lambda runtime's time-zone data disagrees with the data synth computed some jobs' UTC covering schedules with, about those jobs' zones: their runs may be delivered late by the sweep. The dispatcher logs one zone-data-drift line per job and notifies on-call once per deploy and job; the alarm stays on until a deploy ends the drift. What to do: redeploy from a machine whose zone data is at least the runtime's (npx zonecron validate, or node -p process.versions.tz, shows it) so the coverings are recomputed.",
     );
     for (const signal of RUN_SIGNAL_ALARMS) {
       add(signal.metricName, stackMetric(signal.metricName, stackName), 0, signal.stackWide);

@@ -99,4 +99,78 @@ describe('zonecron simulate', () => {
     expect(text).toMatch(/✓ [\d,]+ runs delivered: every run the engine expects, exactly once/);
     expect(text).toMatch(/✓ [\d,]+ duplicate deliveries refused by the ledger/);
   });
+
+  describe('--faults', () => {
+    const NIGHT = ['--from', '2023-03-25T23:00Z', '--to', '2023-03-26T03:00Z'];
+    const FAULTS = 'test/cli/fixtures/faults.yaml';
+
+    it('prints how every run ended, the signals and every invariant in the JSON document', async () => {
+      const result = await runCli([
+        'simulate',
+        '--config',
+        FIXTURE,
+        ...NIGHT,
+        '--faults',
+        FAULTS,
+        '--json',
+      ]);
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      const doc = JSON.parse(result.stdout) as Record<string, unknown> & {
+        outcomes: { jobId: string; status: string; reason: string | null }[];
+        invariants: { name: string; ok: boolean; detail: string }[];
+      };
+      expect(Object.keys(doc)).toEqual([
+        'runs',
+        'duplicatesSuppressed',
+        'outcomes',
+        'deadLetters',
+        'signals',
+        'invariants',
+      ]);
+      // 8 half-hours of London and Berlin's 02:30, which runs at 03:30 CEST (01:30Z).
+      expect(doc.outcomes).toHaveLength(9);
+      expect(doc.outcomes.find((o) => o.jobId === 'berlin-nightly')).toMatchObject({
+        at: '2023-03-26T01:30:00.000Z',
+        nominal: '2023-03-26T02:30',
+      });
+      expect(doc.outcomes.filter((o) => o.reason === 'paused')).not.toHaveLength(0);
+      expect(Object.keys(doc.signals as object)).toEqual([
+        'missed',
+        'late',
+        'stuck',
+        'deadLettered',
+        'redelivered',
+      ]);
+      expect(doc.invariants.filter((i) => !i.ok)).toEqual([]);
+      expect(doc.invariants.map((i) => i.name)).toContain('every run ended');
+    });
+
+    it('shows the faults injected and each invariant with a mark', async () => {
+      const result = await runCli(['simulate', '--config', FIXTURE, ...NIGHT, '--faults', FAULTS]);
+      expect(result.code).toBe(0);
+      expect(overlongLines(result.stdout)).toEqual([]);
+      expect(result.stdout).toContain(`Faults injected (${FAULTS}, seed 7)`);
+      expect(result.stdout).toMatch(/\d+ events? lost to outages · \d+ ticks? late/);
+      expect(result.stdout).toContain('  ✓ every run ended: 9 of 9 runs delivered');
+      const invariants = result.stdout.slice(result.stdout.indexOf('\nInvariants\n'));
+      expect(invariants.match(/^ {2}[✓✗] /gm)).toEqual(Array(8).fill('  ✓ '));
+    });
+
+    it('reports a bad plan at its file, line and column, like a bad jobs file', async () => {
+      const result = await runCli([
+        'simulate',
+        '--config',
+        FIXTURE,
+        '--faults',
+        'test/cli/fixtures/bad-faults.yaml',
+      ]);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toBe(
+        'test/cli/fixtures/bad-faults.yaml:3:14: field \'crashes.0.point\': Invalid option: expected one of "after-claim"|"after-delivery"\n' +
+          'zonecron: error: 1 problem in test/cli/fixtures/bad-faults.yaml\n',
+      );
+    });
+  });
 });

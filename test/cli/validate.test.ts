@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { compareZoneDataVersions } from '../../functions/shared/zone-fingerprint.ts';
 import { loadJobsFile } from '../../infra/config/load-jobs.ts';
 import { coveringSchedule } from '../../infra/covering/covering-cron.ts';
 import { hasAnsi, overlongLines, runCli } from './run-cli.ts';
@@ -94,6 +95,36 @@ describe('zonecron validate', () => {
     expect(result.stdout.replace(/\n\s+/g, ' ')).toContain(
       'WARNING berlin-nightly: 02:30 does not exist on 2023-03-26 in Europe/Berlin — runs at 03:30 CEST',
     );
+  });
+
+  it('prints the zone data in use, as text and in --json, and warns about a job zone a recent tz release changed', async () => {
+    const args = [
+      'validate',
+      'test/cli/fixtures/changed-zones.yaml',
+      '--after',
+      '2026-11-30T00:00:00Z',
+    ];
+    const json = await runCli([...args, '--json']);
+    const { zoneData } = JSON.parse(json.stdout) as {
+      zoneData: {
+        zoneData: { tz: string; icu: string; node: string };
+        warnings: { timezone: string; jobIds: string[]; release: string; knownHere: boolean }[];
+      };
+    };
+    const inUse = { tz: process.versions.tz, icu: process.versions.icu, node: process.version };
+    expect(zoneData.zoneData).toEqual(inUse);
+    const knownHere = (compareZoneDataVersions(inUse.tz ?? '', '2026b') ?? -1) >= 0;
+    expect(zoneData.warnings.map((w) => [w.timezone, w.jobIds, w.release, w.knownHere])).toEqual([
+      ['America/Vancouver', ['payroll'], '2026b', knownHere],
+    ]);
+
+    const text = await runCli(args);
+    expect(text.code).toBe(0);
+    expect(overlongLines(text.stdout)).toEqual([]);
+    const flat = text.stdout.replace(/\n\s*/g, ' ');
+    expect(flat).toContain(`zone data: tz ${inUse.tz} (ICU ${inUse.icu}, Node ${inUse.node})`);
+    expect(flat).toContain('ZONE America/Vancouver changed in tz 2026b (2026-04-22)');
+    expect(flat).toContain('Jobs: payroll.');
   });
 
   it('fails like synth, with file:line:column messages', async () => {

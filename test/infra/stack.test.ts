@@ -9,6 +9,8 @@ import { AssetStaging } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { unpackFingerprints } from '../../functions/shared/jobs-bundle.ts';
+import { recordSchedules } from '../../functions/shared/zone-drift.ts';
 import { coveringSchedule } from '../../infra/covering/covering-cron.ts';
 import { nagAcknowledgements, nagViolations } from '../../infra/nag.ts';
 import { coveringTable } from '../../infra/zonecron-app.ts';
@@ -342,7 +344,7 @@ describe('dispatcher function', () => {
     expect(fx.json.Resources[logGroupId]?.Properties?.RetentionInDays).toBe(30);
   });
 
-  it('ships the handler, its on-demand chunks and every configured job as jobs.json', () => {
+  it("ships every configured job beside the bundled handler as jobs.json, with this machine's zone data, fingerprints and zone offsets", () => {
     const staging = fx.installation.main.dispatcher.node
       .findAll()
       .find((c): c is AssetStaging => c instanceof AssetStaging);
@@ -358,7 +360,17 @@ describe('dispatcher function', () => {
     );
     expect(bundle.jobs.map((job: { id: string }) => job.id)).toContain('retired-job');
     expect(bundle.zoneDataVersion).toBe(process.versions.tz);
-    expect(bundle.fingerprints).toEqual({});
+    const record = recordSchedules(fx.config.jobs, SYNTH_TIME);
+    expect(bundle.synthesizedAt).toBe(record.synthesizedAt);
+    expect(bundle.zones).toEqual(JSON.parse(JSON.stringify(record.zones)));
+    expect(unpackFingerprints(fx.config.jobs, bundle.fingerprints)).toEqual(record.fingerprints);
+    expect(Object.keys(record.fingerprints).sort()).toEqual(
+      fx.config.jobs
+        .filter((job) => job.enabled)
+        .map((job) => job.id)
+        .sort(),
+    );
+    expect(bundle.platform).toEqual({ node: process.version, icu: process.versions.icu });
   });
 
   it('retries a failed asynchronous invocation twice, then sends it to the DLQ', () => {

@@ -6,6 +6,11 @@ import {
 } from '../../functions/dispatcher/dispatch.ts';
 import { createDynamoLedger, type Ledger } from '../../functions/dispatcher/ledger.ts';
 import type { TargetDelivery } from '../../functions/dispatcher/targets/index.ts';
+import {
+  createZoneDriftCheck,
+  type RecordedZoneData,
+  type RuntimeZoneData,
+} from '../../functions/dispatcher/zone-drift-check.ts';
 import { createRecorderLedger } from '../../functions/recorder/ledger.ts';
 import { createRecorder, type RecordOutcome } from '../../functions/recorder/record.ts';
 import type { DeadLetters } from '../../functions/shared/dead-letters.ts';
@@ -15,6 +20,7 @@ import { createLedgerStore } from '../../functions/shared/ledger-store.ts';
 import { RecordingLogger } from '../../functions/shared/logger.ts';
 import { RecordingMetrics } from '../../functions/shared/metrics.ts';
 import { RecordingNotifier } from '../../functions/shared/notifications.ts';
+import { createZoneDriftLedger } from '../../functions/shared/zone-drift-ledger.ts';
 import { RecordingDeadLetters, RecordingTargets, type TestClock } from './doubles.ts';
 
 /** The stack name every harness runs as. */
@@ -39,6 +45,14 @@ export interface HarnessSetup {
   readonly deadLetters?: DeadLetters;
   readonly notifier?: RecordingNotifier;
   readonly options?: Partial<DispatcherOptions>;
+  /**
+   * What synth recorded (a jobs bundle), for the sweep's zone-data check, and the runtime's
+   * side (default: this Node.js). Absent: no check, as for a bundle-less handler.
+   */
+  readonly zoneData?: {
+    readonly recorded: RecordedZoneData;
+    readonly runtime?: RuntimeZoneData;
+  };
 }
 
 /**
@@ -52,6 +66,7 @@ export function harness(setup: HarnessSetup): Harness {
   const logger = new RecordingLogger();
   const metrics = new RecordingMetrics();
   const notifier = setup.notifier ?? new RecordingNotifier();
+  const zoneData = setup.zoneData;
   const dispatcher = createDispatcher({
     clock: setup.clock.now,
     jobs: setup.jobs,
@@ -62,6 +77,22 @@ export function harness(setup: HarnessSetup): Harness {
     logger,
     metrics,
     stackName: TEST_STACK,
+    ...(zoneData
+      ? {
+          zoneDrift: createZoneDriftCheck({
+            recorded: () => zoneData.recorded,
+            ledger: createZoneDriftLedger(
+              createLedgerStore({ client: setup.client, tableName: setup.tableName }),
+            ),
+            notifier,
+            logger,
+            metrics,
+            clock: setup.clock.now,
+            stackName: TEST_STACK,
+            ...(zoneData.runtime ? { runtime: zoneData.runtime } : {}),
+          }),
+        }
+      : {}),
     options: { sleep: async () => {}, ...setup.options },
   });
   return { dispatcher, ledger, logger, metrics, notifier };

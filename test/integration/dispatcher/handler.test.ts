@@ -3,11 +3,14 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDynamoLedger } from '../../../functions/dispatcher/ledger.ts';
 import { periodBucket } from '../../../functions/schedule/index.ts';
 import { createLedgerStore } from '../../../functions/shared/ledger-store.ts';
+import { createZoneDriftLedger } from '../../../functions/shared/zone-drift-ledger.ts';
+import { zoneDataVersion } from '../../../functions/shared/zone-fingerprint.ts';
 import { bundleHandler } from '../../support/bundle-handler.ts';
 import { freePort } from '../../support/dynamodb-local.ts';
 import { type LocalSqs, startLocalSqs } from '../../support/fauxqs.ts';
 import { makeJob } from '../../support/jobs.ts';
 import { createLedgerTable, localDynamoClient } from '../../support/ledger.ts';
+import { DRIFT_SYNTH_TIME, springMovedAWeek } from '../../support/zone-drift.ts';
 
 let client: DynamoDBClient;
 let tableName: string;
@@ -31,6 +34,7 @@ beforeAll(async () => {
     AWS_ENDPOINT_URL_DYNAMODB: inject('dynamoEndpoint'),
     AWS_ENDPOINT_URL_SQS: local.endpoint,
     AWS_ENDPOINT_URL_EVENTBRIDGE: `http://127.0.0.1:${await freePort()}`,
+    AWS_ENDPOINT_URL_SNS: `http://127.0.0.1:${await freePort()}`,
     AWS_MAX_ATTEMPTS: '1',
     POWERTOOLS_LOG_LEVEL: 'SILENT',
   });
@@ -85,5 +89,45 @@ describe('handler.ts', () => {
     const inTtl = (item?.ttlEpochSec ?? 0) - Date.now() / 1000;
     expect(inTtl).toBeGreaterThan(6 * 86_400);
     expect(inTtl).toBeLessThan(8 * 86_400);
+  });
+
+  it("compares the jobs.json's zone data with its own at the first sweep, and claims the notice of a drifted job", async () => {
+    const job = makeJob({
+      id: 'bundled-berlin',
+      schedule: '30 2 * * *',
+      timezone: 'Europe/Berlin',
+      target: {
+        type: 'eventbridge',
+        arn: 'arn:aws:events:us-east-1:000000000000:event-bus/default',
+      },
+    });
+    const synthTime = DRIFT_SYNTH_TIME;
+    // jobs.json as a machine would write it on which Berlin springs forward a week later.
+    const handler = await bundleHandler('functions/dispatcher/handler.ts', [job], 'drift', {
+      synthTime,
+      zoneRules: springMovedAWeek,
+    });
+    expect(await handler({ sweep: true, scheduledTime: '2023-06-01T10:00:00Z' })).toMatchObject({
+      kind: 'sweep',
+      jobsChecked: 1,
+    });
+    // SNS is unreachable here: the notice is claimed, its notification still owed.
+    const notices = createZoneDriftLedger(createLedgerStore({ client, tableName }));
+    const id = {
+      synthesizedAt: synthTime.toISOString(),
+      runtimeZoneData: zoneDataVersion(),
+      jobId: 'bundled-berlin',
+    };
+    const found = [...(await notices.getNotices([id])).values()];
+    expect(found).toEqual([
+      expect.objectContaining({
+        jobId: 'bundled-berlin',
+        timezone: 'Europe/Berlin',
+        synthZoneData: zoneDataVersion(),
+        firstDisagreementAt: '2027-03-28T01:00:00.000Z',
+      }),
+    ]);
+    expect(found[0]?.notifiedAt).toBeUndefined();
+    expect(found[0]?.noticeLeaseUntilEpochMs).toBeGreaterThan(Date.now());
   });
 });

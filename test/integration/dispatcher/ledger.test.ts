@@ -10,6 +10,11 @@ import {
 } from '../../../functions/dispatcher/ledger.ts';
 import { openShardOf } from '../../../functions/shared/ledger-item.ts';
 import { createLedgerStore } from '../../../functions/shared/ledger-store.ts';
+import {
+  createZoneDriftLedger,
+  type ZoneDriftClaim,
+  type ZoneDriftLedger,
+} from '../../../functions/shared/zone-drift-ledger.ts';
 import { createLedgerTable, localDynamoClient } from '../../support/ledger.ts';
 
 // One contract, two stores: DynamoDB Local (what the tests trust) and dynalite (the CLI
@@ -174,6 +179,33 @@ describe.each(stores)('the ledger on %s', (_name, open) => {
         await ledger.releaseFailed(KEY, attempt, { lastError: 'boom', retryAtEpochMs: T });
       }
       expect((await ledger.claim(claim({ mode: 'reclaim' }))).claimed).toBe(false);
+    });
+
+    it('keeps the origin of the first claim when a retry or a redrive claims the run again', async () => {
+      const ledger = await open();
+      await ledger.claim(claim({ origin: 'sweep', mode: 'create' }));
+      await ledger.releaseFailed(KEY, 1, { lastError: 'boom', retryAtEpochMs: T });
+      const retried = await ledger.claim(claim({ origin: 'retry', mode: 'reclaim' }));
+      expect(retried).toMatchObject({ claimed: true, item: { attempts: 2, origin: 'sweep' } });
+      await ledger.releaseFailed(KEY, 2, { lastError: 'boom', retryAtEpochMs: T });
+      await ledger.resetForRedrive(KEY, T + 1);
+      const redriven = await ledger.claim(claim({ origin: 'redrive', mode: 'reclaim' }));
+      expect(redriven).toMatchObject({ claimed: true, item: { attempts: 3, origin: 'sweep' } });
+      expect((await ledger.getRun(KEY))?.origin).toBe('sweep');
+    });
+
+    it('records what each claim took the run over from: nothing, a failed attempt, an expired claim', async () => {
+      const ledger = await open();
+      const fresh = await ledger.claim(claim());
+      expect(fresh).toMatchObject({ claimed: true, item: { previousStatus: 'new' } });
+      await ledger.releaseFailed(KEY, 1, { lastError: 'boom', retryAtEpochMs: T });
+      const retry = await ledger.claim(claim({ mode: 'reclaim', nowEpochMs: T + 1 }));
+      expect(retry).toMatchObject({ claimed: true, item: { previousStatus: 'delivery-failed' } });
+      const takeover = await ledger.claim(claim({ mode: 'any', nowEpochMs: T + 90_001 }));
+      expect(takeover).toMatchObject({
+        claimed: true,
+        item: { status: 'claimed', attempts: 3, previousStatus: 'claimed' },
+      });
     });
 
     it('fails a delivery for good once, owing one dead letter and its notification', async () => {
@@ -428,6 +460,103 @@ describe.each(stores)('the ledger on %s', (_name, open) => {
       await ledger.advanceSweepCursor(new Date('2023-06-01T10:05:00Z'));
       await ledger.advanceSweepCursor(new Date('2023-06-01T10:01:00Z'));
       expect(await ledger.getSweepCursor()).toEqual(new Date('2023-06-01T10:05:00Z'));
+    });
+  });
+});
+
+const notices: [string, () => Promise<ZoneDriftLedger>][] = [
+  [
+    'DynamoDB Local',
+    async () =>
+      createZoneDriftLedger(
+        createLedgerStore({
+          client: dynamoLocal,
+          tableName: await createLedgerTable(dynamoLocal, 'contract'),
+        }),
+      ),
+  ],
+  [
+    'dynalite',
+    async () =>
+      createZoneDriftLedger(
+        createLedgerStore({
+          client: dynaliteClient,
+          tableName: await createLedgerTable(dynaliteClient, 'contract'),
+        }),
+      ),
+  ],
+];
+
+const NOTICE = {
+  synthesizedAt: '2026-11-30T15:00:00.000Z',
+  runtimeZoneData: '2026d',
+  jobId: 'nightly',
+};
+const noticeClaim = (over: Partial<ZoneDriftClaim> = {}): ZoneDriftClaim => ({
+  ...NOTICE,
+  timezone: 'America/Vancouver',
+  synthZoneData: '2025c',
+  firstDisagreementAt: '2026-11-01T09:00:00.000Z',
+  nowEpochMs: T,
+  leaseUntilEpochMs: T + 300_000,
+  ttlEpochSec: 1_800_000_000,
+  ...over,
+});
+
+describe.each(notices)('zone-drift notices on %s', (_name, open) => {
+  it('lets one claimer notify, another only after the lease ends, and nobody once it was sent', async () => {
+    const ledger = await open();
+    expect(await ledger.claimNotice(noticeClaim())).toBe(true);
+    expect(await ledger.claimNotice(noticeClaim({ nowEpochMs: T + 299_999 }))).toBe(false);
+    expect(
+      await ledger.claimNotice(
+        noticeClaim({ nowEpochMs: T + 300_001, leaseUntilEpochMs: T + 600_001 }),
+      ),
+    ).toBe(true);
+    await ledger.confirmNotice(NOTICE, new Date(T + 1000));
+    expect(await ledger.claimNotice(noticeClaim({ nowEpochMs: T + 10_000_000 }))).toBe(false);
+  });
+
+  it('reads notices back decoded, keyed by their item key, and leaves absent ones out', async () => {
+    const ledger = await open();
+    await ledger.claimNotice(noticeClaim());
+    await ledger.claimNotice(noticeClaim({ jobId: 'other', nowEpochMs: T + 5 }));
+    await ledger.confirmNotice(NOTICE, new Date(T + 1000));
+    const found = await ledger.getNotices([
+      NOTICE,
+      { ...NOTICE, jobId: 'other' },
+      { ...NOTICE, jobId: 'none' },
+    ]);
+    expect([...found.keys()].sort()).toEqual([
+      'zone-drift#2026-11-30T15:00:00.000Z#2026d#nightly',
+      'zone-drift#2026-11-30T15:00:00.000Z#2026d#other',
+    ]);
+    expect(found.get('zone-drift#2026-11-30T15:00:00.000Z#2026d#nightly')).toEqual({
+      ...NOTICE,
+      timezone: 'America/Vancouver',
+      synthZoneData: '2025c',
+      firstDisagreementAt: '2026-11-01T09:00:00.000Z',
+      detectedAt: new Date(T).toISOString(),
+      notifiedAt: new Date(T + 1000).toISOString(),
+      ttlEpochSec: 1_800_000_000,
+    });
+    expect(found.get('zone-drift#2026-11-30T15:00:00.000Z#2026d#other')).toMatchObject({
+      jobId: 'other',
+      detectedAt: new Date(T + 5).toISOString(),
+      noticeLeaseUntilEpochMs: T + 300_000,
+    });
+  });
+
+  it('keeps the first detection time when a notice is claimed again', async () => {
+    const ledger = await open();
+    await ledger.claimNotice(noticeClaim());
+    await ledger.claimNotice(
+      noticeClaim({ nowEpochMs: T + 400_000, leaseUntilEpochMs: T + 700_000 }),
+    );
+    const [notice] = (await ledger.getNotices([NOTICE])).values();
+    expect(notice).toMatchObject({
+      detectedAt: new Date(T).toISOString(),
+      noticeLeaseUntilEpochMs: T + 700_000,
     });
   });
 });

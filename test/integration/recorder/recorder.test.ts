@@ -9,6 +9,7 @@ import { createLedgerStore } from '../../../functions/shared/ledger-store.ts';
 import { RecordingLogger } from '../../../functions/shared/logger.ts';
 import { RecordingMetrics } from '../../../functions/shared/metrics.ts';
 import { RecordingNotifier } from '../../../functions/shared/notifications.ts';
+import { instrument, updating } from '../../support/ddb-faults.ts';
 import { type LocalSqs, startLocalSqs } from '../../support/fauxqs.ts';
 import { lambdaResult } from '../../support/harness.ts';
 import { makeJob } from '../../support/jobs.ts';
@@ -24,6 +25,16 @@ const FUNCTION = 'arn:aws:lambda:eu-central-1:123456789012:function:target';
 const MACHINE = 'arn:aws:states:eu-central-1:123456789012:stateMachine:etl';
 const lambdaJob = makeJob({ id: 'nightly', target: { type: 'lambda', arn: FUNCTION } });
 const sfnJob = makeJob({ id: 'etl', target: { type: 'stepfunctions', arn: MACHINE } });
+const lambdaForbidJob = makeJob({
+  id: 'report',
+  target: { type: 'lambda', arn: FUNCTION },
+  concurrency: 'forbid',
+});
+const forbidJob = makeJob({
+  id: 'backup',
+  target: { type: 'stepfunctions', arn: MACHINE },
+  concurrency: 'forbid',
+});
 
 beforeAll(async () => {
   tableName = await createLedgerTable(ddb, 'recorder');
@@ -46,19 +57,20 @@ interface Harness {
   readonly recorder: ReturnType<typeof createRecorder>;
 }
 
-function harness(deadLetters?: DeadLetters): Harness {
+function harness(deadLetters?: DeadLetters, client = ddb): Harness {
   const metrics = new RecordingMetrics();
   const logs = new RecordingLogger();
   const notifier = new RecordingNotifier();
   const recorder = createRecorder({
     clock: () => new Date('2026-03-29T01:10:00.000Z'),
-    jobs: [lambdaJob, sfnJob],
-    ledger: createRecorderLedger(createLedgerStore({ client: ddb, tableName })),
+    jobs: [lambdaJob, sfnJob, forbidJob, lambdaForbidJob],
+    ledger: createRecorderLedger(createLedgerStore({ client, tableName })),
     deadLetters: deadLetters ?? createSqsDeadLetters(localSqs.sqs, dlqUrl),
     notifier,
     logger: logs,
     metrics,
     stackName: 'Test',
+    sleep: async () => {},
   });
   return { metrics, logs, notifier, recorder };
 }
@@ -326,5 +338,138 @@ describe('events that are not completions', () => {
     expect(await h.recorder.handle({ hello: 'world' })).toMatchObject({ outcome: 'unrecognised' });
     expect(h.metrics.count('MalformedEvents')).toBe(1);
     expect(h.logs.withMessage('unrecognised event')).toHaveLength(1);
+  });
+});
+
+describe('found by the chaos simulation', () => {
+  const executionArn = (name: string) =>
+    `${MACHINE.replace(':stateMachine:', ':execution:')}:${name}`;
+
+  /** A later attempt of the same round takes the run over and finds the execution started. */
+  async function takenOverBy(job: JobDefinition, key: string, at: Date, deliveryId: string) {
+    const again = await dispatcherLedger.claim({
+      key,
+      jobId: job.id,
+      at,
+      nominal: '2026-03-29T03:00',
+      dst: 'none',
+      manual: false,
+      origin: 'retry',
+      target: job.target.arn,
+      mode: 'reclaim',
+      maxAttempts: 3,
+      nowEpochMs: at.getTime() + 301_000,
+      leaseUntilEpochMs: at.getTime() + 391_000,
+      ttlEpochSec: Math.floor(at.getTime() / 1000) + 35 * 86_400,
+      missed: false,
+    });
+    expect(again).toMatchObject({ claimed: true, item: { attempts: 2 } });
+    await dispatcherLedger.markDispatched(key, 2, {
+      dispatchedAt: new Date(at.getTime() + 301_000),
+      deliveryId,
+      stuckCheckAtEpochMs: at.getTime() + 3_600_000,
+      late: false,
+      outboxLeaseUntilEpochMs: at.getTime(),
+    });
+  }
+
+  it('records the end of an execution that an earlier attempt of the same round started', async () => {
+    const h = harness();
+    const arn = executionArn('zc-round-0');
+    // Attempt 1 started the execution and died; attempt 2 found it running (same name).
+    const { key, at, envelope } = await deliveredRun(sfnJob, arn, { claimedOnly: true });
+    await takenOverBy(sfnJob, key, at, arn);
+    const outcome = await h.recorder.handle(
+      sfnEvent(envelope, arn, 'SUCCEEDED', at.toISOString(), '2026-03-29T01:30:00.000Z'),
+    );
+    expect(outcome).toMatchObject({ outcome: 'recorded', status: 'succeeded' });
+    expect(await dispatcherLedger.getRun(key)).toMatchObject({
+      status: 'succeeded',
+      completionId: arn,
+      attempts: 2,
+    });
+  });
+
+  it("gives the forbid slot back when a run's end is reported after a dispatcher dead-lettered it", async () => {
+    const h = harness();
+    const arn = executionArn('zc-dead-lettered');
+    const { key, at, envelope } = await deliveredRun(forbidJob, arn, { claimedOnly: true });
+    await dispatcherLedger.createJobState(forbidJob.id, at);
+    await dispatcherLedger.acquireSlot(forbidJob.id, key, at.getTime(), at.getTime() + 3_600_000);
+    // The dispatcher died after starting the execution; the sweep gave up on the run.
+    await dispatcherLedger.failDelivery(key, 1, {
+      lastError: 'dispatcher stopped during delivery attempt 1',
+      failedAt: new Date(at.getTime() + 400_000),
+      outboxLeaseUntilEpochMs: at.getTime() + 520_000,
+    });
+    const outcome = await h.recorder.handle(
+      sfnEvent(envelope, arn, 'SUCCEEDED', at.toISOString(), '2026-03-29T01:30:00.000Z'),
+    );
+    expect(outcome).toMatchObject({ outcome: 'ignored', reason: 'status-failed' });
+    expect((await dispatcherLedger.getJobState(forbidJob.id))?.runningKey).toBeUndefined();
+  });
+
+  it('keeps the forbid slot of a dead-lettered run while a later attempt of it may still run', async () => {
+    const h = harness();
+    const { key, at, envelope } = await deliveredRun(lambdaForbidJob, 'unused', {
+      claimedOnly: true,
+    });
+    await dispatcherLedger.createJobState(lambdaForbidJob.id, at);
+    await dispatcherLedger.acquireSlot(
+      lambdaForbidJob.id,
+      key,
+      at.getTime(),
+      at.getTime() + 3_600_000,
+    );
+    // Attempts 1 and 2 each invoked the function, and each dispatcher died before recording it.
+    const second = await dispatcherLedger.claim({
+      key,
+      jobId: lambdaForbidJob.id,
+      at,
+      nominal: '2026-03-29T03:00',
+      dst: 'none',
+      manual: false,
+      origin: 'retry',
+      target: FUNCTION,
+      mode: 'reclaim',
+      maxAttempts: 2,
+      nowEpochMs: at.getTime() + 301_000,
+      leaseUntilEpochMs: at.getTime() + 391_000,
+      ttlEpochSec: Math.floor(at.getTime() / 1000) + 35 * 86_400,
+      missed: false,
+    });
+    expect(second).toMatchObject({ claimed: true, item: { attempts: 2 } });
+    await dispatcherLedger.failDelivery(key, 2, {
+      lastError: 'dispatcher stopped during delivery attempt 2',
+      failedAt: new Date(at.getTime() + 400_000),
+      outboxLeaseUntilEpochMs: at.getTime() + 520_000,
+    });
+    await h.recorder.handle(
+      lambdaResult(FUNCTION, 'req-a1', envelope, new Date(at.getTime() + 600_000)),
+    );
+    expect((await dispatcherLedger.getJobState(lambdaForbidJob.id))?.runningKey).toBe(key);
+    await h.recorder.handle(
+      lambdaResult(
+        FUNCTION,
+        'req-a2',
+        { ...envelope, attempt: 2 },
+        new Date(at.getTime() + 900_000),
+      ),
+    );
+    expect((await dispatcherLedger.getJobState(lambdaForbidJob.id))?.runningKey).toBeUndefined();
+  });
+
+  it('records a completion whose ledger write is throttled, retrying within the invocation', async () => {
+    const client = localDynamoClient(inject('dynamoEndpoint'), 1);
+    const faults = instrument(client);
+    const h = harness(undefined, client);
+    const { key, at, envelope } = await deliveredRun(lambdaJob, 'req-throttled');
+    faults.fail(updating('completedAt'), { times: 2 });
+    const outcome = await h.recorder.handle(
+      lambdaResult(FUNCTION, 'req-throttled', envelope, new Date(at.getTime() + 3_000)),
+    );
+    expect(outcome).toMatchObject({ outcome: 'recorded', status: 'succeeded' });
+    expect((await dispatcherLedger.getRun(key))?.status).toBe('succeeded');
+    client.destroy();
   });
 });

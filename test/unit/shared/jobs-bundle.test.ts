@@ -8,8 +8,11 @@ import {
   InvalidJobsBundleError,
   type JobsBundle,
   openJobsBundle,
+  packFingerprints,
   serializeJobsBundle,
+  unpackFingerprints,
 } from '../../../functions/shared/jobs-bundle.ts';
+import { createJobsBundle } from '../../../infra/jobs-bundle-file.ts';
 import { makeJob } from '../../support/jobs.ts';
 
 const JOBS = [
@@ -22,7 +25,7 @@ const BUNDLE: JobsBundle = {
   ...emptyJobsBundle(),
   jobs: JOBS,
   zoneDataVersion: '2025c',
-  fingerprints: { daily: 'abc' },
+  fingerprints: packFingerprints(JOBS, { daily: '0123456789abcdef' }),
   synthesizedAt: '2026-11-30T00:00:00.000Z',
 };
 
@@ -58,12 +61,8 @@ describe('jobs bundle file', () => {
   it('lists every job in file order and reads the header', () => {
     const bundle = openJobsBundle(fileWith(serializeJobsBundle(BUNDLE)));
     expect(bundle.catalog.all()).toEqual(JOBS);
-    expect(bundle.header()).toEqual({
-      version: 2,
-      zoneDataVersion: '2025c',
-      fingerprints: { daily: 'abc' },
-      synthesizedAt: '2026-11-30T00:00:00.000Z',
-    });
+    const { jobs: _jobs, ...header } = BUNDLE;
+    expect(bundle.header()).toEqual(header);
   });
 
   it('is an empty catalog when no file sits beside the handler', () => {
@@ -76,5 +75,46 @@ describe('jobs bundle file', () => {
     const url = fileWith(JSON.stringify({ version: 1, jobs: [] }));
     expect(() => openJobsBundle(url).catalog.get('daily')).toThrow(InvalidJobsBundleError);
     expect(() => openJobsBundle(url).catalog.get('daily')).toThrow(url.pathname);
+  });
+});
+
+describe('packFingerprints and unpackFingerprints', () => {
+  const jobs = [
+    makeJob({ id: 'daily', schedule: '0 9 * * *' }),
+    makeJob({ id: 'off', schedule: '0 9 * * *', enabled: false }),
+    makeJob({ id: 'hourly', schedule: '0 * * * *' }),
+  ];
+
+  it('pack each job its 16 digits in job order, dashes where it has none, and unpack them by id', () => {
+    const byJob = { hourly: '0123456789abcdef', daily: 'fedcba9876543210' };
+    const packed = packFingerprints(jobs, byJob);
+    expect(packed).toBe(`fedcba9876543210${'-'.repeat(16)}0123456789abcdef`);
+    expect(unpackFingerprints(jobs, packed)).toEqual(byJob);
+  });
+
+  it('unpack nothing from a string without one place per job, as from a bundle before fingerprints', () => {
+    expect(unpackFingerprints(jobs, '')).toEqual({});
+    expect(unpackFingerprints(jobs, '0123456789abcdef')).toEqual({});
+  });
+
+  it("reads back what synth wrote: the zone-data version and platform, enabled jobs' fingerprints, zones", () => {
+    const bundle = createJobsBundle(jobs, { synthTime: new Date('2027-01-01T00:00:00Z') });
+    const opened = openJobsBundle(fileWith(serializeJobsBundle(bundle)));
+    const { jobs: _jobs, ...header } = JSON.parse(JSON.stringify(bundle));
+    expect(opened.header()).toEqual(header);
+    expect(Object.keys(unpackFingerprints(jobs, opened.header().fingerprints))).toEqual([
+      'daily',
+      'hourly',
+    ]);
+  });
+
+  it('reads a bundle written before the zone-data record as having none', () => {
+    const text = serializeJobsBundle({ ...BUNDLE, fingerprints: {} as unknown as string });
+    const stripped = text.replace(/"platform":\{[^}]*\},/, '').replace('"zones":{},', '');
+    expect(openJobsBundle(fileWith(stripped)).header()).toMatchObject({
+      platform: { node: 'unknown', icu: 'unknown' },
+      fingerprints: '',
+      zones: {},
+    });
   });
 });

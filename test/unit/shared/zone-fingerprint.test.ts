@@ -14,6 +14,8 @@ import {
   shiftedTransitionRules,
 } from '../../../functions/schedule/index.ts';
 import {
+  compareZoneDataVersions,
+  disagreementsOf,
   firstDisagreement,
   scheduleFingerprint,
   zoneDataVersion,
@@ -207,6 +209,89 @@ describe('firstDisagreement', () => {
         { horizonDays: 60 },
       ),
     ).toBeUndefined();
+  });
+});
+
+describe('disagreementsOf', () => {
+  it('gives the first disagreement and, apart, the first run that differs: 02:30 differs the day after the moved spring', () => {
+    // Platform: 2027-03-29 02:30 is CEST (00:30Z); moved: still CET (01:30Z).
+    const spec = { cron: '30 2 * * *', timezone: 'Europe/Berlin' };
+    const found = disagreementsOf(spec, FROM, intlZoneRules, springMovedAWeek);
+    expect(found.first).toEqual(firstDisagreement(spec, FROM, intlZoneRules, springMovedAWeek));
+    expect(found.first?.kind).toBe('transition');
+    expect(found.firstRun?.at.toISOString()).toBe('2027-03-29T00:30:00.000Z');
+    expect(found.firstRun?.a?.at.toISOString()).toBe('2027-03-29T00:30:00.000Z');
+    expect(found.firstRun?.b?.at.toISOString()).toBe('2027-03-29T01:30:00.000Z');
+  });
+
+  it('finds no differing run every 15 minutes, whose UTC instants no whole-hour change moves', () => {
+    const found = disagreementsOf(
+      { cron: '*/15 * * * *', timezone: 'Europe/Berlin' },
+      FROM,
+      intlZoneRules,
+      springMovedAWeek,
+    );
+    expect(found.first?.at.toISOString()).toBe('2027-03-28T01:00:00.000Z');
+    expect(found.firstRun).toBeUndefined();
+  });
+
+  it('compares runs only within three days of where the offsets differ: 13 days of every minute', () => {
+    const found = disagreementsOf(
+      { cron: '* * * * *', timezone: 'Europe/Berlin' },
+      FROM,
+      intlZoneRules,
+      springMovedAWeek,
+    );
+    expect([found.firstRun, found.runsCompared, found.runCount]).toEqual([
+      undefined,
+      true,
+      13 * 1440,
+    ]);
+  });
+
+  it('compares at most runLimit runs, and says the comparison stopped', () => {
+    const found = disagreementsOf(
+      { cron: '* * * * *', timezone: 'Europe/Berlin' },
+      FROM,
+      intlZoneRules,
+      springMovedAWeek,
+      { runLimit: 1000 },
+    );
+    expect([found.first?.kind, found.firstRun, found.runsCompared, found.runCount]).toEqual([
+      'transition',
+      undefined,
+      false,
+      1000,
+    ]);
+  });
+
+  it('still compares runs when the offset at from differs', () => {
+    // From 2027-03-30: platform CEST, moved CET; 09:00 is 07:00Z against 08:00Z.
+    const found = disagreementsOf(
+      { cron: '0 9 * * *', timezone: 'Europe/Berlin' },
+      new Date('2027-03-30T00:00:00Z'),
+      intlZoneRules,
+      springMovedAWeek,
+    );
+    expect(found.first?.kind).toBe('offset');
+    expect(found.firstRun?.at.toISOString()).toBe('2027-03-30T07:00:00.000Z');
+  });
+});
+
+describe('compareZoneDataVersions', () => {
+  it.each([
+    ['2025c', '2026a', -1],
+    ['2026b', '2026a', 1],
+    ['2026z', '2027a', -1],
+    ['2026z', '2026za', -1],
+    ['2025c', '2025c', 0],
+  ])('orders %s against %s as %i', (a, b, order) => {
+    expect(compareZoneDataVersions(a, b)).toBe(order);
+  });
+
+  it('gives no order when either is not a release name', () => {
+    expect(compareZoneDataVersions('unknown', '2025c')).toBeUndefined();
+    expect(compareZoneDataVersions('2025c', '25c')).toBeUndefined();
   });
 });
 

@@ -36,6 +36,11 @@ function report(violations: string[] = []): ValidationReport {
       notes: [],
       violations,
     },
+    zoneData: {
+      zoneData: { tz: '2025c', icu: '78.2', node: 'v20.20.2' },
+      changesKnownThrough: '2026d',
+      warnings: [],
+    },
   };
 }
 

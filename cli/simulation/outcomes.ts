@@ -1,0 +1,128 @@
+import type { Occurrence } from '../../functions/schedule/index.ts';
+import { periodBucket } from '../../functions/schedule/index.ts';
+import type { DeadLetterMessage } from '../../functions/shared/dead-letters.ts';
+import type { JobDefinition } from '../../functions/shared/job.ts';
+import type { RunItem } from '../../functions/shared/ledger-item.ts';
+import type { FirstClaim, SlotHold } from './containers.ts';
+import type { Interval } from './faults.ts';
+import type { SimulatedDelivery } from './faulty-parts.ts';
+import type { SentNotification } from './recorders.ts';
+
+/** How one run of the simulation ended (`--json`'s `outcomes`). */
+export interface RunOutcomeRecord {
+  readonly jobId: string;
+  /** UTC ISO instant. */
+  readonly at: string;
+  readonly nominal: string;
+  readonly key: string;
+  /** `open`: still claimed or failed-and-waiting; `undecided`: nobody decided it at all. */
+  readonly status: 'delivered' | 'dead-lettered' | 'skipped' | 'open' | 'undecided';
+  /** Why it was skipped; null otherwise. */
+  readonly reason: string | null;
+  /** How often a target received it. */
+  readonly deliveries: number;
+  /** UTC ISO instant of the first delivery, or null. */
+  readonly deliveredAt: string | null;
+  /** Delivery attempts the ledger counted. */
+  readonly attempts: number;
+}
+
+/** A run skipped because another held its job's `concurrency: forbid` slot. */
+export interface OverlapSkip {
+  readonly key: string;
+  readonly at: Date;
+  readonly runningKey: string;
+}
+
+/** Everything outcomes and invariants are computed from, over all windows. */
+export interface OutcomeInput {
+  readonly jobs: readonly JobDefinition[];
+  /** The engine's runs of every enabled job in the windows, by job. */
+  readonly expected: ReadonlyMap<string, readonly Occurrence[]>;
+  /** The ledger's items of those runs at the end, by key. */
+  readonly items: ReadonlyMap<string, RunItem>;
+  /** Every run a target started, in order. */
+  readonly deliveries: readonly SimulatedDelivery[];
+  /** When the run a delivery started finished, by delivery id (tracked targets only). */
+  readonly completions: ReadonlyMap<string, Date>;
+  /** When the recorder took the report of that finish, by delivery id. */
+  readonly reported: ReadonlyMap<string, Date>;
+  readonly deadLetters: readonly DeadLetterMessage[];
+  readonly notifications: readonly SentNotification[];
+  /** How often the dispatcher logged each key as possibly delivered twice (`Redelivered`). */
+  readonly redelivered: ReadonlyMap<string, number>;
+  /** Each skip for overlap: the run, when, and the run that held the job's slot. */
+  readonly overlapSkips: readonly OverlapSkip[];
+  /** When and where each run was first claimed (a tick or a catch-up decided it), by key. */
+  readonly firstClaims: ReadonlyMap<string, FirstClaim>;
+  /** Every take of a forbid slot, with what became of it. */
+  readonly slotHolds: readonly SlotHold[];
+  readonly pauses: readonly (Interval & { readonly job: string })[];
+  /** Whether faults were injected: without them every run must be delivered exactly once. */
+  readonly faulted: boolean;
+}
+
+/**
+ * The outcome the ledger's item says, from the run's point of view.
+ *
+ * @example
+ * outcomeStatus({ status: 'failed', failure: 'delivery', … }) //=> 'dead-lettered'
+ */
+export function outcomeStatus(item: RunItem | undefined): RunOutcomeRecord['status'] {
+  if (!item) return 'undecided';
+  if (item.status === 'skipped') return 'skipped';
+  if (item.status === 'failed' && item.failure === 'delivery') return 'dead-lettered';
+  if (item.status === 'dispatched' || item.status === 'succeeded' || item.status === 'failed') {
+    return 'delivered';
+  }
+  return 'open';
+}
+
+/**
+ * The deliveries of each run key, in delivery order.
+ *
+ * @example
+ * deliveriesByKey([d1, d2]).get(d1.envelope.key) //=> [d1]
+ */
+export function deliveriesByKey(
+  deliveries: readonly SimulatedDelivery[],
+): Map<string, SimulatedDelivery[]> {
+  const byKey = new Map<string, SimulatedDelivery[]>();
+  for (const d of deliveries) {
+    const list = byKey.get(d.envelope.key);
+    if (list) list.push(d);
+    else byKey.set(d.envelope.key, [d]);
+  }
+  return byKey;
+}
+
+/**
+ * One outcome per expected run of every enabled job, in time order (then by job).
+ *
+ * @example
+ * runOutcomes(input)[0]
+ * //=> { jobId: 'nightly', at: '2027-03-28T01:30:00.000Z', status: 'delivered', deliveries: 1, … }
+ */
+export function runOutcomes(input: OutcomeInput): RunOutcomeRecord[] {
+  const byKey = deliveriesByKey(input.deliveries);
+  const outcomes: RunOutcomeRecord[] = [];
+  for (const [jobId, occurrences] of input.expected) {
+    for (const o of occurrences) {
+      const key = periodBucket(jobId, o.at);
+      const item = input.items.get(key);
+      const deliveries = byKey.get(key) ?? [];
+      outcomes.push({
+        jobId,
+        at: o.at.toISOString(),
+        nominal: o.nominal,
+        key,
+        status: outcomeStatus(item),
+        reason: item?.skipReason ?? null,
+        deliveries: deliveries.length,
+        deliveredAt: deliveries[0]?.deliveredAt.toISOString() ?? null,
+        attempts: item?.attempts ?? 0,
+      });
+    }
+  }
+  return outcomes.sort((a, b) => a.at.localeCompare(b.at) || a.jobId.localeCompare(b.jobId));
+}

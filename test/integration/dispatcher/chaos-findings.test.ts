@@ -1,0 +1,189 @@
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { periodBucket } from '../../../functions/schedule/index.ts';
+import { instrument, updating } from '../../support/ddb-faults.ts';
+import { RecordingDeadLetters, RecordingTargets, TestClock } from '../../support/doubles.ts';
+import { type Harness, harness, sweepEvent, tickEvent } from '../../support/harness.ts';
+import { makeJob } from '../../support/jobs.ts';
+import { createLedgerTable, localDynamoClient } from '../../support/ledger.ts';
+
+// Each scenario here was found by the seeded chaos simulation (`zonecron simulate --faults`,
+// test/unit/cli/simulation/chaos.test.ts): an invariant failed, and the fault that broke it is
+// injected here at the exact request, against DynamoDB Local, with the real dispatcher core.
+
+const MINUTE = 60_000;
+/** The stack's lease: the dispatcher's 60 s timeout plus 30 s. */
+const STACK_LEASE_SECONDS = 90;
+const clients: ReturnType<typeof localDynamoClient>[] = [];
+afterEach(() => {
+  for (const c of clients.splice(0)) c.destroy();
+});
+
+async function table(prefix: string) {
+  const client = localDynamoClient(inject('dynamoEndpoint'), 1);
+  clients.push(client);
+  const faults = instrument(client);
+  return { client, faults, tableName: await createLedgerTable(client, prefix) };
+}
+
+/** Sweeps once a minute over [fromIso, toIso], 20 s into each minute. */
+async function sweepMinutes(h: Harness, clock: TestClock, fromIso: string, toIso: string) {
+  for (let ms = Date.parse(fromIso); ms <= Date.parse(toIso); ms += MINUTE) {
+    clock.set(new Date(ms + 20_000).toISOString());
+    await h.dispatcher.handle(sweepEvent(new Date(ms)));
+  }
+}
+
+const fiveMinutely = makeJob({ id: 'every-five', schedule: '*/5 * * * *', timezone: 'UTC' });
+
+describe('found by the chaos simulation', () => {
+  it("keeps the watermark when a late tick's catch-up fails half-way, so the tick's retry catches every run up", async () => {
+    const { client, faults, tableName } = await table('c1');
+    const clock = new TestClock('2023-06-01T10:40:00.200Z');
+    const targets = new RecordingTargets();
+    const h = harness({ client, tableName, clock, jobs: [fiveMinutely], targets });
+    // Nothing reached the dispatcher from 10:10 to 10:40 (an outage).
+    await h.ledger.createJobState(fiveMinutely.id, new Date('2023-06-01T10:05:00Z'));
+    // The catch-up's read of the undecided runs is throttled: the invocation fails.
+    faults.fail((r) => r.command === 'BatchGetItemCommand');
+    await expect(
+      h.dispatcher.handle(tickEvent(fiveMinutely.id, '2023-06-01T10:40:00Z')),
+    ).rejects.toThrow(/throughput/);
+    expect(await h.ledger.getJobState(fiveMinutely.id)).toMatchObject({
+      watermarkAt: '2023-06-01T10:05:00.000Z',
+    });
+    expect((await h.ledger.getJobState(fiveMinutely.id))?.catchupLeaseUntilEpochMs).toBeUndefined();
+    // Lambda retries the tick a minute later: it catches up every run since the watermark.
+    clock.set('2023-06-01T10:41:00.200Z');
+    await h.dispatcher.handle(tickEvent(fiveMinutely.id, '2023-06-01T10:40:00Z'));
+    expect(targets.instants()).toEqual(
+      ['10:10', '10:15', '10:20', '10:25', '10:30', '10:35', '10:40'].map(
+        (hm) => `2023-06-01T${hm}:00.000Z`,
+      ),
+    );
+  });
+
+  it('checks the same minutes again while another dispatcher holds the catch-up lease, and decides the run once it ends', async () => {
+    const { client, tableName } = await table('c2');
+    const clock = new TestClock('2023-06-01T10:09:30Z');
+    const targets = new RecordingTargets();
+    const h = harness({ client, tableName, clock, jobs: [fiveMinutely], targets });
+    // The 10:05 tick moved the watermark, and its claim never landed (throttled through all
+    // of Lambda's retries): the run is undecided at the watermark, for the sweep to find.
+    await h.ledger.createJobState(fiveMinutely.id, new Date('2023-06-01T10:00:00Z'));
+    await h.ledger.advanceWatermark(fiveMinutely.id, new Date('2023-06-01T10:05:00Z'));
+    // A dispatcher took the job's catch-up lease and died holding it: it ends at 10:11:00.
+    const now = clock.now().getTime();
+    await h.ledger.acquireCatchup(fiveMinutely.id, now, now + STACK_LEASE_SECONDS * 1000);
+    const first = await h.dispatcher.handle(sweepEvent('2023-06-01T10:10:00Z'));
+    expect(first).toMatchObject({ deferred: [fiveMinutely.id], outcomes: [] });
+    await sweepMinutes(h, clock, '2023-06-01T10:11:00Z', '2023-06-01T10:13:00Z');
+    expect(targets.instants()).toEqual(['2023-06-01T10:05:00.000Z']);
+    const key = periodBucket(fiveMinutely.id, new Date('2023-06-01T10:05:00Z'));
+    expect(await h.ledger.getRun(key)).toMatchObject({ status: 'dispatched', origin: 'sweep' });
+  });
+
+  it("counts a retried tick's takeover of an expired claim as a possible redelivery", async () => {
+    const { client, faults, tableName } = await table('c3');
+    const job = makeJob({ id: 'hourly', schedule: '0 * * * *', timezone: 'UTC' });
+    const clock = new TestClock('2023-06-01T10:00:00.200Z');
+    const targets = new RecordingTargets();
+    const h = harness({
+      client,
+      tableName,
+      clock,
+      jobs: [job],
+      targets,
+      options: { leaseSeconds: STACK_LEASE_SECONDS },
+    });
+    await h.ledger.createJobState(job.id, new Date('2023-06-01T09:00:00Z'));
+    // The target takes the run; the dispatcher dies before it records the delivery.
+    faults.fail(updating('dispatchedAt'), { error: () => new Error('Runtime.ExitError') });
+    await expect(h.dispatcher.handle(tickEvent(job.id, '2023-06-01T10:00:00Z'))).rejects.toThrow(
+      'Runtime.ExitError',
+    );
+    // Lambda's retries: a minute later the lease still holds; two minutes after that it ended.
+    clock.set('2023-06-01T10:01:00.200Z');
+    await h.dispatcher.handle(tickEvent(job.id, '2023-06-01T10:00:00Z'));
+    clock.set('2023-06-01T10:03:00.200Z');
+    await h.dispatcher.handle(tickEvent(job.id, '2023-06-01T10:00:00Z'));
+    expect(targets.received.map((r) => r.envelope.attempt)).toEqual([1, 2]);
+    expect(h.metrics.count(job.id, 'Redelivered')).toBe(1);
+    expect(h.logger.withMessage('possible-redelivery')).toHaveLength(1);
+  });
+
+  it('sends one dead letter when the write confirming it is throttled once', async () => {
+    const { client, faults, tableName } = await table('c4');
+    const job = makeJob({
+      id: 'fragile',
+      schedule: '0 * * * *',
+      timezone: 'UTC',
+      retry: { maxAttempts: 1 },
+    });
+    const clock = new TestClock('2023-06-01T10:00:00.200Z');
+    const targets = new RecordingTargets();
+    targets.failWith = new Error('target down');
+    const deadLetters = new RecordingDeadLetters();
+    const h = harness({ client, tableName, clock, jobs: [job], targets, deadLetters });
+    await h.ledger.createJobState(job.id, new Date('2023-06-01T09:00:00Z'));
+    // The message went out; the write that takes it off the run's outbox is throttled.
+    faults.fail(
+      (r) =>
+        r.command === 'UpdateItemCommand' && String(r.input.UpdateExpression).includes('DELETE'),
+    );
+    await h.dispatcher.handle(tickEvent(job.id, '2023-06-01T10:00:00Z'));
+    // Past the outbox's lease the sweep looks at the run again.
+    await sweepMinutes(h, clock, '2023-06-01T10:03:00Z', '2023-06-01T10:05:00Z');
+    expect(deadLetters.messages.map((m) => m.key)).toEqual([
+      periodBucket(job.id, new Date('2023-06-01T10:00:00Z')),
+    ]);
+    expect(h.notifier.sent.map((n) => n.signal)).toEqual(['dead-lettered']);
+  });
+
+  it('does not call a run late when a retried tick delivers it again after an on-time first delivery', async () => {
+    const { client, faults, tableName } = await table('c5');
+    const job = makeJob({ id: 'hourly', schedule: '0 * * * *', timezone: 'UTC' });
+    // The tick arrives 4 minutes late, inside the job's 5 minutes of grace.
+    const clock = new TestClock('2023-06-01T10:04:00.200Z');
+    const targets = new RecordingTargets();
+    const h = harness({
+      client,
+      tableName,
+      clock,
+      jobs: [job],
+      targets,
+      options: { leaseSeconds: STACK_LEASE_SECONDS },
+    });
+    await h.ledger.createJobState(job.id, new Date('2023-06-01T09:00:00Z'));
+    faults.fail(updating('dispatchedAt'), { error: () => new Error('Runtime.ExitError') });
+    await expect(h.dispatcher.handle(tickEvent(job.id, '2023-06-01T10:00:00Z'))).rejects.toThrow(
+      'Runtime.ExitError',
+    );
+    // Lambda's last retry takes the expired claim over, 7 minutes after the run was due.
+    clock.set('2023-06-01T10:07:00.200Z');
+    await h.dispatcher.handle(tickEvent(job.id, '2023-06-01T10:00:00Z'));
+    expect(targets.received.map((r) => r.envelope.attempt)).toEqual([1, 2]);
+    expect(h.notifier.sent.map((n) => n.signal)).toEqual([]);
+    expect(h.metrics.count(job.id, 'LateRuns')).toBe(0);
+  });
+
+  it('records a run of a pause skipped when its late tick arrives after the pause ended', async () => {
+    const { client, tableName } = await table('c6');
+    const clock = new TestClock('2023-06-01T10:20:00Z');
+    const targets = new RecordingTargets();
+    const h = harness({ client, tableName, clock, jobs: [fiveMinutely], targets });
+    await h.ledger.createJobState(fiveMinutely.id, new Date('2023-06-01T10:15:00Z'));
+    await h.ledger.pause(fiveMinutely.id, { at: clock.now(), by: 'ops', reason: 'migration' });
+    await h.ledger.resume(fiveMinutely.id, {
+      at: new Date('2023-06-01T10:50:00Z'),
+      catchUp: false,
+    });
+    // The 10:45 tick was held up for 7 minutes: it arrives after the operator resumed.
+    clock.set('2023-06-01T10:52:28Z');
+    const late = await h.dispatcher.handle(tickEvent(fiveMinutely.id, '2023-06-01T10:45:00Z'));
+    expect(late).toMatchObject({ outcomes: [{ outcome: 'skipped', reason: 'paused' }] });
+    // The run due the instant the pause ended is live.
+    const onTime = await h.dispatcher.handle(tickEvent(fiveMinutely.id, '2023-06-01T10:50:00Z'));
+    expect(onTime).toMatchObject({ outcomes: [{ outcome: 'dispatched' }] });
+    expect(targets.instants()).toEqual(['2023-06-01T10:50:00.000Z']);
+  });
+});
