@@ -93,3 +93,36 @@ export async function getDeployedSchedule(
     throw error;
   }
 }
+
+/**
+ * `GetSchedule` calls in flight at once: EventBridge Scheduler throttles the API per account
+ * and region, and the CLI's clients retry once.
+ */
+const GET_CONCURRENCY = 8;
+
+/**
+ * Several schedules with their expressions, zones and inputs (`GetSchedule`, at most
+ * {@link GET_CONCURRENCY} in flight), by name; a name the group does not have is absent.
+ * What `list` compares expressions with, `ListSchedules` having none.
+ *
+ * @example
+ * const found = await getDeployedSchedules(scheduler, 'Zonecron-SchedulingGroup-1A2B', ['a', 'b']);
+ * found.get('a')?.expression //=> 'cron(30 0,1 * * ? *)'
+ */
+export async function getDeployedSchedules(
+  scheduler: Sender<SchedulerClient>,
+  groupName: string,
+  names: readonly string[],
+): Promise<Map<string, DeployedSchedule>> {
+  const found = new Map<string, DeployedSchedule>();
+  let next = 0;
+  const worker = async () => {
+    while (next < names.length) {
+      const name = names[next++] as string;
+      const schedule = await getDeployedSchedule(scheduler, groupName, name);
+      if (schedule) found.set(name, schedule);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(GET_CONCURRENCY, names.length) }, worker));
+  return found;
+}

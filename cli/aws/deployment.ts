@@ -19,6 +19,16 @@ export interface Deployment {
   readonly notes: readonly string[];
 }
 
+/**
+ * What `list` and `describe` take from outside the command line: the environment
+ * (`ZONECRON_STACK`, `ZONECRON_TABLE`, `AWS_ENDPOINT_URL…`) and the clock's reading, which the
+ * next runs, pauses and open runs are judged against.
+ */
+export interface ReadContext {
+  readonly env: NodeJS.ProcessEnv;
+  readonly now: Date;
+}
+
 /** Why `list` and `describe` show the jobs file alone, and how to connect them. */
 export const OFFLINE_NOTE =
   'offline: from the jobs file alone, without pauses, last runs or the deployed schedules;' +

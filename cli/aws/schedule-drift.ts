@@ -7,7 +7,7 @@
  * (`infra/job-shard-stack.ts`); the sweep is `zonecron.sweep`. A deploy of the jobs file puts
  * every kind of drift back.
  */
-import { SWEEP_SCHEDULE_NAME } from '../../infra/schedule-inputs.ts';
+import { SWEEP_SCHEDULE_NAME, tickInput } from '../../infra/schedule-inputs.ts';
 import type { DeployedSchedule } from './deployed-schedules.ts';
 
 /**
@@ -35,6 +35,26 @@ export interface ExpectedSchedule {
   readonly expression?: string;
   /** The tick input (`tickInput(jobId)`); undefined: not compared. */
   readonly input?: string;
+}
+
+/**
+ * What the jobs file says of a job's schedule; with the covering's `cron(…)` the expression
+ * and the tick input are compared too, else only whether it exists and is enabled.
+ *
+ * @example
+ * expectedSchedule({ id: 'nightly', enabled: true }, 'cron(30 0,1 * * ? *)')
+ * //=> { jobId: 'nightly', enabled: true, expression: 'cron(30 0,1 * * ? *)',
+ * //     input: '{"jobId":"nightly","scheduledTime":"<aws.scheduler.scheduled-time>",…}' }
+ */
+export function expectedSchedule(
+  job: { readonly id: string; readonly enabled: boolean },
+  awsExpression?: string,
+): ExpectedSchedule {
+  return {
+    jobId: job.id,
+    enabled: job.enabled,
+    ...(awsExpression === undefined ? {} : { expression: awsExpression, input: tickInput(job.id) }),
+  };
 }
 
 /** What a deploy of the jobs file does about it, at the end of every drift sentence. */

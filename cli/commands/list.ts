@@ -1,14 +1,16 @@
 import type { Command } from 'commander';
-import type { JobDefinition } from '../../functions/shared/job.ts';
 import type { JobsConfig } from '../../infra/config/load-jobs.ts';
 import { addConnectionOptions, type ConnectionOptions } from '../aws/connection.ts';
-import type { Deployment } from '../aws/deployment.ts';
+import type { Deployment, ReadContext } from '../aws/deployment.ts';
 import { coloursFor } from '../format/colour.ts';
-import type { JobListInput } from '../format/job-list.ts';
+import type { JobList, JobListInput } from '../format/job-list.ts';
 import { parseInstant } from '../options.ts';
 
-interface ListOptions extends ConnectionOptions {
+/** `list`'s options, as commander parses them. */
+export interface ListOptions extends ConnectionOptions {
   after?: Date;
+  /** False with `--no-expressions`: compare the schedules' states only. */
+  expressions?: boolean;
   json?: boolean;
 }
 
@@ -18,7 +20,8 @@ Examples:
   $ zonecron list --stack Zonecron     # also pauses, last runs, schedule drift
   lists every job: target, schedule and zone, paused or disabled, the next run
   in its zone and in UTC, the last scheduled run and its status in the ledger;
-  against a stack, the schedules missing, disabled by hand or owned by no job.`;
+  against a stack, the schedules missing, disabled by hand, firing on another
+  expression than the jobs file's, or owned by no job.`;
 
 /** `zonecron list`: every job of the jobs file, with what the deployment says of it. */
 export function registerList(program: Command): void {
@@ -26,90 +29,133 @@ export function registerList(program: Command): void {
     .command('list')
     .description('list every job: state, next run, last run, deployed schedule drift')
     .option('--after <instant>', 'next runs after this ISO instant (default: now)', parseInstant)
+    .option(
+      '--no-expressions',
+      "against a stack, compare the schedules' states only (no GetSchedule per job)",
+    )
     .option('--json', 'print one JSON document');
   addConnectionOptions(command, { table: true, config: true })
     .addHelpText('after', EXAMPLE)
-    .action(runList);
+    .action(async (options: ListOptions) => {
+      const list = await buildJobList(options, { env: process.env, now: new Date() });
+      const { listJson, listText } = await import('../format/job-list.ts');
+      process.stdout.write(
+        options.json
+          ? `${JSON.stringify(listJson(list), null, 2)}\n`
+          : `${listText(list, coloursFor(process.stdout))}\n`,
+      );
+    });
 }
 
-async function runList(options: ListOptions): Promise<void> {
+/**
+ * What `zonecron list` prints, before it is printed: the jobs file, and the deployment the
+ * options or the environment name (offline when none).
+ *
+ * @example
+ * const list = await buildJobList({ config: 'jobs.yaml' }, { env: {}, now: new Date() });
+ * list.jobs.map((job) => job.state) //=> ['enabled', 'enabled', 'disabled']
+ */
+export async function buildJobList(options: ListOptions, context: ReadContext): Promise<JobList> {
   const { loadJobsFile } = await import('../../infra/config/load-jobs.ts');
   const { openDeployment, OFFLINE_NOTE } = await import('../aws/deployment.ts');
-  const { jobList, listJson, listText } = await import('../format/job-list.ts');
+  const { jobList } = await import('../format/job-list.ts');
   const config = loadJobsFile(options.config ?? 'jobs.yaml');
-  const now = new Date();
-  const after = options.after ?? now;
-  const deployment = await openDeployment(options);
-  let input: JobListInput;
+  const at = { now: context.now, after: options.after ?? context.now };
+  const deployment = await openDeployment(options, context.env);
+  if (!deployment) {
+    return jobList({ ...offlineInput(config, at.after), deployment: offlineOf(OFFLINE_NOTE) });
+  }
   try {
-    input = deployment
-      ? await readJobListInput(deployment, config, { now, after })
-      : { ...offlineInput(config, after), deployment: offlineDeployment(OFFLINE_NOTE) };
+    const compare = options.expressions !== false;
+    return jobList(await readJobListInput(deployment, config, { ...at, compare }));
   } finally {
-    deployment?.connection.destroy();
+    deployment.connection.destroy();
   }
-  const list = jobList(input);
-  if (options.json) {
-    process.stdout.write(`${JSON.stringify(listJson(list), null, 2)}\n`);
-    return;
-  }
-  process.stdout.write(`${listText(list, coloursFor(process.stdout))}\n`);
 }
 
 function offlineInput(config: JobsConfig, after: Date) {
   return { file: config.file, jobs: config.jobs, after };
 }
 
-function offlineDeployment(note: string): JobListInput['deployment'] {
+function offlineOf(note: string): JobListInput['deployment'] {
   return { stack: null, table: null, scheduleGroup: null, notes: [note] };
 }
 
 /**
  * What `list` reads of a deployment, for every job at once: the pauses (one batched read of
  * the job states, `readPauseStates`), the last scheduled runs (one batched read of their keys,
- * `readLastRuns`), both ⌈jobs / 100⌉ `BatchGetItem` calls, side by side; and the schedule
- * group's schedules with their states (`ListSchedules`, 100 a page). `ListSchedules` does not
- * return expressions, so `list` does not compare them: `describe` does, one job at a time.
+ * `readLastRuns`), both ⌈jobs / 100⌉ `BatchGetItem` calls, side by side with the schedule
+ * group ({@link readSchedules}).
  *
  * @example
- * const input = await readJobListInput(deployment, config, { now, after: now });
+ * const input = await readJobListInput(deployment, config, { now, after: now, compare: true });
  * input.pauses?.get('nightly')?.paused //=> false
  */
 export async function readJobListInput(
   deployment: Deployment,
   config: JobsConfig,
-  at: { readonly now: Date; readonly after: Date },
+  at: { readonly now: Date; readonly after: Date; readonly compare: boolean },
 ): Promise<JobListInput> {
   const { readPauseStates } = await import('../aws/job-control.ts');
   const { readLastRuns } = await import('../aws/last-runs.ts');
-  const { listDeployedSchedules } = await import('../aws/deployed-schedules.ts');
-  const { readLedger, readScheduleGroup } = await import('../aws/deployment.ts');
-  const ids = config.jobs.map((job: JobDefinition) => job.id);
-  const [[pauses, lastRuns], schedules] = await Promise.all([
+  const { readLedger } = await import('../aws/deployment.ts');
+  const ids = config.jobs.map((job) => job.id);
+  const [[pauses, lastRuns], group] = await Promise.all([
     readLedger(deployment, (access) =>
       Promise.all([
         readPauseStates(access.ledger, ids, at.now),
         readLastRuns(access.store, config.jobs, at.now),
       ]),
     ),
-    readScheduleGroup(deployment, listDeployedSchedules),
+    readSchedules(deployment, config, at),
   ]);
   const { connection, ledger, scheduleGroup, notes } = deployment;
   return {
     ...offlineInput(config, at.after),
     pauses,
     lastRuns,
-    ...(schedules ? { schedules } : {}),
+    ...group,
     deployment: {
       stack: connection.stack?.stackName ?? null,
       table: ledger.tableName,
       scheduleGroup: scheduleGroup ?? null,
-      notes: schedules
-        ? [
-            ...notes,
-            'expressions are not compared (ListSchedules does not return them): zonecron describe <job> compares one',
-          ]
-        : notes,
+      notes: group.schedules && !at.compare ? [...notes, NOT_COMPARED_NOTE] : notes,
     },
   };
+}
+
+/** Why `list --no-expressions` flags no expression drift. */
+const NOT_COMPARED_NOTE =
+  'expressions not compared (--no-expressions): zonecron describe <job> compares one';
+
+/**
+ * The schedule group's schedules with their states (`ListSchedules`, 100 a page); with
+ * `compare`, those of enabled jobs also with their expressions and inputs (`GetSchedule`,
+ * one call each) and the coverings the jobs file gives them. Nothing without a group.
+ */
+async function readSchedules(
+  deployment: Deployment,
+  config: JobsConfig,
+  at: { readonly now: Date; readonly compare: boolean },
+): Promise<Pick<JobListInput, 'schedules' | 'coverings'>> {
+  const { listDeployedSchedules, getDeployedSchedules } = await import(
+    '../aws/deployed-schedules.ts'
+  );
+  const { readScheduleGroup } = await import('../aws/deployment.ts');
+  const { coveringSchedule } = await import('../../infra/covering/covering-cron.ts');
+  const read = await readScheduleGroup(deployment, async (scheduler, group) => {
+    const listed = await listDeployedSchedules(scheduler, group);
+    if (!at.compare) return { schedules: listed };
+    const jobs = config.jobs.filter((job) => job.enabled && listed.has(job.id));
+    const detailed = await getDeployedSchedules(
+      scheduler,
+      group,
+      jobs.map((job) => job.id),
+    );
+    const coverings = new Map(
+      jobs.map((job) => [job.id, coveringSchedule(job, at.now).awsExpression]),
+    );
+    return { schedules: new Map([...listed, ...detailed]), coverings };
+  });
+  return read ?? {};
 }

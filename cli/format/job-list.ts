@@ -12,12 +12,14 @@ import type { DeployedSchedule } from '../aws/deployed-schedules.ts';
 import type { PauseState } from '../aws/job-control.ts';
 import type { LastRun } from '../aws/last-runs.ts';
 import {
+  expectedSchedule,
   type GroupDrift,
   groupDrift,
   type ScheduleDrift,
   scheduleDrift,
 } from '../aws/schedule-drift.ts';
 import type { Colours } from './colour.ts';
+import { pauseText } from './run-history.ts';
 import {
   type ColumnRow,
   columnTable,
@@ -37,8 +39,16 @@ export interface JobListInput {
   readonly pauses?: ReadonlyMap<string, PauseState>;
   /** Last scheduled runs from the ledger; undefined when the ledger was not read. */
   readonly lastRuns?: ReadonlyMap<string, LastRun>;
-  /** The schedule group's schedules (`ListSchedules`); undefined when not read. */
+  /**
+   * The schedule group's schedules (`ListSchedules`), those of enabled jobs with their
+   * expressions and inputs (`GetSchedule`) when compared; undefined when not read.
+   */
   readonly schedules?: ReadonlyMap<string, DeployedSchedule>;
+  /**
+   * The covering `cron(…)` the jobs file gives each enabled job with a deployed schedule, to
+   * compare its expression with; undefined when expressions were not compared.
+   */
+  readonly coverings?: ReadonlyMap<string, string>;
   /** Where the deployed state came from, and what was not read and why. */
   readonly deployment: ListDeployment;
 }
@@ -130,7 +140,7 @@ function listedJobs(input: JobListInput): ListedJob[] {
       last: last ? lastRunJson(last) : null,
       deployedSchedule: input.schedules ? (deployed?.state ?? 'missing') : null,
       drift: input.schedules
-        ? scheduleDrift({ jobId: job.id, enabled: job.enabled }, deployed)
+        ? scheduleDrift(expectedSchedule(job, input.coverings?.get(job.id)), deployed)
         : null,
     };
   });
@@ -285,19 +295,10 @@ function lastStatus(last: LastRunJson, c: Colours): string {
 
 function notesUnder(job: ListedJob, c: Colours): string[] {
   const notes: string[] = [];
-  const pause = job.pause;
-  if (pause) {
-    const until = pause.until ? `, until ${pause.until}${pause.ending ? ' (passed)' : ''}` : '';
-    notes.push(
-      c.yellow(
-        wrap(
-          `paused since ${pause.pausedAt} by ${pause.pausedBy}${until}: ${pause.reason ?? ''}`,
-          '  ↳ ',
-        ),
-      ),
-    );
+  if (job.pause) notes.push(c.yellow(wrap(`paused ${pauseText(job.pause)}`, '  ↳ ')));
+  for (const drift of job.drift ?? []) {
+    notes.push(c.red(wrap(`drift (${drift.kind}): ${drift.text}`, '  ✗ ')));
   }
-  for (const drift of job.drift ?? []) notes.push(c.red(wrap(`drift: ${drift.text}`, '  ✗ ')));
   return notes;
 }
 
@@ -308,7 +309,7 @@ function groupLines({ input, group }: JobList, c: Colours): string[] {
     lines.push(
       c.red(
         wrap(
-          `drift: the sweep's schedule (zonecron.sweep) is ${group.sweep.toLowerCase()}: missed runs are not caught up and no missed, late or stuck signal is raised; npx cdk deploy --all puts it back`,
+          `drift (sweep): the sweep's schedule (zonecron.sweep) is ${group.sweep.toLowerCase()}: missed runs are not caught up and no missed, late or stuck signal is raised; npx cdk deploy --all puts it back`,
           '✗ ',
         ),
       ),
@@ -319,7 +320,7 @@ function groupLines({ input, group }: JobList, c: Colours): string[] {
     lines.push(
       c.red(
         wrap(
-          `drift: ${group.extra.length} schedule${group.extra.length === 1 ? '' : 's'} in the group that no job of ${input.file} owns: ${names}`,
+          `drift (extra): ${group.extra.length} schedule${group.extra.length === 1 ? '' : 's'} in the group that no job of ${input.file} owns: ${names}`,
           '✗ ',
         ),
       ),

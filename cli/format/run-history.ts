@@ -64,6 +64,22 @@ function noteOf(run: RunItem): string {
 }
 
 /**
+ * A pause as a phrase after `paused`/`PAUSED`: since when, until when, by whom, why.
+ *
+ * @example
+ * pauseText(pause)
+ * //=> 'since 2026-11-30T15:29:01.713Z until 2026-11-30T18:00:00.000Z by alice@vm: migration'
+ */
+export function pauseText(pause: PauseState): string {
+  const until = pause.until
+    ? pause.ending
+      ? ` until ${pause.until} (passed: it resumes at its next tick)`
+      : ` until ${pause.until}`
+    : '';
+  return `since ${pause.pausedAt}${until} by ${pause.pausedBy}: ${pause.reason ?? ''}`;
+}
+
+/**
  * The pause in one sentence, `PAUSED since … by …: reason`, or nothing when not paused.
  *
  * @example
@@ -71,17 +87,5 @@ function noteOf(run: RunItem): string {
  */
 export function pauseLines(pause: PauseState, c: Colours): string[] {
   if (!pause.paused) return [];
-  const until = pause.until
-    ? pause.ending
-      ? ` until ${pause.until} (passed: it resumes at its next tick)`
-      : ` until ${pause.until}`
-    : '';
-  return [
-    c.yellow(
-      wrap(
-        `PAUSED since ${pause.pausedAt}${until} by ${pause.pausedBy}: ${pause.reason ?? ''}`,
-        '',
-      ),
-    ),
-  ];
+  return [c.yellow(wrap(`PAUSED ${pauseText(pause)}`, ''))];
 }

@@ -1,0 +1,193 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import {
+  GetScheduleCommand,
+  ListSchedulesCommand,
+  ResourceNotFoundException,
+  SchedulerClient,
+  type ScheduleState,
+} from '@aws-sdk/client-scheduler';
+import { mockClient } from 'aws-sdk-client-mock';
+import { vi } from 'vitest';
+import type { DeployedSchedule } from '../../cli/aws/deployed-schedules.ts';
+import { createDynamoLedger, type Ledger } from '../../functions/dispatcher/ledger.ts';
+import { type Occurrence, periodBucket } from '../../functions/schedule/index.ts';
+import { type JobDefinition, tracksCompletion } from '../../functions/shared/job.ts';
+import { createLedgerStore } from '../../functions/shared/ledger-store.ts';
+import { createLedgerTable, LOCAL_CREDENTIALS, localDynamoClient } from '../support/ledger.ts';
+
+const schedulerMock = () => mockClient(SchedulerClient);
+const cloudFormationMock = () => mockClient(CloudFormationClient);
+type SchedulerMock = ReturnType<typeof schedulerMock>;
+type CloudFormationMock = ReturnType<typeof cloudFormationMock>;
+
+/** The fake stack's name, as `--stack` or `ZONECRON_STACK` give it. */
+export const STACK_NAME = 'Prod-Zonecron';
+/** Its schedule group, the stack output `ScheduleGroupName`. */
+export const SCHEDULE_GROUP = 'Prod-Zonecron-Schedules';
+const STACK_ARN =
+  'arn:aws:cloudformation:us-east-1:123456789012:stack/Prod-Zonecron/0f3e2a10-8c1b-11ef-9f0e-0a1b2c3d4e5f';
+
+/** A deployed stack for commands run in this process: its ledger real, the rest stubbed. */
+export interface FakeStack {
+  /** The ledger table on DynamoDB Local, named by the stack's `LedgerTableName` output. */
+  readonly tableName: string;
+  /** The run ledger on that table, to put runs and pauses in as the dispatcher would. */
+  readonly ledger: Ledger;
+  /** A jobs file in a temporary directory, as `--config` takes it. */
+  readonly config: string;
+  /** The connection options that reach it: `--stack` and the DynamoDB Local endpoint. */
+  readonly options: { readonly stack: string; readonly endpointUrl: string[] };
+  readonly scheduler: SchedulerMock;
+  readonly cloudFormation: CloudFormationMock;
+  stop(): void;
+}
+
+/**
+ * A stack for `list` and `describe` run in-process: CloudFormation's `DescribeStacks` and the
+ * schedule group's `ListSchedules` and `GetSchedule` answer from `aws-sdk-client-mock` (neither
+ * has an emulator here), the ledger is a fresh table on the run's DynamoDB Local, and the
+ * SDK's credential chain finds dummy keys in the environment.
+ *
+ * @example
+ * const stack = await startFakeStack(inject('dynamoEndpoint'), jobsYaml, schedules);
+ * const list = await buildJobList({ ...stack.options, config: stack.config }, { env: {}, now });
+ */
+export async function startFakeStack(
+  dynamoEndpoint: string,
+  jobsYaml: string,
+  schedules: readonly DeployedSchedule[],
+): Promise<FakeStack> {
+  vi.stubEnv('AWS_ACCESS_KEY_ID', LOCAL_CREDENTIALS.accessKeyId);
+  vi.stubEnv('AWS_SECRET_ACCESS_KEY', LOCAL_CREDENTIALS.secretAccessKey);
+  const client = localDynamoClient(dynamoEndpoint);
+  const tableName = await createLedgerTable(client, 'list');
+  const dir = mkdtempSync(join(tmpdir(), 'zonecron-fake-stack-'));
+  const config = join(dir, 'jobs.yaml');
+  writeFileSync(config, jobsYaml);
+  const cloudFormation = cloudFormationMock();
+  cloudFormation.on(DescribeStacksCommand).resolves({
+    Stacks: [
+      {
+        StackName: STACK_NAME,
+        StackId: STACK_ARN,
+        StackStatus: 'UPDATE_COMPLETE',
+        CreationTime: new Date('2026-01-01T00:00:00Z'),
+        Outputs: [
+          { OutputKey: 'LedgerTableName', OutputValue: tableName },
+          { OutputKey: 'ScheduleGroupName', OutputValue: SCHEDULE_GROUP },
+        ],
+      },
+    ],
+  });
+  const scheduler = schedulerMock();
+  answerSchedules(scheduler, schedules);
+  return {
+    tableName,
+    ledger: createDynamoLedger(createLedgerStore({ client, tableName })),
+    config,
+    options: { stack: STACK_NAME, endpointUrl: [`dynamodb=${dynamoEndpoint}`] },
+    scheduler,
+    cloudFormation,
+    stop() {
+      scheduler.restore();
+      cloudFormation.restore();
+      client.destroy();
+      rmSync(dir, { recursive: true, force: true });
+      vi.unstubAllEnvs();
+    },
+  };
+}
+
+/** The group's schedules as EventBridge Scheduler answers for them: listed, and one by one. */
+function answerSchedules(scheduler: SchedulerMock, schedules: readonly DeployedSchedule[]): void {
+  const byName = new Map(schedules.map((s) => [s.name, s]));
+  scheduler.on(ListSchedulesCommand, { GroupName: SCHEDULE_GROUP }).resolves({
+    Schedules: schedules.map((s) => ({
+      Name: s.name,
+      GroupName: SCHEDULE_GROUP,
+      State: s.state as ScheduleState,
+    })),
+  });
+  scheduler.on(GetScheduleCommand).callsFake((input: { GroupName?: string; Name?: string }) => {
+    const found = input.GroupName === SCHEDULE_GROUP ? byName.get(input.Name ?? '') : undefined;
+    if (!found) {
+      const message = `Schedule ${input.Name} does not exist.`;
+      throw new ResourceNotFoundException({ message, Message: message, $metadata: {} });
+    }
+    return {
+      Name: found.name,
+      GroupName: SCHEDULE_GROUP,
+      State: found.state as ScheduleState,
+      ScheduleExpression: found.expression,
+      ScheduleExpressionTimezone: found.timezone,
+      Target: {
+        Arn: 'arn:aws:lambda:us-east-1:123456789012:function:dispatcher',
+        RoleArn: 'arn:aws:iam::123456789012:role/scheduler',
+        Input: found.input,
+      },
+    };
+  });
+}
+
+/** Where {@link putRun} leaves a run: the ledger's open states, and one dead-lettered. */
+export type RunState = 'claimed' | 'dispatched' | 'delivery-failed' | 'dead-lettered';
+
+/**
+ * One run of `job` in the ledger, moved there with the dispatcher's own conditional writes:
+ * claimed at its instant with a one-minute lease, then dispatched 2 s later, released after a
+ * failed attempt, or dead-lettered. Returns its key.
+ *
+ * @example
+ * await putRun(stack.ledger, job, occurrence, 'delivery-failed') //=> '9f5b…'
+ */
+export async function putRun(
+  ledger: Ledger,
+  job: JobDefinition,
+  run: Occurrence,
+  state: RunState,
+): Promise<string> {
+  const key = periodBucket(job.id, run.at);
+  const atMs = run.at.getTime();
+  const claim = await ledger.claim({
+    key,
+    jobId: job.id,
+    at: run.at,
+    nominal: run.nominal,
+    dst: run.dst,
+    manual: false,
+    origin: 'tick',
+    target: job.target.arn,
+    mode: 'any',
+    maxAttempts: job.retry.maxAttempts,
+    nowEpochMs: atMs,
+    leaseUntilEpochMs: atMs + 60_000,
+    ttlEpochSec: Math.floor(atMs / 1000) + 35 * 86_400,
+    missed: false,
+  });
+  if (!claim.claimed) throw new Error(`run ${key} of ${job.id} exists already`);
+  const attempts = claim.item.attempts;
+  if (state === 'dispatched') {
+    await ledger.markDispatched(key, attempts, {
+      dispatchedAt: new Date(atMs + 2_000),
+      deliveryId: `delivery-${key.slice(0, 7)}`,
+      stuckCheckAtEpochMs: tracksCompletion(job) ? atMs + job.maxRuntimeSeconds * 1000 : undefined,
+      late: false,
+      outboxLeaseUntilEpochMs: atMs,
+    });
+  } else if (state === 'delivery-failed') {
+    await ledger.releaseFailed(key, attempts, {
+      lastError: 'ThrottlingException: Rate exceeded',
+      retryAtEpochMs: atMs + 60_000,
+    });
+  } else if (state === 'dead-lettered') {
+    await ledger.failDelivery(key, attempts, {
+      lastError: 'AccessDeniedException: not authorized to invoke',
+      failedAt: new Date(atMs + 5_000),
+      outboxLeaseUntilEpochMs: atMs,
+    });
+  }
+  return key;
+}
