@@ -1,12 +1,13 @@
 import type { Command } from 'commander';
 import type { JobDefinition } from '../../functions/shared/job.ts';
 import { addConnectionOptions, type ConnectionOptions } from '../aws/connection.ts';
-import type { Deployment } from '../aws/deployment.ts';
+import type { Deployment, ReadContext } from '../aws/deployment.ts';
 import { coloursFor } from '../format/colour.ts';
-import type { DescribeInput } from '../format/job-description.ts';
+import type { DescribeInput, JobDescription } from '../format/job-description.ts';
 import { integerAtLeast, parseInstant } from '../options.ts';
 
-interface DescribeOptions extends ConnectionOptions {
+/** `describe`'s options, as commander parses them. */
+export interface DescribeOptions extends ConnectionOptions {
   count: number;
   last: number;
   after?: Date;
@@ -22,9 +23,10 @@ const EXAMPLE = `
 Examples:
   $ zonecron describe berlin-nightly-report              # offline: jobs.yaml
   $ zonecron describe berlin-nightly-report --stack Zonecron
-  the job with its defaults, its UTC covering and ticks per run, the next 10
-  runs with DST notes; against a stack also its pause, its last runs, what is
-  open or signalled among them, and its deployed schedule with any drift.`;
+  the job with its defaults, its UTC covering and ticks per run, the next 5
+  runs with DST notes, the zone data and its warnings; against a stack also its
+  pause, its last runs, the open or signalled ones among them, and its deployed
+  schedule with any drift.`;
 
 /** `zonecron describe`: one job, from the jobs file and from the deployment. */
 export function registerDescribe(program: Command): void {
@@ -36,7 +38,7 @@ export function registerDescribe(program: Command): void {
       '-n, --count <n>',
       `how many next runs (1-${MAX_COUNT})`,
       integerAtLeast(1, MAX_COUNT),
-      10,
+      5,
     )
     .option(
       '--last <n>',
@@ -48,40 +50,68 @@ export function registerDescribe(program: Command): void {
     .option('--json', 'print one JSON document');
   addConnectionOptions(command, { table: true, config: true })
     .addHelpText('after', EXAMPLE)
-    .action(runDescribe);
+    .action(async (jobId: string, options: DescribeOptions) => {
+      const description = await buildDescription(jobId, options, {
+        env: process.env,
+        now: new Date(),
+      });
+      const { describeJson, describeText } = await import('../format/job-description.ts');
+      process.stdout.write(
+        options.json
+          ? `${JSON.stringify(describeJson(description), null, 2)}\n`
+          : `${describeText(description, coloursFor(process.stdout))}\n`,
+      );
+    });
 }
 
-async function runDescribe(jobId: string, options: DescribeOptions): Promise<void> {
+/**
+ * What `zonecron describe <job>` prints, before it is printed: the job of the jobs file (an
+ * unknown id is a usage error with a did-you-mean), and what the deployment the options or
+ * the environment name says of it (offline when none).
+ *
+ * @example
+ * const d = await buildDescription('berlin-nightly-report', { count: 5, last: 10 },
+ *   { env: {}, now: new Date() });
+ * d.input.covering.awsExpression //=> 'cron(30 0,1 * * ? *)'
+ */
+export async function buildDescription(
+  jobId: string,
+  options: DescribeOptions,
+  context: ReadContext,
+): Promise<JobDescription> {
   const { loadJob } = await import('../aws/jobs-file.ts');
   const { openDeployment, OFFLINE_NOTE } = await import('../aws/deployment.ts');
-  const { describeJob, describeJson, describeText } = await import('../format/job-description.ts');
+  const { describeJob } = await import('../format/job-description.ts');
   const { config, job } = await loadJob(options.config ?? 'jobs.yaml', jobId);
-  const now = new Date();
   const offline = await offlineInput(config.file, job, {
-    now,
-    after: options.after ?? now,
+    now: context.now,
+    after: options.after ?? context.now,
     count: options.count,
     lastCount: options.last,
   });
-  const deployment = await openDeployment(options);
-  let input: DescribeInput;
+  const deployment = await openDeployment(options, context.env);
+  if (!deployment) {
+    return describeJob({
+      ...offline,
+      deployment: { ...offline.deployment, notes: [OFFLINE_NOTE] },
+    });
+  }
   try {
-    input = deployment
-      ? { ...offline, ...(await readDeployedJob(deployment, job, now)) }
-      : { ...offline, deployment: { ...offline.deployment, notes: [OFFLINE_NOTE] } };
+    return describeJob({ ...offline, ...(await readDeployedJob(deployment, job, context.now)) });
   } finally {
-    deployment?.connection.destroy();
+    deployment.connection.destroy();
   }
-  const description = describeJob(input);
-  if (options.json) {
-    process.stdout.write(`${JSON.stringify(describeJson(description), null, 2)}\n`);
-    return;
-  }
-  process.stdout.write(`${describeText(description, coloursFor(process.stdout))}\n`);
 }
 
-/** What the jobs file alone says: the definition, its sentence, covering and next runs. */
-async function offlineInput(
+/**
+ * What the jobs file alone says of a job: the definition, its sentence, its covering, the next
+ * `count` runs after `after` with their DST notes, and the zone data's warnings for it.
+ *
+ * @example
+ * const input = await offlineInput('jobs.yaml', job, { now, after: now, count: 5, lastCount: 10 });
+ * input.covering.ticksPerRun //=> 2
+ */
+export async function offlineInput(
   file: string,
   job: JobDefinition,
   at: { now: Date; after: Date; count: number; lastCount: number },
@@ -92,6 +122,7 @@ async function offlineInput(
   const { cronHint } = await import('../../infra/config/cron-hint.ts');
   const { explainCron } = await import('../format/explain.ts');
   const { previewRuns } = await import('../format/run-preview.ts');
+  const { zoneDataReport } = await import('../zone-data/report.ts');
   const spec = scheduleSpecOf(job);
   return {
     file,
@@ -104,6 +135,7 @@ async function offlineInput(
     policies: resolvePolicies(spec),
     covering: coveringSchedule(job, at.now),
     preview: previewRuns(spec, at.after, at.count),
+    zoneData: zoneDataReport([job], at.after),
     lastCount: at.lastCount,
     deployment: { stack: null, table: null, scheduleGroup: null, notes: [] },
   };

@@ -1,8 +1,8 @@
 /**
  * `zonecron describe`: one job, its definition with defaults applied, its UTC covering, next
- * runs, and what the deployment says of it where it was read (pause, last runs, open signals,
- * the deployed schedule and its drift). Pure: the command reads, this builds the `--json`
- * document and the text.
+ * runs, the zone data and its warnings, and what the deployment says of it where it was read
+ * (pause, last runs, open signals, the deployed schedule and its drift). Pure: the command
+ * reads, this builds the `--json` document and the text.
  */
 import type { DstPolicies, ScheduleKind } from '../../functions/schedule/index.ts';
 import type { JobDefinition } from '../../functions/shared/job.ts';
@@ -10,13 +10,13 @@ import type { RunItem } from '../../functions/shared/ledger-item.ts';
 import { formatUtc } from '../../functions/shared/zone-time.ts';
 import { formatDurationSeconds } from '../../infra/config/duration.ts';
 import type { CoveringSchedule } from '../../infra/covering/covering-cron.ts';
-import { tickInput } from '../../infra/schedule-inputs.ts';
 import type { DeployedSchedule } from '../aws/deployed-schedules.ts';
 import type { PauseState } from '../aws/job-control.ts';
-import { type ScheduleDrift, scheduleDrift } from '../aws/schedule-drift.ts';
+import { expectedSchedule, type ScheduleDrift, scheduleDrift } from '../aws/schedule-drift.ts';
+import { type ZoneDataReport, zoneDataLines } from '../zone-data/report.ts';
 import type { Colours } from './colour.ts';
 import type { ListDeployment } from './job-list.ts';
-import { lagMs, pauseLines, runHistoryLines } from './run-history.ts';
+import { lagMs, pauseText, runHistoryLines } from './run-history.ts';
 import { type RunPreview, runJson, runTableLines } from './run-preview.ts';
 import { type RunSignal, runSignals } from './run-signals.ts';
 import { wrap } from './table.ts';
@@ -37,6 +37,8 @@ export interface DescribeInput {
   /** The UTC covering the stack deploys for the job (`coveringSchedule`). */
   readonly covering: CoveringSchedule;
   readonly preview: RunPreview;
+  /** The zone data in use and its warnings for this job (`zoneDataReport([job], after)`). */
+  readonly zoneData: ZoneDataReport;
   /** The pause from the ledger; undefined when the ledger was not read. */
   readonly pause?: PauseState;
   /** The newest runs from the ledger (`byJob`); undefined when not read. */
@@ -48,16 +50,19 @@ export interface DescribeInput {
   readonly deployment: ListDeployment;
 }
 
-/** `describe`'s findings: the input, the signals and the drift (null where not read). */
+/** `describe`'s findings: the input, its state, the signals and the drift (null where not read). */
 export interface JobDescription {
   readonly input: DescribeInput;
+  /** `disabled` by the jobs file, `paused` in the ledger, else `enabled`. */
+  readonly state: 'enabled' | 'paused' | 'disabled';
   readonly signals: readonly RunSignal[] | null;
   readonly drift: readonly ScheduleDrift[] | null;
 }
 
 /**
- * The signals among the runs read, and the drift of the deployed schedule from the jobs file:
- * its state, its expression against the covering, its input against the job's tick.
+ * The job's state, the signals among the runs read, and the drift of the deployed schedule
+ * from the jobs file: its existence and state, its expression against the covering, its input
+ * against the job's tick.
  *
  * @example
  * describeJob({ ...input, schedule: { name: 'nightly', state: 'ENABLED',
@@ -66,14 +71,10 @@ export interface JobDescription {
  */
 export function describeJob(input: DescribeInput): JobDescription {
   const { job } = input;
-  const expected = {
-    jobId: job.id,
-    enabled: job.enabled,
-    expression: input.covering.awsExpression,
-    input: tickInput(job.id),
-  };
+  const expected = expectedSchedule(job, input.covering.awsExpression);
   return {
     input,
+    state: !job.enabled ? 'disabled' : input.pause?.paused ? 'paused' : 'enabled',
     signals: input.runs ? runSignals(job, input.runs, input.now) : null,
     drift:
       input.schedule === undefined ? null : scheduleDrift(expected, input.schedule ?? undefined),
@@ -81,17 +82,19 @@ export function describeJob(input: DescribeInput): JobDescription {
 }
 
 /**
- * The `--json` document of `describe` (docs/cli.md, "zonecron describe").
+ * The `--json` document of `describe` (docs/cli.md, "zonecron describe"): the jobs file's
+ * view first, then the deployment's, `null` where it was not read.
  *
  * @example
  * describeJson(describeJob(input)).covering //=> 'cron(30 0,1 * * ? *)'
  */
-export function describeJson({ input, signals, drift }: JobDescription) {
+export function describeJson({ input, state, signals, drift }: JobDescription) {
   const { job, covering, preview } = input;
   return {
     file: input.file,
     after: input.after.toISOString(),
     job,
+    state,
     sentence: input.sentence,
     hint: input.hint ?? null,
     kind: input.kind,
@@ -102,14 +105,15 @@ export function describeJson({ input, signals, drift }: JobDescription) {
     covers: covering.covers,
     next: preview.runs.map((run) => runJson(run, job.timezone)),
     skipped: preview.skipped,
+    zoneData: input.zoneData,
+    deployment: input.deployment,
+    pause: input.pause ?? null,
     last: input.runs
       ? input.runs.slice(0, input.lastCount).map((run) => ({ ...run, lagMs: lagMs(run) ?? null }))
       : null,
-    pause: input.pause ?? null,
     signals,
     deployedSchedule: deployedJson(input.schedule, job.id),
     drift,
-    deployment: input.deployment,
   };
 }
 
@@ -119,21 +123,24 @@ function deployedJson(schedule: DeployedSchedule | null | undefined, name: strin
 }
 
 /**
- * The text of `describe`: the definition, the next runs, then what the deployment says (the
- * last runs, the signals, the deployed schedule) or a note on why it is not shown.
+ * The text of `describe`: the definition, the next runs and the zone data, then what the
+ * deployment says (the last runs, the signals, the deployed schedule and its drift) or a note
+ * on why it is not shown.
  *
  * @example
  * describeText(describeJob(input), c).split('\n')[0]
  * //=> 'berlin-nightly-report: Nightly sales report for the Berlin office'
  */
 export function describeText(description: JobDescription, c: Colours): string {
+  const { input } = description;
   return [
-    headline(description.input, c),
-    definitionLines(description.input),
-    nextLines(description.input, c),
-    lastLines(description.input, c),
+    headline(input, c),
+    definitionLines(description, c),
+    nextLines(input, c),
+    zoneDataLines(input.zoneData, c),
+    lastLines(input, c),
     signalLines(description, c),
-    scheduleLines(description.input),
+    scheduleLines(description, c),
   ]
     .filter((section) => section.length > 0)
     .map((section) => section.join('\n'))
@@ -160,21 +167,25 @@ function field(label: string, value: string): string {
   return wrap(value, `  ${label.padEnd(12)} `);
 }
 
-function definitionLines(input: DescribeInput): string[] {
-  const { job, covering, policies } = input;
+function definitionLines(description: JobDescription, c: Colours): string[] {
+  const { job, covering, policies } = description.input;
   const catchup = job.catchup;
+  const ticks = Math.round(covering.ticksPerRun * 100) / 100;
   return [
     field('schedule', `${job.schedule} in ${job.timezone}`),
-    field('', input.sentence),
-    ...(input.hint ? [field('hint', input.hint)] : []),
-    field('', `${input.kind} schedule: gap ${policies.gap}, overlap ${policies.overlap}`),
+    field('', description.input.sentence),
+    ...(description.input.hint ? [c.yellow(field('hint', description.input.hint))] : []),
+    field(
+      '',
+      `${description.input.kind} schedule: gap ${policies.gap}, overlap ${policies.overlap}`,
+    ),
     field(
       'UTC covering',
-      `${covering.awsExpression}, ${Math.round(covering.ticksPerRun * 100) / 100} tick${covering.ticksPerRun === 1 ? '' : 's'} per run${job.enabled ? '' : ' (not deployed: the job is disabled)'}`,
+      `${covering.awsExpression}, ${ticks} tick${ticks === 1 ? '' : 's'} per run${job.enabled ? '' : ' (not deployed: the job is disabled)'}`,
     ),
+    stateLine(description, c),
     field('target', `${job.target.type} ${job.target.arn}`),
     field('payload', job.payload === null ? 'none' : JSON.stringify(job.payload)),
-    field('enabled', job.enabled ? 'yes' : 'no (enabled: false)'),
     field(
       'catch-up',
       `${catchup.policy}, within ${formatDurationSeconds(catchup.windowSeconds)}, at most ${catchup.maxRuns} runs`,
@@ -189,10 +200,21 @@ function definitionLines(input: DescribeInput): string[] {
   ];
 }
 
+/** Enabled, disabled in the file, or paused (who, since and until when, why). */
+function stateLine({ input, state }: JobDescription, c: Colours): string {
+  if (state === 'disabled') return field('state', `disabled in ${input.file} (enabled: false)`);
+  if (state === 'paused' && input.pause) {
+    return c.yellow(field('state', `PAUSED ${pauseText(input.pause)}`));
+  }
+  return field('state', input.pause ? 'enabled, not paused' : 'enabled (pause not read)');
+}
+
 function nextLines({ preview, after, job }: DescribeInput, c: Colours): string[] {
   const count = preview.runs.length;
   return [
-    c.bold(`next ${count} run${count === 1 ? '' : 's'} after ${formatUtc(after)}`),
+    c.bold(
+      `next ${count} run${count === 1 ? '' : 's'} after ${formatUtc(after)}${job.enabled ? '' : ', were it enabled'}`,
+    ),
     ...runTableLines(preview, job.timezone, c),
   ];
 }
@@ -207,11 +229,13 @@ function lastLines({ runs, lastCount }: DescribeInput, c: Colours): string[] {
   ];
 }
 
-function signalLines({ input, signals, drift }: JobDescription, c: Colours): string[] {
+function signalLines({ input, signals }: JobDescription, c: Colours): string[] {
   if (signals === null) return [];
-  const lines = [
-    ...(input.pause ? pauseLines(input.pause, c) : []),
-    ...(drift ?? []).map((d) => c.red(wrap(`drift: ${d.text}`, '✗ '))),
+  const read = input.runs?.length ?? 0;
+  const title = `signals among the last ${read} run${read === 1 ? '' : 's'} in the ledger`;
+  if (signals.length === 0) return [c.bold(title), c.green('✓ none open, none raised')];
+  return [
+    c.bold(title),
     ...signals.map((s) =>
       (s.open ? c.yellow : c.red)(
         wrap(
@@ -221,20 +245,22 @@ function signalLines({ input, signals, drift }: JobDescription, c: Colours): str
       ),
     ),
   ];
-  const read = input.runs?.length ?? 0;
-  const title = `signals (pause, drift, and the last ${read} run${read === 1 ? '' : 's'} in the ledger)`;
-  return [c.bold(title), ...(lines.length > 0 ? lines : [c.green('✓ none')])];
 }
 
-function scheduleLines({ schedule, deployment }: DescribeInput): string[] {
+function scheduleLines({ input, drift }: JobDescription, c: Colours): string[] {
+  const { schedule, deployment, job } = input;
   if (schedule === undefined) return [];
   const group = deployment.scheduleGroup ?? '';
-  if (schedule === null) return [wrap(`deployed schedule: none in group ${group}`, '')];
-  const modified = schedule.lastModifiedAt ? `, last modified ${schedule.lastModifiedAt}` : '';
-  return [
-    wrap(
-      `deployed schedule: ${schedule.name} in group ${group}, ${schedule.state}, ${schedule.expression ?? '?'} in ${schedule.timezone ?? 'UTC'}${modified}`,
-      '',
-    ),
-  ];
+  const found = schedule
+    ? [
+        c.bold(wrap(`deployed schedule ${schedule.name} in group ${group}`, '')),
+        field(
+          'state',
+          `${schedule.state}${schedule.lastModifiedAt ? `, last modified ${schedule.lastModifiedAt}` : ''}`,
+        ),
+        field('expression', `${schedule.expression ?? '?'} in ${schedule.timezone ?? 'UTC'}`),
+      ]
+    : [c.bold(wrap(`deployed schedule: none named ${job.id} in group ${group}`, ''))];
+  const lines = (drift ?? []).map((d) => c.red(wrap(`drift (${d.kind}): ${d.text}`, '✗ ')));
+  return [...found, ...(lines.length > 0 ? lines : [c.green('✓ as the jobs file says')])];
 }

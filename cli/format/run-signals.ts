@@ -1,18 +1,28 @@
 /**
  * What a job's recent runs in the ledger say needs attention, for `describe`: runs still open
- * (claimed, awaiting a retry, running, stuck) and runs that raised a signal (late, missed,
- * dead-lettered, failed). Pure: the runs are read elsewhere.
+ * (claimed, delivery failed and awaiting a retry, dispatched and running past maxRuntime) and
+ * runs that raised a signal (dead-lettered, failed, missed, late). Pure: the runs are read
+ * elsewhere, and `now` is the clock's reading.
  */
 import { type JobDefinition, tracksCompletion } from '../../functions/shared/job.ts';
 import type { RunItem } from '../../functions/shared/ledger-item.ts';
 import { shortDuration } from './durations.ts';
 import { lagMs } from './run-history.ts';
 
-/** What kind of attention a run needs. */
+/**
+ * What kind of attention a run needs:
+ *
+ * - `claimed`: a dispatcher holds it (its lease may have run out: the sweep retries it);
+ * - `delivery-failed`: an attempt failed, the sweep retries it;
+ * - `stuck`: delivered to a target that reports completion, not finished after maxRuntime;
+ * - `dead-lettered`: its attempts ran out, it went to the dead-letter queue;
+ * - `failed`: the target ran it and reported failure;
+ * - `missed`: no tick of its own came, a catch-up delivered or skipped it;
+ * - `late`: delivered later than the job's grace.
+ */
 export type RunSignalKind =
   | 'claimed'
-  | 'retrying'
-  | 'running'
+  | 'delivery-failed'
   | 'stuck'
   | 'dead-lettered'
   | 'failed'
@@ -22,7 +32,7 @@ export type RunSignalKind =
 /** One run that needs, or needed, attention. */
 export interface RunSignal {
   readonly kind: RunSignalKind;
-  /** Still open: someone (the sweep, the recorder, an operator) has to act on it. */
+  /** The run is still open in the ledger: the sweep, the recorder or an operator acts on it. */
   readonly open: boolean;
   readonly key: string;
   /** UTC ISO instant of the run. */
@@ -33,11 +43,12 @@ export interface RunSignal {
 
 /**
  * The signals among `runs` (newest first, as the ledger's `byJob` index gives them): one per
- * run that is open or signalled, the most pressing when it is both.
+ * run that is open or signalled, the open one when it is both.
  *
  * @example
  * runSignals(job, [{ status: 'delivery-failed', roundAttempts: 1, lastError: 'Throttled', … }], now)
- * //=> [{ kind: 'retrying', open: true, text: 'delivery failed (attempt 1 of 3): the sweep retries it; Throttled', … }]
+ * //=> [{ kind: 'delivery-failed', open: true,
+ * //      text: 'delivery failed (attempt 1 of 3): the sweep retries it; Throttled', … }]
  */
 export function runSignals(job: JobDefinition, runs: readonly RunItem[], now: Date): RunSignal[] {
   return runs.flatMap((run) => {
@@ -49,33 +60,37 @@ export function runSignals(job: JobDefinition, runs: readonly RunItem[], now: Da
 type Found = Pick<RunSignal, 'kind' | 'open' | 'text'>;
 
 function openSignal(job: JobDefinition, run: RunItem, now: Date): Found | undefined {
-  const error = run.lastError ? `; ${run.lastError}` : '';
   if (run.status === 'claimed') {
     const lease = run.leaseUntilEpochMs ?? 0;
-    return lease >= now.getTime()
-      ? { kind: 'claimed', open: true, text: `being delivered (attempt ${run.attempts})` }
-      : {
-          kind: 'claimed',
-          open: true,
-          text: `claimed, but its dispatcher stopped (lease over at ${new Date(lease).toISOString()}): the sweep retries it`,
-        };
+    const text =
+      lease >= now.getTime()
+        ? `being delivered (attempt ${run.attempts}, lease until ${new Date(lease).toISOString()})`
+        : `claimed, but its dispatcher stopped (lease over at ${new Date(lease).toISOString()}): the sweep retries it`;
+    return { kind: 'claimed', open: true, text };
   }
   if (run.status === 'delivery-failed') {
+    const error = run.lastError ? `; ${run.lastError}` : '';
     return {
-      kind: 'retrying',
+      kind: 'delivery-failed',
       open: true,
       text: `delivery failed (attempt ${run.roundAttempts} of ${job.retry.maxAttempts}): the sweep retries it${error}`,
     };
   }
+  return stuckSignal(job, run, now);
+}
+
+/** A tracked run still `dispatched` after maxRuntime: flagged by the sweep, or by the clock. */
+function stuckSignal(job: JobDefinition, run: RunItem, now: Date): Found | undefined {
   if (run.status !== 'dispatched' || !tracksCompletion(job) || run.completedAt) return undefined;
   const since = run.dispatchedAt ?? run.at;
-  return run.signals.includes('stuck')
-    ? {
-        kind: 'stuck',
-        open: true,
-        text: `running since ${since}, longer than maxRuntime (${shortDuration(job.maxRuntimeSeconds * 1000)})`,
-      }
-    : { kind: 'running', open: true, text: `running since ${since}` };
+  const maxRuntimeMs = job.maxRuntimeSeconds * 1000;
+  const overdue = now.getTime() - Date.parse(since) > maxRuntimeMs;
+  if (!overdue && !run.signals.includes('stuck')) return undefined;
+  return {
+    kind: 'stuck',
+    open: true,
+    text: `dispatched at ${since} and not finished after maxRuntime (${shortDuration(maxRuntimeMs)})`,
+  };
 }
 
 function closedSignal(job: JobDefinition, run: RunItem): Found | undefined {
@@ -90,11 +105,9 @@ function closedSignal(job: JobDefinition, run: RunItem): Found | undefined {
       : { kind: 'failed', open: false, text: `the target reported failure${error}` };
   }
   if (run.signals.includes('missed')) {
-    return {
-      kind: 'missed',
-      open: false,
-      text: `missed: no tick of its own came; ${run.status === 'skipped' ? `skipped (${run.skipReason ?? 'catch-up'})` : 'caught up late'}`,
-    };
+    const how =
+      run.status === 'skipped' ? `skipped (${run.skipReason ?? 'catch-up'})` : 'caught up late';
+    return { kind: 'missed', open: false, text: `missed: no tick of its own came; ${how}` };
   }
   if (run.signals.includes('late')) {
     const lag = lagMs(run);

@@ -1,0 +1,275 @@
+import { DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { GetScheduleCommand } from '@aws-sdk/client-scheduler';
+import pc from 'picocolors';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { buildDescription, type DescribeOptions } from '../../cli/commands/describe.ts';
+import { CliError } from '../../cli/errors.ts';
+import { describeJson, describeText } from '../../cli/format/job-description.ts';
+import { nextOccurrences } from '../../functions/schedule/index.ts';
+import { type JobDefinition, scheduleSpecOf } from '../../functions/shared/job.ts';
+import { parseJobsConfig } from '../../infra/config/load-jobs.ts';
+import { tickInput } from '../../infra/schedule-inputs.ts';
+import {
+  type FakeStack,
+  putRun,
+  type RunState,
+  SCHEDULE_GROUP,
+  startFakeStack,
+} from './fake-stack.ts';
+import { hasAnsi, overlongLines, runCli } from './run-cli.ts';
+
+const FIXTURE = 'test/cli/fixtures/berlin.yaml';
+const plain = pc.createColors(false);
+/** Every run of spaces and line breaks as one space: what a sentence says, wrapping aside. */
+const squashed = (text: string) => text.replace(/\s+/g, ' ');
+
+describe('zonecron describe, offline from the jobs file', () => {
+  it('shows a DST job with its covering, its sentence and the DST note of the night 02:30 does not exist', async () => {
+    const result = await runCli([
+      'describe',
+      'berlin-nightly',
+      '--config',
+      FIXTURE,
+      '--after',
+      '2027-03-27T12:00Z',
+      '-n',
+      '2',
+    ]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('  UTC covering cron(30 0,1 * * ? *), 2 ticks per run');
+    expect(result.stdout).toContain('               at 02:30 every day');
+    expect(result.stdout).toContain(
+      'next 2 runs after 2027-03-27T12:00:00Z\n' +
+        'local                             UTC                   nominal\n' +
+        'Sun 2027-03-28 03:30 +02:00 CEST  2027-03-28T01:30:00Z  2027-03-28T02:30\n' +
+        '  ↳ 02:30 does not exist on 2027-03-28 in Europe/Berlin — runs at 03:30 CEST\n' +
+        'Mon 2027-03-29 02:30 +02:00 CEST  2027-03-29T00:30:00Z  2027-03-29T02:30\n',
+    );
+    expect(result.stdout).toMatch(/\n\nzone data: tz \S+ \(ICU /);
+    expect(result.stdout).toContain('note: offline: from the jobs file alone');
+    expect(overlongLines(result.stdout)).toEqual([]);
+    expect(hasAnsi(result.stdout)).toBe(false);
+  });
+
+  it('prints 5 next runs by default and the documented --json document, null where nothing was read', async () => {
+    const result = await runCli([
+      'describe',
+      'berlin-nightly',
+      '--config',
+      FIXTURE,
+      '--after',
+      '2027-10-30T12:00Z',
+      '--json',
+    ]);
+    expect(result.code).toBe(0);
+    const doc = JSON.parse(result.stdout);
+    expect(doc).toMatchObject({
+      file: FIXTURE,
+      after: '2027-10-30T12:00:00.000Z',
+      job: {
+        id: 'berlin-nightly',
+        retry: { maxAttempts: 3 },
+        catchup: { policy: 'all' },
+        enabled: true,
+      },
+      state: 'enabled',
+      sentence: 'at 02:30 every day',
+      hint: null,
+      kind: 'wall-clock',
+      policies: { gap: 'shift', overlap: 'first' },
+      covering: 'cron(30 0,1 * * ? *)',
+      ticksPerRun: 2,
+      deployment: { stack: null, table: null, scheduleGroup: null },
+      pause: null,
+      last: null,
+      signals: null,
+      deployedSchedule: null,
+      drift: null,
+    });
+    expect(doc.next).toHaveLength(5);
+    expect(doc.next[0]).toEqual({
+      at: '2027-10-31T00:30:00.000Z',
+      local: 'Sun 2027-10-31 02:30 +02:00 CEST',
+      nominal: '2027-10-31T02:30',
+      dst: 'overlap',
+      note: '02:30 happens twice on 2027-10-31 in Europe/Berlin — runs at the first (CEST)',
+    });
+    expect(Object.keys(doc.zoneData)).toEqual(['zoneData', 'changesKnownThrough', 'warnings']);
+  });
+
+  it('warns about a recent rule change of the zone, naming the job', async () => {
+    const result = await runCli([
+      'describe',
+      'payroll',
+      '--config',
+      'test/cli/fixtures/changed-zones.yaml',
+      '--after',
+      '2026-06-01T00:00Z',
+      '--json',
+    ]);
+    expect(result.code).toBe(0);
+    const { zoneData } = JSON.parse(result.stdout);
+    expect(zoneData.warnings).toMatchObject([
+      { timezone: 'America/Vancouver', jobIds: ['payroll'], release: '2026b' },
+    ]);
+  });
+
+  it('refuses an unknown job id with exit code 2 and the closest id', async () => {
+    const result = await runCli(['describe', 'berlin-nigthly', '--config', FIXTURE]);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      "zonecron: error: unknown job 'berlin-nigthly' in test/cli/fixtures/berlin.yaml; did you mean 'berlin-nightly'? (3 jobs: berlin-nightly, london-half-hourly, switched-off)\n",
+    );
+    expect(result.code).toBe(2);
+  });
+
+  it('refuses -n 0 with exit code 2', async () => {
+    const result = await runCli(['describe', 'berlin-nightly', '--config', FIXTURE, '-n', '0']);
+    expect(result.stdout).toBe('');
+    expect(result.code).toBe(2);
+  });
+});
+
+const JOBS = `jobs:
+  - id: nightly
+    description: a report run by a Lambda function
+    schedule: '30 2 * * *'
+    timezone: Europe/Berlin
+    maxRuntime: 30m
+    target: { type: lambda, arn: 'arn:aws:lambda:us-east-1:123456789012:function:nightly' }
+  - id: hourly
+    description: its schedule was edited by hand
+    schedule: '0 * * * *'
+    timezone: UTC
+    target: { type: sqs, arn: 'arn:aws:sqs:us-east-1:123456789012:hourly' }
+  - id: monthly
+    description: its schedule is missing
+    schedule: '0 6 1 * *'
+    timezone: UTC
+    target: { type: sqs, arn: 'arn:aws:sqs:us-east-1:123456789012:monthly' }
+`;
+const NOW = new Date('2026-11-29T12:20:00.000Z');
+const ALICE = 'arn:aws:iam::123456789012:user/alice';
+const deployed = (name: string, expression: string) => ({
+  name,
+  state: 'ENABLED',
+  expression,
+  timezone: 'UTC',
+  input: tickInput(name),
+});
+
+describe('zonecron describe --stack, the ledger on DynamoDB Local, Scheduler and CloudFormation stubbed', () => {
+  let stack: FakeStack;
+  const { jobs } = parseJobsConfig(JOBS, 'jobs.yaml');
+  const nightly = jobs[0] as JobDefinition;
+  const keys: Record<string, string> = {};
+
+  beforeAll(async () => {
+    stack = await startFakeStack(inject('dynamoEndpoint'), JOBS, [
+      deployed('nightly', 'cron(30 0,1 * * ? *)'),
+      deployed('hourly', 'cron(30 * * * ? *)'),
+    ]);
+    await stack.ledger.pause('nightly', {
+      at: new Date('2026-11-29T09:00:00.000Z'),
+      by: ALICE,
+      reason: 'db migration',
+      until: new Date('2026-11-29T18:00:00.000Z'),
+    });
+    // Four nights before NOW, oldest first: 02:30 CET is 01:30 UTC.
+    const nights = nextOccurrences(scheduleSpecOf(nightly), new Date('2026-11-25T12:00Z'), 4);
+    const states: RunState[] = ['dead-lettered', 'claimed', 'delivery-failed', 'dispatched'];
+    for (const [i, night] of nights.entries()) {
+      keys[states[i] as RunState] = await putRun(
+        stack.ledger,
+        nightly,
+        night,
+        states[i] as RunState,
+      );
+    }
+  });
+  afterAll(() => stack.stop());
+
+  const describeJob = (jobId: string, options: Partial<DescribeOptions> = {}) =>
+    buildDescription(
+      jobId,
+      { ...stack.options, config: stack.config, count: 5, last: 10, ...options },
+      { env: {}, now: NOW },
+    );
+
+  it('shows the pause with who, why and until, and the open signals: claimed, delivery failed, stuck, dead-lettered', async () => {
+    const description = await describeJob('nightly');
+    const doc = describeJson(description);
+    expect(doc.state).toBe('paused');
+    expect(doc.pause).toMatchObject({
+      pausedAt: '2026-11-29T09:00:00.000Z',
+      pausedBy: ALICE,
+      reason: 'db migration',
+      until: '2026-11-29T18:00:00.000Z',
+    });
+    expect(doc.signals?.map((s) => [s.kind, s.open, s.at, s.key])).toEqual([
+      ['stuck', true, '2026-11-29T01:30:00.000Z', keys.dispatched],
+      ['delivery-failed', true, '2026-11-28T01:30:00.000Z', keys['delivery-failed']],
+      ['claimed', true, '2026-11-27T01:30:00.000Z', keys.claimed],
+      ['dead-lettered', false, '2026-11-26T01:30:00.000Z', keys['dead-lettered']],
+    ]);
+    expect(doc.last?.map((run) => run.status)).toEqual([
+      'dispatched',
+      'delivery-failed',
+      'claimed',
+      'failed',
+    ]);
+    expect(doc.drift).toEqual([]);
+    const text = describeText(description, plain);
+    expect(squashed(text)).toContain(
+      `state PAUSED since 2026-11-29T09:00:00.000Z until 2026-11-29T18:00:00.000Z by ${ALICE}: db migration`,
+    );
+    expect(text).toContain('signals among the last 4 runs in the ledger\n! stuck ');
+    expect(text).toContain('✓ as the jobs file says');
+    expect(overlongLines(text)).toEqual([]);
+  });
+
+  it('--last limits the runs shown, not the runs the signals look at', async () => {
+    const doc = describeJson(await describeJob('nightly', { last: 1 }));
+    expect(doc.last).toHaveLength(1);
+    expect(doc.signals).toHaveLength(4);
+  });
+
+  it("flags a schedule on another expression than the file's covering, with both expressions", async () => {
+    const doc = describeJson(await describeJob('hourly'));
+    expect(doc.deployedSchedule).toMatchObject({
+      name: 'hourly',
+      expression: 'cron(30 * * * ? *)',
+    });
+    expect(doc.drift).toMatchObject([{ kind: 'expression' }]);
+    expect(doc.drift?.[0]?.text).toContain(
+      "schedule fires on cron(30 * * * ? *) in UTC, but the jobs file's covering is cron(0 * * * ? *) in UTC",
+    );
+    expect(stack.scheduler.commandCalls(GetScheduleCommand).at(-1)?.args[0].input).toEqual({
+      GroupName: SCHEDULE_GROUP,
+      Name: 'hourly',
+    });
+  });
+
+  it('flags a missing schedule, and gives it as {name, state: missing} in --json', async () => {
+    const description = await describeJob('monthly');
+    const doc = describeJson(description);
+    expect(doc.deployedSchedule).toEqual({ name: 'monthly', state: 'missing' });
+    expect(doc.drift).toMatchObject([{ kind: 'missing' }]);
+    expect(doc.signals).toEqual([]);
+    expect(describeText(description, plain)).toContain(
+      `deployed schedule: none named monthly in group ${SCHEDULE_GROUP}\n✗ drift (missing): `,
+    );
+  });
+
+  it('refuses an unknown job id as a usage error before it asks AWS anything', async () => {
+    stack.cloudFormation.resetHistory();
+    const failure = await describeJob('nigthly').catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(CliError);
+    expect(failure).toMatchObject({ exitCode: 2 });
+    expect((failure as Error).message).toMatch(
+      /^unknown job 'nigthly' in .*; did you mean 'nightly'\?/,
+    );
+    expect(stack.cloudFormation.commandCalls(DescribeStacksCommand)).toEqual([]);
+  });
+});
