@@ -1,9 +1,9 @@
 /**
  * What an installation costs per month, counted from what the synthesized app contains.
  *
- *   npx tsx infra/cost-estimate.ts [jobs.yaml]   one jobs file
- *   npx tsx infra/cost-estimate.ts --table       10 / 100 / 1,000 / 10,000 generated jobs,
- *                                                an hourly mix and a daily mix
+ *   npm run cost [-- jobs.yaml]   one jobs file (scripts/cost-estimate.ts)
+ *   npm run cost -- --table        10 / 100 / 1,000 / 10,000 generated jobs, an hourly mix
+ *                                  and a daily mix
  *
  * The app is synthesized as `zonecron validate` does (`offline-synth.ts`), and the estimate
  * counts its templates: alarms, dashboards, Contributor Insights rules, event rules, KMS keys,
@@ -14,12 +14,8 @@
  * services' pricing pages, cited next to each; durations and sizes are stated assumptions
  * (`ASSUMPTIONS`), printed with the result.
  */
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import type { GlobalMetricName, RunMetricName } from '../functions/shared/metrics.ts';
-import { generateJobsYaml, type JobMix } from '../scripts/generate-jobs.ts';
-import { type JobsConfig, loadJobsFile, parseJobsConfig } from './config/load-jobs.ts';
+import type { JobsConfig } from './config/load-jobs.ts';
 import type { TemplateSummary } from './limits/check-assembly.ts';
 import { synthesizeOffline } from './offline-synth.ts';
 import type { ZonecronInstallation } from './zonecron-app.ts';
@@ -361,50 +357,3 @@ export function renderEstimate(title: string, estimate: CostEstimate): string {
     `  ${'CloudWatch in a month that publishes every metric'.padEnd(75)} ${money(estimate.cloudWatchWorstUsd)}`,
   ].join('\n');
 }
-
-/** The docs table: generated jobs, seed 1, an hourly and a daily mix at four sizes. */
-function renderTable(): string {
-  const rows = [
-    'jobs    mix     alarms  ticks/month   total/month  CloudWatch  CloudWatch, worst month',
-  ];
-  for (const count of [10, 100, 1_000, 10_000]) {
-    for (const mix of ['hourly', 'daily'] as JobMix[]) {
-      const config = parseJobsConfig(
-        generateJobsYaml({ count, seed: 1, mix }),
-        `${mix}-${count}.yaml`,
-      );
-      const estimate = estimateConfig(config);
-      rows.push(
-        [
-          String(count).padEnd(7),
-          mix.padEnd(7),
-          String(estimate.alarms).padStart(6),
-          Math.round(estimate.ticksPerMonth).toLocaleString('en-US').padStart(12),
-          `$${estimate.totalUsd.toFixed(2)}`.padStart(13),
-          `$${estimate.cloudWatchUsd.toFixed(2)}`.padStart(11),
-          `$${estimate.cloudWatchWorstUsd.toFixed(2)}`.padStart(12),
-        ].join(' '),
-      );
-    }
-  }
-  return rows.join('\n');
-}
-
-function main(): void {
-  const { values, positionals } = parseArgs({
-    options: { table: { type: 'boolean' } },
-    allowPositionals: true,
-  });
-  if (values.table) {
-    process.stdout.write(`${renderTable()}\n`);
-    return;
-  }
-  const file = positionals[0] ?? 'jobs.yaml';
-  const estimate = estimateConfig(loadJobsFile(resolve(file)));
-  process.stdout.write(`${renderEstimate(`zonecron monthly cost for ${file}`, estimate)}\n`);
-  process.stdout.write(
-    `\nassumptions: ${JSON.stringify(ASSUMPTIONS)}\nprices (us-east-1, USD): ${JSON.stringify(PRICES)}\n`,
-  );
-}
-
-if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) main();

@@ -26,9 +26,11 @@ Example:
   $ zonecron simulate
   runs the real dispatcher on jobs.yaml over ±1 day around each zone's next
   spring-forward and fall-back nights, every tick delivered twice.
-  $ zonecron simulate --from 2027-03-28T00:00Z --to 2027-03-28T04:00Z --faults faults.yaml
-  the same night with an outage, late ticks, crashes, throttling and failing
-  targets drawn from the plan's seed; exits 1 if an invariant breaks.`;
+  $ zonecron simulate --from 2027-03-28T00:00Z --to 2027-03-28T04:00Z \\
+      --faults faults.yaml
+  Berlin's spring-forward night with an outage, late ticks, crashes,
+  throttling and failing targets drawn from the plan's seed; exits 1 if an
+  invariant breaks.`;
 
 /** `zonecron simulate`: the real dispatcher over simulated time, with local targets. */
 export function registerSimulate(program: Command): void {

@@ -26,7 +26,7 @@ const describe = (o: RunOutcomeRecord) => `${o.jobId} ${o.at}`;
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
 
 /**
- * The properties every simulation must keep (issue 10, "What must be true"), each with what
+ * The properties every simulation must keep (docs/cli.md, "Faults (`--faults FILE`)"), each with what
  * it found. Without faults, also: every run the engine expects delivered exactly once.
  *
  * @example

@@ -1,6 +1,9 @@
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 
-/** Partition key of the ledger table: a run key (`periodBucket`) or `watermark#<jobId>`. */
+/**
+ * Partition key of the ledger table: a run key (`periodBucket`), `job#<jobId>` (the job's state),
+ * `sweep#cursor`, `ops#…` (operator events) or `zone-drift#…` (docs/architecture.md §5).
+ */
 export const LEDGER_PARTITION_KEY = 'pk';
 
 /** Name of the sparse secondary index that serves a job's history, newest first. */
@@ -14,9 +17,6 @@ export const LEDGER_BY_JOB_SORT_KEY = 'at';
 
 /** The table's TTL attribute (epoch seconds). */
 export const LEDGER_TTL_ATTRIBUTE = 'ttlEpochSec';
-
-/** Prefix of the per-job watermark item's partition key. */
-export const WATERMARK_KEY_PREFIX = 'watermark#';
 
 /**
  * Name of the sparse secondary index of open runs: every run item that still needs someone

@@ -4,7 +4,7 @@ import { loadFaultPlan } from '../../../../cli/simulation/faults.ts';
 import { runSimulation, type SimulationResult } from '../../../../cli/simulation/run-simulation.ts';
 import { loadJobsFile } from '../../../../infra/config/load-jobs.ts';
 
-// The seeded chaos simulation of issue 10: Berlin's spring-forward night (01:00Z) with an
+// The seeded chaos simulation: Berlin's spring-forward night (01:00Z) with an
 // outage, late ticks, crashes after a claim and after a delivery, throttled ledger requests, a
 // target that fails, a slow `concurrency: forbid` job whose runs take longer than its
 // interval, and an operator's pause, all drawn from the plan's seed. The real dispatcher,

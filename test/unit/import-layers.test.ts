@@ -1,0 +1,72 @@
+// The source folders form layers, and imports only go down them (docs/architecture.md, "Where
+// the parts live"): the engine knows nothing of jobs, the shared contracts nothing of either
+// Lambda, the Lambdas nothing of the stack, the stack nothing of the CLI. The two Lambdas sit
+// side by side and do not import each other.
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+/** Folder → layer; a file may import its own folder and any lower layer. */
+const LAYERS: readonly (readonly [string, number])[] = [
+  ['functions/schedule', 0],
+  ['functions/shared', 1],
+  ['functions/dispatcher', 2],
+  ['functions/recorder', 2],
+  ['infra', 3],
+  ['cli', 4],
+];
+
+function layerOf(path: string) {
+  return LAYERS.find(([folder]) => path.startsWith(`${folder}/`));
+}
+
+function sourceFiles(folder: string): string[] {
+  return readdirSync(join(ROOT, folder), { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.ts'))
+    .map((name) => join(folder, name));
+}
+
+/** Every relative import (static or dynamic) of a file, as a repository path. */
+function importsOf(file: string, text: string): string[] {
+  const specifiers = [...text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)];
+  return specifiers.map((m) => relative(ROOT, resolve(ROOT, dirname(file), m[1] as string)));
+}
+
+/** The imports of `file` that go up a layer, sideways to another folder, or out of the layers. */
+function wrongWay(file: string, text = readFileSync(join(ROOT, file), 'utf8')): string[] {
+  const [folder, layer] = layerOf(file) as readonly [string, number];
+  return importsOf(file, text)
+    .filter((target) => {
+      const to = layerOf(target);
+      return !to || to[1] > layer || (to[1] === layer && to[0] !== folder);
+    })
+    .map((target) => `${file} → ${target}`);
+}
+
+describe('import layers: engine ← shared ← dispatcher, recorder ← infra ← cli', () => {
+  it.each(LAYERS.map(([folder]) => folder))(
+    '%s imports only its own folder and lower layers',
+    (folder) => {
+      const files = sourceFiles(folder);
+      expect(files.length).toBeGreaterThan(0);
+      expect(files.flatMap((file) => wrongWay(file))).toEqual([]);
+    },
+  );
+
+  it('finds static and dynamic imports that go up, sideways between the Lambdas, or outside', () => {
+    const text = [
+      "import { createDynamoLedger } from '../dispatcher/ledger.ts';",
+      "import type { JobDefinition } from './job.ts';",
+      "const { runCli } = await import('../../cli/main.ts');",
+      "import { generateJobsYaml } from '../../scripts/generate-jobs.ts';",
+    ].join('\n');
+    expect(wrongWay('functions/shared/example.ts', text)).toEqual([
+      'functions/shared/example.ts → functions/dispatcher/ledger.ts',
+      'functions/shared/example.ts → cli/main.ts',
+      'functions/shared/example.ts → scripts/generate-jobs.ts',
+    ]);
+    expect(wrongWay('functions/recorder/example.ts', text)).toHaveLength(3);
+  });
+});
