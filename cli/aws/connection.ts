@@ -335,7 +335,8 @@ async function lookUpStack(options: ConnectionOptions, stack: string): Promise<D
 
 /**
  * Resolves where an operating command works, once, and builds its clients: the one function
- * every operating command (history, run, dlq, pause, resume, backfill) goes through.
+ * every operating command (history, run, dlq, pause, resume, backfill, and list and
+ * describe when a stack or a table is named) goes through.
  *
  * With `--stack NAME` (or `ZONECRON_STACK`), one `DescribeStacks` names the ledger table
  * (`LedgerTableName`), the dead-letter queue (`DeadLetterQueueUrl`), the region (the stack

@@ -17,7 +17,8 @@ const EXAMPLE = `
 Example:
   $ zonecron sandbox
   prints export lines; paste them into another shell, then try every command
-  that operates a stack (run, backfill, pause, resume, history, dlq) there.
+  that operates a stack (run, backfill, pause, resume, history, dlq, list,
+  describe) there.
   Ctrl-C stops the sandbox; everything in it was in memory and is gone.`;
 
 /** `zonecron sandbox`: a local ledger and dead-letter queue to operate without AWS. */
@@ -54,7 +55,7 @@ function exportLines(sandbox: Sandbox, file: string | undefined): string[] {
       ? [`#   queues for the SQS targets of ${file}: ${targets.join(', ')}`]
       : []),
     '# In another shell, run these lines, then any command that operates a stack',
-    '# (run, backfill, pause, resume, history, dlq).',
+    '# (run, backfill, pause, resume, history, dlq, list, describe).',
     'unset ZONECRON_STACK',
     ...Object.entries(sandbox.env).map(([name, value]) => `export ${name}=${value}`),
   ];

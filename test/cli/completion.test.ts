@@ -35,7 +35,7 @@ describe('zonecron completion bash', () => {
   it('offers every top-level command that zonecron --help lists, and nothing else', async () => {
     const commands = await topLevelCommands();
     expect(commands).toEqual(
-      expect.arrayContaining(['next', 'validate', 'dlq', 'completion', 'help']),
+      expect.arrayContaining(['next', 'validate', 'list', 'describe', 'dlq', 'completion', 'help']),
     );
     expect(await bashCompletions(await script('bash'), ['zonecron', ''])).toEqual(commands);
   });
@@ -43,6 +43,12 @@ describe('zonecron completion bash', () => {
   it.each(
     [
       { line: 'zonecron dl<TAB>', words: ['dl'], offered: ['dlq'] },
+      { line: 'zonecron de<TAB>', words: ['de'], offered: ['describe'] },
+      {
+        line: 'zonecron list --no<TAB>',
+        words: ['list', '--no'],
+        offered: ['--no-expressions'],
+      },
       { line: 'zonecron next --g<TAB>', words: ['next', '--g'], offered: ['--gap'] },
       {
         line: 'zonecron next --gap <TAB>',

@@ -136,6 +136,8 @@ describe('zonecron --help', () => {
       ['explain'],
       ['validate'],
       ['simulate'],
+      ['list'],
+      ['describe'],
       ['history'],
       ['run'],
       ['dlq'],
