@@ -13,7 +13,7 @@ describe('createJobsBundle', () => {
     const bundle = createJobsBundle(DRIFT_JOBS, { synthTime: DRIFT_SYNTH_TIME });
     const record = recordSchedules(DRIFT_JOBS, DRIFT_SYNTH_TIME);
     expect(bundle).toMatchObject({
-      version: 1,
+      version: 2,
       jobs: DRIFT_JOBS,
       zoneDataVersion: process.versions.tz,
       platform: { node: process.version, icu: process.versions.icu },

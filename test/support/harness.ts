@@ -214,3 +214,17 @@ export function sweepEvent(scheduledAt: Date | string) {
   const iso = typeof scheduledAt === 'string' ? scheduledAt : scheduledAt.toISOString();
   return { sweep: true, scheduledTime: iso.replace('.000Z', 'Z') };
 }
+
+/**
+ * Sweeps once a minute over [fromIso, toIso], 20 s into each minute, as the stack's one-minute
+ * schedule does.
+ *
+ * @example
+ * await sweepMinutes(h, clock, '2027-01-01T00:00:00Z', '2027-01-01T00:10:00Z'); // 11 sweeps
+ */
+export async function sweepMinutes(h: Harness, clock: TestClock, fromIso: string, toIso: string) {
+  for (let ms = Date.parse(fromIso); ms <= Date.parse(toIso); ms += 60_000) {
+    clock.set(new Date(ms + 20_000).toISOString());
+    await h.dispatcher.handle(sweepEvent(new Date(ms)));
+  }
+}

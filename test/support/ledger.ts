@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { inject, onTestFinished } from 'vitest';
 import { ledgerTableDefinition } from '../../functions/shared/ledger-table.ts';
+import { instrument } from './ddb-faults.ts';
 
 /** Dummy credentials every local emulator accepts. */
 export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
@@ -35,4 +37,19 @@ export async function createLedgerTable(client: DynamoDBClient, prefix = 'test')
   const tableName = `ledger-${prefix}-${randomUUID().slice(0, 8)}`;
   await client.send(new CreateTableCommand(ledgerTableDefinition(tableName)));
   return tableName;
+}
+
+/**
+ * A fresh ledger table on DynamoDB Local, through a client that makes one attempt per request
+ * and whose requests can be made to fail (`faults`); the client is dropped when the test ends.
+ *
+ * @example
+ * const { client, faults, tableName } = await faultableLedgerTable('late-tick');
+ * faults.fail(updating('dispatchedAt'), { when: 'after', error: throttled });
+ */
+export async function faultableLedgerTable(prefix: string) {
+  const client = localDynamoClient(inject('dynamoEndpoint'), 1);
+  onTestFinished(() => client.destroy());
+  const faults = instrument(client);
+  return { client, faults, tableName: await createLedgerTable(client, prefix) };
 }

@@ -1,43 +1,22 @@
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { periodBucket } from '../../../functions/schedule/index.ts';
-import { instrument, updating } from '../../support/ddb-faults.ts';
+import { updating } from '../../support/ddb-faults.ts';
 import { RecordingDeadLetters, RecordingTargets, TestClock } from '../../support/doubles.ts';
-import { type Harness, harness, sweepEvent, tickEvent } from '../../support/harness.ts';
+import { harness, sweepEvent, sweepMinutes, tickEvent } from '../../support/harness.ts';
 import { makeJob } from '../../support/jobs.ts';
-import { createLedgerTable, localDynamoClient } from '../../support/ledger.ts';
+import { faultableLedgerTable } from '../../support/ledger.ts';
 
 // Each scenario here was found by the seeded chaos simulation (`zonecron simulate --faults`,
 // test/unit/cli/simulation/chaos.test.ts): an invariant failed, and the fault that broke it is
 // injected here at the exact request, against DynamoDB Local, with the real dispatcher core.
 
-const MINUTE = 60_000;
 /** The stack's lease: the dispatcher's 60 s timeout plus 30 s. */
 const STACK_LEASE_SECONDS = 90;
-const clients: ReturnType<typeof localDynamoClient>[] = [];
-afterEach(() => {
-  for (const c of clients.splice(0)) c.destroy();
-});
-
-async function table(prefix: string) {
-  const client = localDynamoClient(inject('dynamoEndpoint'), 1);
-  clients.push(client);
-  const faults = instrument(client);
-  return { client, faults, tableName: await createLedgerTable(client, prefix) };
-}
-
-/** Sweeps once a minute over [fromIso, toIso], 20 s into each minute. */
-async function sweepMinutes(h: Harness, clock: TestClock, fromIso: string, toIso: string) {
-  for (let ms = Date.parse(fromIso); ms <= Date.parse(toIso); ms += MINUTE) {
-    clock.set(new Date(ms + 20_000).toISOString());
-    await h.dispatcher.handle(sweepEvent(new Date(ms)));
-  }
-}
-
 const fiveMinutely = makeJob({ id: 'every-five', schedule: '*/5 * * * *', timezone: 'UTC' });
 
 describe('found by the chaos simulation', () => {
   it("keeps the watermark when a late tick's catch-up fails half-way, so the tick's retry catches every run up", async () => {
-    const { client, faults, tableName } = await table('c1');
+    const { client, faults, tableName } = await faultableLedgerTable('c1');
     const clock = new TestClock('2023-06-01T10:40:00.200Z');
     const targets = new RecordingTargets();
     const h = harness({ client, tableName, clock, jobs: [fiveMinutely], targets });
@@ -63,7 +42,7 @@ describe('found by the chaos simulation', () => {
   });
 
   it('checks the same minutes again while another dispatcher holds the catch-up lease, and decides the run once it ends', async () => {
-    const { client, tableName } = await table('c2');
+    const { client, tableName } = await faultableLedgerTable('c2');
     const clock = new TestClock('2023-06-01T10:09:30Z');
     const targets = new RecordingTargets();
     const h = harness({ client, tableName, clock, jobs: [fiveMinutely], targets });
@@ -83,7 +62,7 @@ describe('found by the chaos simulation', () => {
   });
 
   it("counts a retried tick's takeover of an expired claim as a possible redelivery", async () => {
-    const { client, faults, tableName } = await table('c3');
+    const { client, faults, tableName } = await faultableLedgerTable('c3');
     const job = makeJob({ id: 'hourly', schedule: '0 * * * *', timezone: 'UTC' });
     const clock = new TestClock('2023-06-01T10:00:00.200Z');
     const targets = new RecordingTargets();
@@ -112,7 +91,7 @@ describe('found by the chaos simulation', () => {
   });
 
   it('sends one dead letter when the write confirming it is throttled once', async () => {
-    const { client, faults, tableName } = await table('c4');
+    const { client, faults, tableName } = await faultableLedgerTable('c4');
     const job = makeJob({
       id: 'fragile',
       schedule: '0 * * * *',
@@ -140,7 +119,7 @@ describe('found by the chaos simulation', () => {
   });
 
   it('does not call a run late when a retried tick delivers it again after an on-time first delivery', async () => {
-    const { client, faults, tableName } = await table('c5');
+    const { client, faults, tableName } = await faultableLedgerTable('c5');
     const job = makeJob({ id: 'hourly', schedule: '0 * * * *', timezone: 'UTC' });
     // The tick arrives 4 minutes late, inside the job's 5 minutes of grace.
     const clock = new TestClock('2023-06-01T10:04:00.200Z');
@@ -167,7 +146,7 @@ describe('found by the chaos simulation', () => {
   });
 
   it('records a run of a pause skipped when its late tick arrives after the pause ended', async () => {
-    const { client, tableName } = await table('c6');
+    const { client, tableName } = await faultableLedgerTable('c6');
     const clock = new TestClock('2023-06-01T10:20:00Z');
     const targets = new RecordingTargets();
     const h = harness({ client, tableName, clock, jobs: [fiveMinutely], targets });

@@ -1,20 +1,20 @@
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isStrictInstant } from '../../../functions/dispatcher/events.ts';
 import { periodBucket } from '../../../functions/schedule/index.ts';
 import type { JobDefinition } from '../../../functions/shared/job.ts';
-import { instrument, updating } from '../../support/ddb-faults.ts';
+import { updating } from '../../support/ddb-faults.ts';
 import { RecordingTargets, TestClock } from '../../support/doubles.ts';
 import {
-  type Harness,
   harness,
   type Lifecycle,
   lambdaResult,
   lifecycle,
   sweepEvent,
+  sweepMinutes,
   tickEvent,
 } from '../../support/harness.ts';
 import { makeJob } from '../../support/jobs.ts';
-import { createLedgerTable, localDynamoClient } from '../../support/ledger.ts';
+import { faultableLedgerTable } from '../../support/ledger.ts';
 
 // Each scenario here was found by a fault search against DynamoDB Local: a run that ended
 // nowhere, was delivered twice, ignored a policy, or raised a wrong alarm. Each one runs the
@@ -22,26 +22,6 @@ import { createLedgerTable, localDynamoClient } from '../../support/ledger.ts';
 // exact request where they bite.
 
 const MINUTE = 60_000;
-const clients: ReturnType<typeof localDynamoClient>[] = [];
-afterEach(() => {
-  for (const c of clients.splice(0)) c.destroy();
-});
-
-async function table(prefix: string) {
-  const client = localDynamoClient(inject('dynamoEndpoint'), 1);
-  clients.push(client);
-  const faults = instrument(client);
-  return { client, faults, tableName: await createLedgerTable(client, prefix) };
-}
-
-/** Sweeps once a minute over [fromIso, toIso], 20 s into each minute. */
-async function sweepMinutes(h: Harness, clock: TestClock, fromIso: string, toIso: string) {
-  for (let ms = Date.parse(fromIso); ms <= Date.parse(toIso); ms += MINUTE) {
-    clock.set(new Date(ms + 20_000).toISOString());
-    await h.dispatcher.handle(sweepEvent(new Date(ms)));
-  }
-}
-
 const lambdaTarget = (name: string) => ({
   type: 'lambda' as const,
   arn: `arn:aws:lambda:us-east-1:000000000000:function:${name}`,
@@ -53,7 +33,7 @@ function key(job: JobDefinition, iso: string) {
 
 describe('runs that never ended', () => {
   it("delivers a late tick's run once after its dispatcher died right after claiming, whatever the run's age", async () => {
-    const { client, faults, tableName } = await table('f1');
+    const { client, faults, tableName } = await faultableLedgerTable('f1');
     const job = makeJob({ id: 'late-crash', schedule: '0 * * * *', timezone: 'UTC' });
     const clock = new TestClock('2023-06-01T10:06:00Z'); // the 10:00 tick arrives 6 min late
     const targets = new RecordingTargets();
@@ -81,7 +61,7 @@ describe('runs that never ended', () => {
   });
 
   it("retries a delivery-failed run past the tick's own retries until the target is back, within maxAttempts", async () => {
-    const { client, tableName } = await table('f2a');
+    const { client, tableName } = await faultableLedgerTable('f2a');
     const job = makeJob({
       id: 'flaky',
       schedule: '0 */6 * * *',
@@ -107,7 +87,7 @@ describe('runs that never ended', () => {
   });
 
   it('dead-letters once a run whose attempts a redeploy lowered below those made, and ticks stay cheap', async () => {
-    const { client, faults, tableName } = await table('f2b');
+    const { client, faults, tableName } = await faultableLedgerTable('f2b');
     const before = makeJob({
       id: 'lowered',
       schedule: '*/15 * * * *',
@@ -144,7 +124,7 @@ describe('runs that never ended', () => {
   });
 
   it('catches up a daily run exactly one window old, and records one older than the window as skipped', async () => {
-    const { client, tableName } = await table('f3');
+    const { client, tableName } = await faultableLedgerTable('f3');
     const job = makeJob({ id: 'daily', schedule: '0 10 * * *', timezone: 'UTC' });
     const clock = new TestClock('2023-06-01T10:00:05Z');
     const targets = new RecordingTargets();
@@ -189,7 +169,7 @@ describe('runs that never ended', () => {
 
 describe('runs delivered twice', () => {
   it('records a delivery whose ledger write was throttled once, and nobody delivers it again', async () => {
-    const { client, faults, tableName } = await table('f4');
+    const { client, faults, tableName } = await faultableLedgerTable('f4');
     const job = makeJob({
       id: 'throttled',
       schedule: '0 * * * *',
@@ -213,7 +193,7 @@ describe('runs delivered twice', () => {
   });
 
   it('delivers again only after the lease when the write never lands, counts it Redelivered, same key', async () => {
-    const { client, faults, tableName } = await table('f4b');
+    const { client, faults, tableName } = await faultableLedgerTable('f4b');
     const job = makeJob({ id: 'lost-write', schedule: '0 * * * *', timezone: 'UTC' });
     const clock = new TestClock('2023-06-01T10:00:02Z');
     const targets = new RecordingTargets();
@@ -233,7 +213,7 @@ describe('runs delivered twice', () => {
   });
 
   it('records a late completion of a delivery before a redrive as stale, not against the redriven one', async () => {
-    const { client, tableName } = await table('f5');
+    const { client, tableName } = await faultableLedgerTable('f5');
     const job = makeJob({
       id: 'redriven',
       schedule: '0 * * * *',
@@ -264,7 +244,7 @@ describe('runs delivered twice', () => {
   });
 
   it('keeps concurrency forbid through a catch-up burst: one run at a time, the rest skipped(overlap)', async () => {
-    const { client, tableName } = await table('f6');
+    const { client, tableName } = await faultableLedgerTable('f6');
     const job = makeJob({
       id: 'forbid-burst',
       schedule: '0 * * * *',
@@ -301,7 +281,7 @@ describe('runs delivered twice', () => {
 
 describe('policies honoured, bogus times refused', () => {
   it('keeps maxRuns when a late tick catches up and the sweep comes after it', async () => {
-    const { client, tableName } = await table('f7');
+    const { client, tableName } = await faultableLedgerTable('f7');
     const job = makeJob({
       id: 'capped',
       schedule: '0 * * * *',
@@ -329,7 +309,7 @@ describe('policies honoured, bogus times refused', () => {
   });
 
   it('does not replay the days a job was disabled when jobs.yaml enables it again', async () => {
-    const { client, tableName } = await table('f8a');
+    const { client, tableName } = await faultableLedgerTable('f8a');
     const enabled = makeJob({ id: 'toggled', schedule: '*/15 * * * *', timezone: 'UTC' });
     const disabled = makeJob({ ...enabled, enabled: false });
     const clock = new TestClock('2023-06-01T10:00:02Z');
@@ -351,7 +331,7 @@ describe('policies honoured, bogus times refused', () => {
   });
 
   it('refuses a tick from the future and a date that does not exist, and counts them', async () => {
-    const { client, tableName } = await table('f8b');
+    const { client, tableName } = await faultableLedgerTable('f8b');
     const job = makeJob({ id: 'future', schedule: '*/15 * * * *', timezone: 'UTC' });
     const clock = new TestClock('2023-06-01T10:00:02Z');
     const targets = new RecordingTargets();
@@ -375,7 +355,7 @@ describe('policies honoured, bogus times refused', () => {
 
 describe('alarms that tell the truth', () => {
   it('reports stuck a run that was dispatched late, once, at dispatch plus maxRuntime', async () => {
-    const { client, tableName } = await table('f9');
+    const { client, tableName } = await faultableLedgerTable('f9');
     const job = makeJob({
       id: 'late-stuck',
       schedule: '0 * * * *',
@@ -395,7 +375,7 @@ describe('alarms that tell the truth', () => {
   });
 
   it('finishes every delivery of a sweep before it fails for the part that broke', async () => {
-    const { client, faults, tableName } = await table('f10');
+    const { client, faults, tableName } = await faultableLedgerTable('f10');
     const ok = makeJob({ id: 'fine', schedule: '0 * * * *', timezone: 'UTC' });
     const broken = makeJob({ id: 'broken', schedule: '0 * * * *', timezone: 'UTC' });
     const clock = new TestClock('2023-06-01T09:00:02Z');
@@ -430,7 +410,7 @@ describe('alarms that tell the truth', () => {
   });
 
   it('counts nothing missed for a tick that arrives after the sweep caught its run up', async () => {
-    const { client, tableName } = await table('f11a');
+    const { client, tableName } = await faultableLedgerTable('f11a');
     const job = makeJob({
       id: 'slowtick',
       schedule: '0 * * * *',
@@ -455,7 +435,7 @@ describe('alarms that tell the truth', () => {
   });
 
   it('records one outcome and one dead letter when ten copies of one failure arrive at once, none throwing', async () => {
-    const { client, tableName } = await table('f11c');
+    const { client, tableName } = await faultableLedgerTable('f11c');
     const job = makeJob({
       id: 'tenfold',
       schedule: '0 * * * *',
@@ -477,7 +457,7 @@ describe('alarms that tell the truth', () => {
   });
 
   it("ignores a completion reported by a function that is not the job's target", async () => {
-    const { client, tableName } = await table('f12');
+    const { client, tableName } = await faultableLedgerTable('f12');
     const job = makeJob({
       id: 'own-target',
       schedule: '0 * * * *',
@@ -500,7 +480,7 @@ describe('alarms that tell the truth', () => {
   });
 
   it('notifies each signal once per run when two sweeps run every minute side by side', async () => {
-    const { client, tableName } = await table('signals');
+    const { client, tableName } = await faultableLedgerTable('signals');
     const jobs = [
       makeJob({ id: 'sig-missed', schedule: '*/10 * * * *', timezone: 'UTC' }),
       makeJob({
