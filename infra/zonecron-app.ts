@@ -167,6 +167,7 @@ function invokeConfigOwners(
   return owners;
 }
 
+/** One installation's stacks: its main stack, then the shard stacks that have something. */
 function buildInstallation(
   app: App,
   config: JobsConfig,
@@ -174,7 +175,16 @@ function buildInstallation(
   synthTime: Date,
   owners: ReadonlyMap<string, InvokeConfigOwner>,
 ): ZonecronInstallation {
-  const coverings = config.jobs
+  const coverings = jobCoverings(config, synthTime);
+  const main = new ZonecronStack(app, stackName, { config, synthTime });
+  const shards = shardStacks(app, { config, stackName, main, coverings, owners });
+  const invokeConfigsOwnedElsewhere = ownedElsewhere(config, stackName, owners);
+  return { stackName, config, main, shards, coverings, invokeConfigsOwnedElsewhere };
+}
+
+/** The enabled jobs with their UTC covering schedules computed at `synthTime`. */
+function jobCoverings(config: JobsConfig, synthTime: Date): JobCovering[] {
+  return config.jobs
     .filter((job) => job.enabled)
     .map((job): JobCovering => {
       try {
@@ -184,25 +194,28 @@ function buildInstallation(
         throw new CoveringError(job.id, error);
       }
     });
-  const main = new ZonecronStack(app, stackName, { config, synthTime });
+}
 
+/** The shard stacks of an installation: its jobs' schedules and its invoke configs, by shard. */
+function shardStacks(
+  app: App,
+  installation: {
+    readonly config: JobsConfig;
+    readonly stackName: string;
+    readonly main: ZonecronStack;
+    readonly coverings: readonly JobCovering[];
+    readonly owners: ReadonlyMap<string, InvokeConfigOwner>;
+  },
+): JobShardStack[] {
+  const { config, stackName, main, coverings, owners } = installation;
   const jobsByShard = groupBy(
     coverings.map(
       ({ job, covering }): ScheduledJob => ({ job, awsExpression: covering.awsExpression }),
     ),
     ({ job }) => jobShard(job.id),
   );
-  const mine = [...owners.values()]
-    .filter((owner) => owner.stackName === stackName)
-    .sort((a, b) => a.target.key.localeCompare(b.target.key));
-  const configsByShard = groupBy(
-    mine.map(
-      (owner): OwnedInvokeConfig => ({
-        target: owner.target,
-        maximumRetryAttempts: owner.retries,
-      }),
-    ),
-    ({ target }) => functionShard(target.key),
+  const configsByShard = groupBy(ownedInvokeConfigs(stackName, owners), ({ target }) =>
+    functionShard(target.key),
   );
   const shards: JobShardStack[] = [];
   for (let shard = 0; shard < SHARD_COUNT; shard += 1) {
@@ -222,18 +235,41 @@ function buildInstallation(
       }),
     );
   }
+  return shards;
+}
+
+/** The invoke configs installation `stackName` creates, by function key. */
+function ownedInvokeConfigs(
+  stackName: string,
+  owners: ReadonlyMap<string, InvokeConfigOwner>,
+): OwnedInvokeConfig[] {
+  return [...owners.values()]
+    .filter((owner) => owner.stackName === stackName)
+    .sort((a, b) => a.target.key.localeCompare(b.target.key))
+    .map(
+      (owner): OwnedInvokeConfig => ({
+        target: owner.target,
+        maximumRetryAttempts: owner.retries,
+      }),
+    );
+}
+
+/** The functions an installation's jobs target whose invoke config another one creates. */
+function ownedElsewhere(
+  config: JobsConfig,
+  stackName: string,
+  owners: ReadonlyMap<string, InvokeConfigOwner>,
+): Map<string, string> {
   const targeted = new Set(
     config.jobs
       .filter((job) => job.enabled && job.target.type === 'lambda')
       .map((job) => lambdaTargetRef(job.target.arn).key),
   );
-  const invokeConfigsOwnedElsewhere = new Map<string, string>();
+  const elsewhere = new Map<string, string>();
   for (const [key, owner] of owners) {
-    if (targeted.has(key) && owner.stackName !== stackName) {
-      invokeConfigsOwnedElsewhere.set(key, owner.stackName);
-    }
+    if (targeted.has(key) && owner.stackName !== stackName) elsewhere.set(key, owner.stackName);
   }
-  return { stackName, config, main, shards, coverings, invokeConfigsOwnedElsewhere };
+  return elsewhere;
 }
 
 function groupBy<T>(items: readonly T[], keyOf: (item: T) => number): Map<number, T[]> {

@@ -450,47 +450,16 @@ async function recordDelivery(
   item: RunItem,
   deliveryId: string,
 ): Promise<RunOutcome> {
-  const { ledger, clock, options, metrics, logger } = ctx;
-  const dispatchedAt = clock();
+  const dispatchedAt = ctx.clock();
   const lagMs = dispatchedAt.getTime() - run.at.getTime();
   // Late is the tick's lateness: its own first attempt. A retry that took over a dead
   // dispatcher's claim cannot tell when that one reached the target.
   const late =
     run.origin === 'tick' && item.attempts === 1 && lagMs > run.job.alarm.graceSeconds * 1000;
-  const stuckCheckAtEpochMs = tracksCompletion(run.job)
-    ? dispatchedAt.getTime() + run.job.maxRuntimeSeconds * 1000
-    : undefined;
-  const kept = await withRetries(
-    () =>
-      ledger.markDispatched(run.key, item.attempts, {
-        dispatchedAt,
-        deliveryId,
-        stuckCheckAtEpochMs,
-        late,
-        outboxLeaseUntilEpochMs: dispatchedAt.getTime() + options.outboxLeaseSeconds * 1000,
-      }),
-    retryOptions(ctx),
-  );
-  const caughtUp = run.origin === 'catch-up' || run.origin === 'sweep';
-  metrics.job(run.job.id, 'Dispatched');
-  metrics.job(run.job.id, 'DispatchLagSeconds', Math.max(0, lagMs) / 1000);
-  if (caughtUp) metrics.job(run.job.id, 'CaughtUp');
-  if (late && kept) metrics.job(run.job.id, 'LateRuns');
-  // `late` is a decision of its own: the stack's Contributor Insights rule counts it by name.
-  const decision = late ? 'late' : caughtUp ? 'caught-up' : 'dispatched';
-  logger.info(
-    decision,
-    logFields(run, {
-      decision,
-      attempt: item.attempts,
-      deliveryId,
-      target: run.job.target.type,
-      lagMs,
-      ...(late ? { late: true, graceSeconds: run.job.alarm.graceSeconds } : {}),
-    }),
-  );
+  const kept = await writeDispatched(ctx, run, item, dispatchedAt, deliveryId, late);
+  reportDispatched(ctx, run, { attempt: item.attempts, deliveryId, lagMs, late, kept });
   if (!kept) {
-    logger.warn(
+    ctx.logger.warn(
       'lease-lost',
       logFields(run, {
         decision: 'lease-lost',
@@ -508,6 +477,67 @@ async function recordDelivery(
     );
   }
   return { ...baseOf(run), outcome: 'dispatched', attempt: item.attempts, deliveryId, lagMs, late };
+}
+/**
+ * `claimed` → `dispatched` for our claim, retried until it lands; false when the claim was lost
+ * meanwhile. A run whose completion is reported stays open until its `maxRuntime` ends.
+ */
+function writeDispatched(
+  ctx: CoreContext,
+  run: PlannedRun,
+  item: RunItem,
+  dispatchedAt: Date,
+  deliveryId: string,
+  late: boolean,
+): Promise<boolean> {
+  const stuckCheckAtEpochMs = tracksCompletion(run.job)
+    ? dispatchedAt.getTime() + run.job.maxRuntimeSeconds * 1000
+    : undefined;
+  return withRetries(
+    () =>
+      ctx.ledger.markDispatched(run.key, item.attempts, {
+        dispatchedAt,
+        deliveryId,
+        stuckCheckAtEpochMs,
+        late,
+        outboxLeaseUntilEpochMs: dispatchedAt.getTime() + ctx.options.outboxLeaseSeconds * 1000,
+      }),
+    retryOptions(ctx),
+  );
+}
+
+/** The metrics and the log line of a delivery; `LateRuns` counts only a run still ours. */
+function reportDispatched(
+  ctx: CoreContext,
+  run: PlannedRun,
+  delivery: {
+    readonly attempt: number;
+    readonly deliveryId: string;
+    readonly lagMs: number;
+    readonly late: boolean;
+    readonly kept: boolean;
+  },
+): void {
+  const { metrics } = ctx;
+  const { attempt, deliveryId, lagMs, late, kept } = delivery;
+  const caughtUp = run.origin === 'catch-up' || run.origin === 'sweep';
+  metrics.job(run.job.id, 'Dispatched');
+  metrics.job(run.job.id, 'DispatchLagSeconds', Math.max(0, lagMs) / 1000);
+  if (caughtUp) metrics.job(run.job.id, 'CaughtUp');
+  if (late && kept) metrics.job(run.job.id, 'LateRuns');
+  // `late` is a decision of its own: the stack's Contributor Insights rule counts it by name.
+  const decision = late ? 'late' : caughtUp ? 'caught-up' : 'dispatched';
+  ctx.logger.info(
+    decision,
+    logFields(run, {
+      decision,
+      attempt,
+      deliveryId,
+      target: run.job.target.type,
+      lagMs,
+      ...(late ? { late: true, graceSeconds: run.job.alarm.graceSeconds } : {}),
+    }),
+  );
 }
 
 /** The in-invocation retries of ledger writes, with the context's sleep. */

@@ -207,217 +207,290 @@ function claimCondition(u: UpdateExpression, request: ClaimRequest): string {
  * //=> { claimed: true, item: { status: 'claimed', attempts: 1, ... } }
  */
 export function createDynamoLedger(store: LedgerStore): Ledger {
-  async function conditional(
-    key: string,
-    u: UpdateExpression,
-    condition: (u: UpdateExpression) => string,
-  ): Promise<boolean> {
-    const cond = condition(u);
-    const { update, names, values } = u.build();
-    const result = await store.update({ key, update, condition: cond, names, values });
-    return result.applied;
-  }
-
-  const ownClaim = (attempts: number) => (u: UpdateExpression) =>
-    `${u.name('status')} = ${u.value('claimed', av.s('claimed'))} AND ${u.name('attempts')} = ${u.value('attempts', av.n(attempts))}`;
-
   return {
     ...createJobStateLedger(store),
     ...createOutboxLedger(store),
-
-    async claim(request) {
-      const u = new UpdateExpression()
-        .setToPrevious('previousStatus', 'status', av.s('new'))
-        .set('jobId', av.s(request.jobId))
-        .set('at', av.s(request.at.toISOString()))
-        .set('nominal', av.s(request.nominal))
-        .set('dst', av.s(request.dst))
-        .set('status', av.s('claimed'))
-        .set('leaseUntilEpochMs', av.n(request.leaseUntilEpochMs))
-        .set('manual', av.b(request.manual))
-        // A run's origin is its first decision: a retry or a redrive does not rewrite it.
-        .setIfAbsent('origin', av.s(request.origin))
-        .set('target', av.s(request.target))
-        .set('openShard', av.s(openShardOf(request.key)))
-        .set('checkAtEpochMs', av.n(request.leaseUntilEpochMs))
-        .set(LEDGER_TTL_ATTRIBUTE, av.n(request.ttlEpochSec))
-        .add('attempts', av.n(1))
-        .add('roundAttempts', av.n(1))
-        .remove('skipReason');
-      if (request.missed && request.mode === 'create') {
-        // The outbox shares the claim's lease: the item is open until then anyway.
-        addOutbox(u, request.key, ['missed'], ['notify:missed'], request.leaseUntilEpochMs);
-      }
-      const condition = claimCondition(u, request);
-      const { update, names, values } = u.build();
-      const result = await store.update({
-        key: request.key,
-        update,
-        condition,
-        names,
-        values,
-        returnValues: 'ALL_NEW',
-      });
-      if (result.applied) return { claimed: true, item: decodeRun(result.item ?? {}) };
-      if (!result.current) throw new LedgerConflictError(request.key);
-      return { claimed: false, existing: decodeRun(result.current) };
-    },
-
-    markDispatched(key, attempts, delivery) {
-      const u = new UpdateExpression()
-        .set('status', av.s('dispatched'))
-        .set('dispatchedAt', av.s(delivery.dispatchedAt.toISOString()))
-        .set('deliveryId', av.s(delivery.deliveryId))
-        .remove('leaseUntilEpochMs');
-      if (delivery.late) {
-        addOutbox(u, key, ['late'], ['notify:late'], delivery.outboxLeaseUntilEpochMs);
-      } else if (delivery.stuckCheckAtEpochMs !== undefined) {
-        u.set('checkAtEpochMs', av.n(delivery.stuckCheckAtEpochMs));
-      } else {
-        u.remove('openShard', 'checkAtEpochMs');
-      }
-      return conditional(key, u, ownClaim(attempts));
-    },
-
-    releaseFailed(key, attempts, failure) {
-      const u = new UpdateExpression()
-        .set('status', av.s('delivery-failed'))
-        .set('lastError', av.s(failure.lastError))
-        .set('checkAtEpochMs', av.n(failure.retryAtEpochMs))
-        .remove('leaseUntilEpochMs');
-      return conditional(key, u, ownClaim(attempts));
-    },
-
-    failDelivery(key, attempts, failure) {
-      const u = new UpdateExpression()
-        .set('status', av.s('failed'))
-        .set('failure', av.s('delivery'))
-        .set('lastError', av.s(failure.lastError))
-        .set('completedAt', av.s(failure.failedAt.toISOString()))
-        .remove('leaseUntilEpochMs');
-      addOutbox(
-        u,
-        key,
-        ['dead-lettered'],
-        ['dead-letter', 'notify:dead-lettered'],
-        failure.outboxLeaseUntilEpochMs,
-      );
-      return conditional(
-        key,
-        u,
-        (c) =>
-          `(${c.name('status')} = ${c.value('claimed', av.s('claimed'))} OR ${c.name('status')} = ${c.value('deliveryFailed', av.s('delivery-failed'))}) AND ${c.name('attempts')} = ${c.value('attempts', av.n(attempts))}`,
-      );
-    },
-
-    markSkipped(key, attempts, reason, detail) {
-      const u = new UpdateExpression()
-        .set('status', av.s('skipped'))
-        .set('skipReason', av.s(reason))
-        .set('lastError', av.s(detail))
-        .remove('leaseUntilEpochMs', 'openShard', 'checkAtEpochMs');
-      return conditional(key, u, ownClaim(attempts));
-    },
-
-    recordSkipped(record) {
-      const u = new UpdateExpression()
-        .set('jobId', av.s(record.jobId))
-        .set('at', av.s(record.at.toISOString()))
-        .set('nominal', av.s(record.nominal))
-        .set('dst', av.s(record.dst))
-        .set('status', av.s('skipped'))
-        .set('skipReason', av.s(record.reason))
-        .set('lastError', av.s(record.detail))
-        .set('attempts', av.n(0))
-        .set('roundAttempts', av.n(0))
-        .set('manual', av.b(false))
-        .set('origin', av.s(record.origin))
-        .set(LEDGER_TTL_ATTRIBUTE, av.n(record.ttlEpochSec));
-      if (record.missed) {
-        addOutbox(u, record.key, ['missed'], ['notify:missed'], record.outboxLeaseUntilEpochMs);
-      }
-      return conditional(record.key, u, (c) => `attribute_not_exists(${c.name('pk')})`);
-    },
-
-    markStuck(key, outboxLeaseUntilEpochMs) {
-      const u = new UpdateExpression();
-      addOutbox(u, key, ['stuck'], ['notify:stuck'], outboxLeaseUntilEpochMs);
-      return conditional(key, u, (c) => {
-        const signals = c.name('signals');
-        return `${c.name('status')} = ${c.value('dispatched', av.s('dispatched'))} AND (attribute_not_exists(${signals}) OR NOT contains(${signals}, ${c.value('stuck', av.s('stuck'))}))`;
-      });
-    },
-
-    closeOpen(key, seen, nextCheckAtEpochMs) {
-      const u = new UpdateExpression();
-      if (nextCheckAtEpochMs === undefined) {
-        u.remove('openShard', 'checkAtEpochMs', 'outboxLeaseUntilEpochMs');
-      } else {
-        u.set('checkAtEpochMs', av.n(nextCheckAtEpochMs));
-      }
-      return conditional(
-        key,
-        u,
-        (c) =>
-          `attribute_not_exists(${c.name('outbox')}) AND ${c.name('status')} = ${c.value('seenStatus', av.s(seen.status))} AND ${c.name('checkAtEpochMs')} = ${c.value('seenCheck', av.n(seen.checkAtEpochMs))}`,
-      );
-    },
-
-    async resetForRedrive(key, nowEpochMs) {
-      const u = new UpdateExpression()
-        .set('status', av.s('delivery-failed'))
-        .set('roundAttempts', av.n(0))
-        .set('openShard', av.s(openShardOf(key)))
-        .set('checkAtEpochMs', av.n(nowEpochMs))
-        .add('generation', av.n(1))
-        .remove(
-          'failure',
-          'skipReason',
-          'leaseUntilEpochMs',
-          'signals',
-          'completedAt',
-          'completionId',
-          'startedAt',
-          'deadLetteredAt',
-        );
-      const status = u.name('status');
-      const condition =
-        `attribute_not_exists(${u.name('outbox')}) AND ` +
-        `${status} IN (${u.value('failed', av.s('failed'))}, ${u.value('deliveryFailed', av.s('delivery-failed'))}, ${u.value('skipped', av.s('skipped'))})`;
-      const { update, names, values } = u.build();
-      const result = await store.update({
-        key,
-        update,
-        condition,
-        names,
-        values,
-        returnValues: 'ALL_NEW',
-      });
-      if (result.applied) return { reset: true, item: result.item && decodeRun(result.item) };
-      return { reset: false, item: result.current && decodeRun(result.current) };
-    },
-
-    async getRun(key) {
-      const item = await store.get(key);
-      return item ? decodeRun(item) : undefined;
-    },
-
-    async getRuns(keys, consistent = false) {
-      const items = await store.batchGet(keys, consistent);
-      return new Map([...items].map(([key, item]) => [key, decodeRun(item)]));
-    },
-
-    async findDue(shard, nowEpochMs, limit) {
-      const items = await store.query({
-        index: LEDGER_OPEN_INDEX,
-        keyCondition: '#shard = :shard AND #check <= :now',
-        names: { '#shard': 'openShard', '#check': 'checkAtEpochMs' },
-        values: { ':shard': av.s(shard), ':now': av.n(nowEpochMs) },
-        limit,
-      });
-      return items.map(decodeRun);
-    },
+    claim: (request) => claimRun(store, request),
+    markDispatched: (key, attempts, delivery) => markDispatched(store, key, attempts, delivery),
+    releaseFailed: (key, attempts, failure) => releaseFailed(store, key, attempts, failure),
+    failDelivery: (key, attempts, failure) => failDelivery(store, key, attempts, failure),
+    markSkipped: (key, attempts, reason, detail) =>
+      markSkipped(store, key, attempts, reason, detail),
+    recordSkipped: (record) => recordSkipped(store, record),
+    markStuck: (key, outboxLeaseUntilEpochMs) => markStuck(store, key, outboxLeaseUntilEpochMs),
+    closeOpen: (key, seen, nextCheckAtEpochMs) => closeOpen(store, key, seen, nextCheckAtEpochMs),
+    resetForRedrive: (key, nowEpochMs) => resetForRedrive(store, key, nowEpochMs),
+    getRun: (key) => getRun(store, key),
+    getRuns: (keys, consistent) => getRuns(store, keys, consistent),
+    findDue: (shard, nowEpochMs, limit) => findDue(store, shard, nowEpochMs, limit),
   };
+}
+
+/** Writes `u` to run `key` under `condition`; whether it applied. */
+async function conditional(
+  store: LedgerStore,
+  key: string,
+  u: UpdateExpression,
+  condition: (u: UpdateExpression) => string,
+): Promise<boolean> {
+  const cond = condition(u);
+  const { update, names, values } = u.build();
+  const result = await store.update({ key, update, condition: cond, names, values });
+  return result.applied;
+}
+
+/** The condition of the moves out of `claimed`: the run is still held by claim `attempts`. */
+const ownClaim = (attempts: number) => (u: UpdateExpression) =>
+  `${u.name('status')} = ${u.value('claimed', av.s('claimed'))} AND ${u.name('attempts')} = ${u.value('attempts', av.n(attempts))}`;
+
+/** The claim of a run, refused per its `mode` (`RunLedger.claim`). */
+async function claimRun(store: LedgerStore, request: ClaimRequest): Promise<ClaimOutcome> {
+  const u = new UpdateExpression()
+    .setToPrevious('previousStatus', 'status', av.s('new'))
+    .set('jobId', av.s(request.jobId))
+    .set('at', av.s(request.at.toISOString()))
+    .set('nominal', av.s(request.nominal))
+    .set('dst', av.s(request.dst))
+    .set('status', av.s('claimed'))
+    .set('leaseUntilEpochMs', av.n(request.leaseUntilEpochMs))
+    .set('manual', av.b(request.manual))
+    // A run's origin is its first decision: a retry or a redrive does not rewrite it.
+    .setIfAbsent('origin', av.s(request.origin))
+    .set('target', av.s(request.target))
+    .set('openShard', av.s(openShardOf(request.key)))
+    .set('checkAtEpochMs', av.n(request.leaseUntilEpochMs))
+    .set(LEDGER_TTL_ATTRIBUTE, av.n(request.ttlEpochSec))
+    .add('attempts', av.n(1))
+    .add('roundAttempts', av.n(1))
+    .remove('skipReason');
+  if (request.missed && request.mode === 'create') {
+    // The outbox shares the claim's lease: the item is open until then anyway.
+    addOutbox(u, request.key, ['missed'], ['notify:missed'], request.leaseUntilEpochMs);
+  }
+  const condition = claimCondition(u, request);
+  const { update, names, values } = u.build();
+  const result = await store.update({
+    key: request.key,
+    update,
+    condition,
+    names,
+    values,
+    returnValues: 'ALL_NEW',
+  });
+  if (result.applied) return { claimed: true, item: decodeRun(result.item ?? {}) };
+  if (!result.current) throw new LedgerConflictError(request.key);
+  return { claimed: false, existing: decodeRun(result.current) };
+}
+
+/** `claimed` → `dispatched`, for our claim only (`RunLedger.markDispatched`). */
+function markDispatched(
+  store: LedgerStore,
+  key: string,
+  attempts: number,
+  delivery: Parameters<RunLedger['markDispatched']>[2],
+): Promise<boolean> {
+  const u = new UpdateExpression()
+    .set('status', av.s('dispatched'))
+    .set('dispatchedAt', av.s(delivery.dispatchedAt.toISOString()))
+    .set('deliveryId', av.s(delivery.deliveryId))
+    .remove('leaseUntilEpochMs');
+  if (delivery.late) {
+    addOutbox(u, key, ['late'], ['notify:late'], delivery.outboxLeaseUntilEpochMs);
+  } else if (delivery.stuckCheckAtEpochMs !== undefined) {
+    u.set('checkAtEpochMs', av.n(delivery.stuckCheckAtEpochMs));
+  } else {
+    u.remove('openShard', 'checkAtEpochMs');
+  }
+  return conditional(store, key, u, ownClaim(attempts));
+}
+
+/** `claimed` → `delivery-failed`, for our claim only (`RunLedger.releaseFailed`). */
+function releaseFailed(
+  store: LedgerStore,
+  key: string,
+  attempts: number,
+  failure: Parameters<RunLedger['releaseFailed']>[2],
+): Promise<boolean> {
+  const u = new UpdateExpression()
+    .set('status', av.s('delivery-failed'))
+    .set('lastError', av.s(failure.lastError))
+    .set('checkAtEpochMs', av.n(failure.retryAtEpochMs))
+    .remove('leaseUntilEpochMs');
+  return conditional(store, key, u, ownClaim(attempts));
+}
+
+/** `claimed` or `delivery-failed` → `failed(delivery)` (`RunLedger.failDelivery`). */
+function failDelivery(
+  store: LedgerStore,
+  key: string,
+  attempts: number,
+  failure: Parameters<RunLedger['failDelivery']>[2],
+): Promise<boolean> {
+  const u = new UpdateExpression()
+    .set('status', av.s('failed'))
+    .set('failure', av.s('delivery'))
+    .set('lastError', av.s(failure.lastError))
+    .set('completedAt', av.s(failure.failedAt.toISOString()))
+    .remove('leaseUntilEpochMs');
+  addOutbox(
+    u,
+    key,
+    ['dead-lettered'],
+    ['dead-letter', 'notify:dead-lettered'],
+    failure.outboxLeaseUntilEpochMs,
+  );
+  return conditional(
+    store,
+    key,
+    u,
+    (c) =>
+      `(${c.name('status')} = ${c.value('claimed', av.s('claimed'))} OR ${c.name('status')} = ${c.value('deliveryFailed', av.s('delivery-failed'))}) AND ${c.name('attempts')} = ${c.value('attempts', av.n(attempts))}`,
+  );
+}
+
+/** `claimed` → `skipped`, for our claim only (`RunLedger.markSkipped`). */
+function markSkipped(
+  store: LedgerStore,
+  key: string,
+  attempts: number,
+  reason: SkipReason,
+  detail: string,
+): Promise<boolean> {
+  const u = new UpdateExpression()
+    .set('status', av.s('skipped'))
+    .set('skipReason', av.s(reason))
+    .set('lastError', av.s(detail))
+    .remove('leaseUntilEpochMs', 'openShard', 'checkAtEpochMs');
+  return conditional(store, key, u, ownClaim(attempts));
+}
+
+/** A new `skipped` item, unless the run has one (`RunLedger.recordSkipped`). */
+function recordSkipped(store: LedgerStore, record: SkipRecord): Promise<boolean> {
+  const u = new UpdateExpression()
+    .set('jobId', av.s(record.jobId))
+    .set('at', av.s(record.at.toISOString()))
+    .set('nominal', av.s(record.nominal))
+    .set('dst', av.s(record.dst))
+    .set('status', av.s('skipped'))
+    .set('skipReason', av.s(record.reason))
+    .set('lastError', av.s(record.detail))
+    .set('attempts', av.n(0))
+    .set('roundAttempts', av.n(0))
+    .set('manual', av.b(false))
+    .set('origin', av.s(record.origin))
+    .set(LEDGER_TTL_ATTRIBUTE, av.n(record.ttlEpochSec));
+  if (record.missed) {
+    addOutbox(u, record.key, ['missed'], ['notify:missed'], record.outboxLeaseUntilEpochMs);
+  }
+  return conditional(store, record.key, u, (c) => `attribute_not_exists(${c.name('pk')})`);
+}
+
+/** Raises `stuck` once on a `dispatched` run (`RunLedger.markStuck`). */
+function markStuck(
+  store: LedgerStore,
+  key: string,
+  outboxLeaseUntilEpochMs: number,
+): Promise<boolean> {
+  const u = new UpdateExpression();
+  addOutbox(u, key, ['stuck'], ['notify:stuck'], outboxLeaseUntilEpochMs);
+  return conditional(store, key, u, (c) => {
+    const signals = c.name('signals');
+    return `${c.name('status')} = ${c.value('dispatched', av.s('dispatched'))} AND (attribute_not_exists(${signals}) OR NOT contains(${signals}, ${c.value('stuck', av.s('stuck'))}))`;
+  });
+}
+
+/** Closes or reschedules an open run still as seen (`RunLedger.closeOpen`). */
+function closeOpen(
+  store: LedgerStore,
+  key: string,
+  seen: Parameters<RunLedger['closeOpen']>[1],
+  nextCheckAtEpochMs: number | undefined,
+): Promise<boolean> {
+  const u = new UpdateExpression();
+  if (nextCheckAtEpochMs === undefined) {
+    u.remove('openShard', 'checkAtEpochMs', 'outboxLeaseUntilEpochMs');
+  } else {
+    u.set('checkAtEpochMs', av.n(nextCheckAtEpochMs));
+  }
+  return conditional(
+    store,
+    key,
+    u,
+    (c) =>
+      `attribute_not_exists(${c.name('outbox')}) AND ${c.name('status')} = ${c.value('seenStatus', av.s(seen.status))} AND ${c.name('checkAtEpochMs')} = ${c.value('seenCheck', av.n(seen.checkAtEpochMs))}`,
+  );
+}
+
+/** A fresh round of attempts for a finished run (`RunLedger.resetForRedrive`). */
+async function resetForRedrive(
+  store: LedgerStore,
+  key: string,
+  nowEpochMs: number,
+): ReturnType<RunLedger['resetForRedrive']> {
+  const u = new UpdateExpression()
+    .set('status', av.s('delivery-failed'))
+    .set('roundAttempts', av.n(0))
+    .set('openShard', av.s(openShardOf(key)))
+    .set('checkAtEpochMs', av.n(nowEpochMs))
+    .add('generation', av.n(1))
+    .remove(
+      'failure',
+      'skipReason',
+      'leaseUntilEpochMs',
+      'signals',
+      'completedAt',
+      'completionId',
+      'startedAt',
+      'deadLetteredAt',
+    );
+  const status = u.name('status');
+  const condition =
+    `attribute_not_exists(${u.name('outbox')}) AND ` +
+    `${status} IN (${u.value('failed', av.s('failed'))}, ${u.value('deliveryFailed', av.s('delivery-failed'))}, ${u.value('skipped', av.s('skipped'))})`;
+  const { update, names, values } = u.build();
+  const result = await store.update({
+    key,
+    update,
+    condition,
+    names,
+    values,
+    returnValues: 'ALL_NEW',
+  });
+  if (result.applied) return { reset: true, item: result.item && decodeRun(result.item) };
+  return { reset: false, item: result.current && decodeRun(result.current) };
+}
+
+/** One run item, read consistently (`RunLedger.getRun`). */
+async function getRun(store: LedgerStore, key: string): Promise<RunItem | undefined> {
+  const item = await store.get(key);
+  return item ? decodeRun(item) : undefined;
+}
+
+/** Run items by key, in batches (`RunLedger.getRuns`). */
+async function getRuns(
+  store: LedgerStore,
+  keys: readonly string[],
+  consistent = false,
+): Promise<Map<string, RunItem>> {
+  const items = await store.batchGet(keys, consistent);
+  return new Map([...items].map(([key, item]) => [key, decodeRun(item)]));
+}
+
+/** One page of a `byOpen` partition due by `nowEpochMs` (`RunLedger.findDue`). */
+async function findDue(
+  store: LedgerStore,
+  shard: string,
+  nowEpochMs: number,
+  limit: number,
+): Promise<RunItem[]> {
+  const items = await store.query({
+    index: LEDGER_OPEN_INDEX,
+    keyCondition: '#shard = :shard AND #check <= :now',
+    names: { '#shard': 'openShard', '#check': 'checkAtEpochMs' },
+    values: { ':shard': av.s(shard), ':now': av.n(nowEpochMs) },
+    limit,
+  });
+  return items.map(decodeRun);
 }
 
 export type { RunItem };

@@ -97,152 +97,184 @@ export function createRecorder(deps: RecorderDeps): {
   handle(event: unknown): Promise<RecordOutcome>;
 } {
   const jobs = catalogOf(deps.jobs);
-  const leaseMs = (deps.outboxLeaseSeconds ?? 120) * 1000;
-
-  const retryOptions = () => (deps.sleep ? { sleep: deps.sleep } : {});
-
-  function ignored(completion: Completion, reason: string, duplicate: boolean): RecordOutcome {
-    const { envelope } = completion;
-    deps.logger.warn('completion ignored', {
-      decision: 'completion-ignored',
-      ...logFields(completion),
-      reason,
-      status: completion.status,
-    });
-    if (duplicate) deps.metrics.job(envelope.jobId, 'DuplicatesSuppressed');
-    else deps.metrics.global('MalformedEvents');
-    return { outcome: 'ignored', key: envelope.key, reason };
-  }
-
-  /**
-   * The run's terminal write, retried on transient errors before anything else: a report lost
-   * to throttling would leave the run to be called stuck.
-   */
-  function writeCompletion(completion: Completion, effects: readonly OutboxEffect[]) {
-    const { envelope } = completion;
-    const write = {
-      key: envelope.key,
-      jobId: envelope.jobId,
-      attempt: envelope.attempt,
-      completionId: completion.completionId,
-      status: completion.status,
-      completedAt: completion.finishedAt,
-      startedAt: completion.startedAt,
-      lastError: completion.lastError,
-      effects,
-      signals: completion.status === 'failed' ? (['run-failed'] as const) : [],
-      outboxLeaseUntilEpochMs: deps.clock().getTime() + leaseMs,
-    };
-    return withRetries(() => deps.ledger.recordCompletion(write), retryOptions());
-  }
-
-  async function record(completion: Completion): Promise<RecordOutcome> {
-    const { envelope } = completion;
-    const job = jobs.get(envelope.jobId);
-    if (!job) return ignored(completion, 'unknown-job', false);
-    if (!completionFromTarget(job.target, completion.target.arn)) {
-      return ignored(completion, `foreign-target:${completion.target.arn}`, false);
-    }
-    const effects = effectsOf(completion);
-    const result = await writeCompletion(completion, effects);
-    if (!result.recorded) return notRecorded(completion, result.item, job);
-    const durationMs = runDurationMs(completion, result.item);
-    await releaseSlot(job, envelope.key);
-    report(completion, durationMs, result.item);
-    if (effects.length > 0 && result.item) {
-      await performOutbox(
-        { ...deps, jobs },
-        {
-          ...result.item,
-          status: 'failed',
-          failure: 'execution',
-          completedAt: completion.finishedAt.toISOString(),
-          ...(completion.lastError ? { lastError: completion.lastError } : {}),
-          outbox: effects,
-        },
-      );
-    }
-    return {
-      outcome: 'recorded',
-      key: envelope.key,
-      status: completion.status,
-      durationMs,
-      effects,
-    };
-  }
-
-  /**
-   * `concurrency: forbid`: the finished run gives the job's slot back, if it holds it
-   * (retried on transient errors; a repeat of the report gives it back again if this one died
-   * first).
-   */
-  async function releaseSlot(job: JobDefinition, key: string): Promise<void> {
-    if (job.concurrency !== 'forbid') return;
-    await withRetries(() => deps.ledger.releaseSlot(job.id, key), retryOptions());
-  }
-
-  /** Why a completion changed nothing: a repeat, an earlier delivery's, or no such run. */
-  async function notRecorded(
-    completion: Completion,
-    item: RunItem | undefined,
-    job: JobDefinition,
-  ): Promise<RecordOutcome> {
-    if (!item) return ignored(completion, 'no-ledger-item', false);
-    if (item.completionId === completion.completionId) {
-      await releaseSlot(job, item.key);
-      return ignored(completion, `already-${item.status}`, true);
-    }
-    // A run the ledger closed without this report (dead-lettered by a dispatcher that lost
-    // track of a delivery that did start) waits for nothing more once its last attempt ended.
-    if (isTerminal(item.status) && item.attempts === completion.envelope.attempt) {
-      await releaseSlot(job, item.key);
-    }
-    if (item.attempts !== completion.envelope.attempt) {
-      return ignored(
-        completion,
-        `stale-attempt:${completion.envelope.attempt}-of-${item.attempts}`,
-        true,
-      );
-    }
-    return ignored(completion, `status-${item.status}`, true);
-  }
-
-  function report(completion: Completion, durationMs: number, before: RunItem | undefined): void {
-    const succeeded = completion.status === 'succeeded';
-    const { jobId } = completion.envelope;
-    deps.metrics.job(jobId, succeeded ? 'RunSucceeded' : 'RunFailed');
-    deps.metrics.job(jobId, 'RunDurationSeconds', durationMs / 1000);
-    const line = {
-      decision: succeeded ? 'succeeded' : 'failed',
-      ...logFields(completion),
-      dispatchedAt: before?.dispatchedAt,
-      completedAt: completion.finishedAt.toISOString(),
-      durationMs,
-      lastError: completion.lastError,
-    };
-    if (succeeded) deps.logger.info('run succeeded', line);
-    else deps.logger.warn('run failed', line);
-  }
-
   return {
-    async handle(event: unknown): Promise<RecordOutcome> {
-      const parsed = parseCompletionEvent(event);
-      if (parsed.kind === 'unrecognised') {
-        deps.logger.warn('unrecognised event', { decision: 'unrecognised', reason: parsed.reason });
-        deps.metrics.global('MalformedEvents');
-        return { outcome: 'unrecognised', reason: parsed.reason };
-      }
-      if (parsed.kind === 'not-terminal') {
-        deps.logger.info('execution not terminal', {
-          decision: 'not-terminal',
-          status: parsed.status,
-          executionArn: parsed.executionArn,
-        });
-        return { outcome: 'not-terminal', status: parsed.status };
-      }
-      return record(parsed.completion);
-    },
+    handle: (event: unknown): Promise<RecordOutcome> => handle(deps, jobs, event),
   };
+}
+
+/** The recorder's entry: parses the event, records a completion, logs anything else. */
+async function handle(
+  deps: RecorderDeps,
+  jobs: JobCatalog,
+  event: unknown,
+): Promise<RecordOutcome> {
+  const parsed = parseCompletionEvent(event);
+  if (parsed.kind === 'unrecognised') {
+    deps.logger.warn('unrecognised event', { decision: 'unrecognised', reason: parsed.reason });
+    deps.metrics.global('MalformedEvents');
+    return { outcome: 'unrecognised', reason: parsed.reason };
+  }
+  if (parsed.kind === 'not-terminal') {
+    deps.logger.info('execution not terminal', {
+      decision: 'not-terminal',
+      status: parsed.status,
+      executionArn: parsed.executionArn,
+    });
+    return { outcome: 'not-terminal', status: parsed.status };
+  }
+  return record(deps, jobs, parsed.completion);
+}
+
+/** One completion of a known job's own target: the terminal write, then what it owes. */
+async function record(
+  deps: RecorderDeps,
+  jobs: JobCatalog,
+  completion: Completion,
+): Promise<RecordOutcome> {
+  const { envelope } = completion;
+  const job = jobs.get(envelope.jobId);
+  if (!job) return ignored(deps, completion, 'unknown-job', false);
+  if (!completionFromTarget(job.target, completion.target.arn)) {
+    return ignored(deps, completion, `foreign-target:${completion.target.arn}`, false);
+  }
+  const effects = effectsOf(completion);
+  const result = await writeCompletion(deps, completion, effects);
+  if (!result.recorded) return notRecorded(deps, completion, result.item, job);
+  const durationMs = runDurationMs(completion, result.item);
+  await releaseSlot(deps, job, envelope.key);
+  report(deps, completion, durationMs, result.item);
+  if (effects.length > 0 && result.item) {
+    await performOutbox(
+      { ...deps, jobs },
+      {
+        ...result.item,
+        status: 'failed',
+        failure: 'execution',
+        completedAt: completion.finishedAt.toISOString(),
+        ...(completion.lastError ? { lastError: completion.lastError } : {}),
+        outbox: effects,
+      },
+    );
+  }
+  return {
+    outcome: 'recorded',
+    key: envelope.key,
+    status: completion.status,
+    durationMs,
+    effects,
+  };
+}
+
+/** The options of the in-invocation retries of ledger writes. */
+function retryOptions(deps: RecorderDeps) {
+  return deps.sleep ? { sleep: deps.sleep } : {};
+}
+
+/** Logs and counts a completion that changed nothing (a duplicate, or a malformed event). */
+function ignored(
+  deps: RecorderDeps,
+  completion: Completion,
+  reason: string,
+  duplicate: boolean,
+): RecordOutcome {
+  const { envelope } = completion;
+  deps.logger.warn('completion ignored', {
+    decision: 'completion-ignored',
+    ...logFields(completion),
+    reason,
+    status: completion.status,
+  });
+  if (duplicate) deps.metrics.job(envelope.jobId, 'DuplicatesSuppressed');
+  else deps.metrics.global('MalformedEvents');
+  return { outcome: 'ignored', key: envelope.key, reason };
+}
+
+/**
+ * The run's terminal write, retried on transient errors before anything else: a report lost
+ * to throttling would leave the run to be called stuck.
+ */
+function writeCompletion(
+  deps: RecorderDeps,
+  completion: Completion,
+  effects: readonly OutboxEffect[],
+) {
+  const { envelope } = completion;
+  const leaseMs = (deps.outboxLeaseSeconds ?? 120) * 1000;
+  const write = {
+    key: envelope.key,
+    jobId: envelope.jobId,
+    attempt: envelope.attempt,
+    completionId: completion.completionId,
+    status: completion.status,
+    completedAt: completion.finishedAt,
+    startedAt: completion.startedAt,
+    lastError: completion.lastError,
+    effects,
+    signals: completion.status === 'failed' ? (['run-failed'] as const) : [],
+    outboxLeaseUntilEpochMs: deps.clock().getTime() + leaseMs,
+  };
+  return withRetries(() => deps.ledger.recordCompletion(write), retryOptions(deps));
+}
+
+/**
+ * `concurrency: forbid`: the finished run gives the job's slot back, if it holds it
+ * (retried on transient errors; a repeat of the report gives it back again if this one died
+ * first).
+ */
+async function releaseSlot(deps: RecorderDeps, job: JobDefinition, key: string): Promise<void> {
+  if (job.concurrency !== 'forbid') return;
+  await withRetries(() => deps.ledger.releaseSlot(job.id, key), retryOptions(deps));
+}
+
+/** Why a completion changed nothing: a repeat, an earlier delivery's, or no such run. */
+async function notRecorded(
+  deps: RecorderDeps,
+  completion: Completion,
+  item: RunItem | undefined,
+  job: JobDefinition,
+): Promise<RecordOutcome> {
+  if (!item) return ignored(deps, completion, 'no-ledger-item', false);
+  if (item.completionId === completion.completionId) {
+    await releaseSlot(deps, job, item.key);
+    return ignored(deps, completion, `already-${item.status}`, true);
+  }
+  // A run the ledger closed without this report (dead-lettered by a dispatcher that lost
+  // track of a delivery that did start) waits for nothing more once its last attempt ended.
+  if (isTerminal(item.status) && item.attempts === completion.envelope.attempt) {
+    await releaseSlot(deps, job, item.key);
+  }
+  if (item.attempts !== completion.envelope.attempt) {
+    return ignored(
+      deps,
+      completion,
+      `stale-attempt:${completion.envelope.attempt}-of-${item.attempts}`,
+      true,
+    );
+  }
+  return ignored(deps, completion, `status-${item.status}`, true);
+}
+
+/** The metrics and the log line of a recorded completion. */
+function report(
+  deps: RecorderDeps,
+  completion: Completion,
+  durationMs: number,
+  before: RunItem | undefined,
+): void {
+  const succeeded = completion.status === 'succeeded';
+  const { jobId } = completion.envelope;
+  deps.metrics.job(jobId, succeeded ? 'RunSucceeded' : 'RunFailed');
+  deps.metrics.job(jobId, 'RunDurationSeconds', durationMs / 1000);
+  const line = {
+    decision: succeeded ? 'succeeded' : 'failed',
+    ...logFields(completion),
+    dispatchedAt: before?.dispatchedAt,
+    completedAt: completion.finishedAt.toISOString(),
+    durationMs,
+    lastError: completion.lastError,
+  };
+  if (succeeded) deps.logger.info('run succeeded', line);
+  else deps.logger.warn('run failed', line);
 }
 
 /** What a failure owes: the dead-letter message (Lambda) and the `run-failed` notification. */
@@ -253,6 +285,7 @@ function effectsOf(completion: Completion): OutboxEffect[] {
     : ['notify:run-failed'];
 }
 
+/** The fields every log line about a completion carries. */
 function logFields(completion: Completion) {
   const { envelope } = completion;
   return {

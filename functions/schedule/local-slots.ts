@@ -42,23 +42,32 @@ export class LocalSlotMatcher {
   /** The first matching slot in `[fromLocal, limitLocal)`, or `NO_SLOT`. */
   next(fromLocal: number, limitLocal: number): number {
     if (fromLocal >= limitLocal) return NO_SLOT;
-    let dayNumber = Math.floor(fromLocal / 1440);
-    let minuteOfDay = fromLocal - dayNumber * 1440;
-    let hour = (minuteOfDay / 60) | 0;
-    let minute = minuteOfDay - hour * 60;
-
-    // Fast path: same day as the last search, and that day matches.
+    const dayNumber = Math.floor(fromLocal / 1440);
+    const minuteOfDay = fromLocal - dayNumber * 1440;
+    const hour = (minuteOfDay / 60) | 0;
+    const minute = minuteOfDay - hour * 60;
     if (dayNumber === this.cachedDay && this.cachedDayMatches) {
-      const nextHour = this.nextHour[hour] as number;
-      if (nextHour === hour) {
-        const nextMinute = this.nextMinute[minute] as number;
-        if (nextMinute >= 0) {
-          const slot = dayNumber * 1440 + hour * 60 + nextMinute;
-          return slot < limitLocal ? slot : NO_SLOT;
-        }
-      }
+      const slot = this.sameDaySlot(dayNumber, hour, minute);
+      if (slot >= 0) return slot < limitLocal ? slot : NO_SLOT;
     }
+    return this.searchDays(dayNumber, hour, minute, limitLocal);
+  }
 
+  /**
+   * The fast path for a day known to match: the slot at `hour` and the next allowed minute of
+   * it, or -1 when the hour itself is not allowed or has no allowed minute left.
+   */
+  private sameDaySlot(dayNumber: number, hour: number, minute: number): number {
+    if (this.nextHour[hour] !== hour) return -1;
+    const nextMinute = this.nextMinute[minute] as number;
+    return nextMinute >= 0 ? dayNumber * 1440 + hour * 60 + nextMinute : -1;
+  }
+
+  /**
+   * Walks from `hour:minute` of `dayNumber` to the first matching slot: day masks pick the day,
+   * `firstTimeOfDay` the time; a day whose allowed times are all past moves on to the next day.
+   */
+  private searchDays(dayNumber: number, hour: number, minute: number, limitLocal: number): number {
     const date = civilFromDays(dayNumber, this.date);
     let monthSteps = 0;
     let length = daysInMonth(date.year, date.month);
@@ -69,12 +78,7 @@ export class LocalSlotMatcher {
       if (remaining === 0) {
         // Nothing left this month: go to the 1st of the next one.
         if (++monthSteps > MAX_MONTH_STEPS) return NO_SLOT;
-        dayNumber += length - date.day + 1;
-        if (date.month === 12) {
-          date.year += 1;
-          date.month = 1;
-        } else date.month += 1;
-        date.day = 1;
+        dayNumber = this.toFirstOfNextMonth(dayNumber, length);
         length = daysInMonth(date.year, date.month);
         mask = this.maskOf(date.month, dayNumber, length);
         hour = 0;
@@ -88,8 +92,8 @@ export class LocalSlotMatcher {
         hour = 0;
         minute = 0;
       }
-      const nextHour = this.nextHour[hour] as number;
-      if (nextHour < 0) {
+      const minuteOfDay = this.firstTimeOfDay(hour, minute);
+      if (minuteOfDay < 0) {
         dayNumber += 1;
         date.day += 1;
         hour = 0;
@@ -97,28 +101,39 @@ export class LocalSlotMatcher {
         if (date.day > length) mask = 0;
         continue;
       }
+      this.cachedDay = dayNumber;
+      this.cachedDayMatches = true;
+      const slot = dayNumber * 1440 + minuteOfDay;
+      return slot < limitLocal ? slot : NO_SLOT;
+    }
+  }
+
+  /** The first allowed minute of the day at or after `hour:minute`, or -1 when none is left. */
+  private firstTimeOfDay(hour: number, minute: number): number {
+    for (;;) {
+      const nextHour = this.nextHour[hour] as number;
+      if (nextHour < 0) return -1;
       if (nextHour !== hour) {
         hour = nextHour;
         minute = 0;
       }
       const nextMinute = this.nextMinute[minute] as number;
-      if (nextMinute < 0) {
-        hour += 1;
-        minute = 0;
-        if (hour === 24) {
-          dayNumber += 1;
-          date.day += 1;
-          hour = 0;
-          if (date.day > length) mask = 0;
-        }
-        continue;
-      }
-      this.cachedDay = dayNumber;
-      this.cachedDayMatches = true;
-      minuteOfDay = hour * 60 + nextMinute;
-      const slot = dayNumber * 1440 + minuteOfDay;
-      return slot < limitLocal ? slot : NO_SLOT;
+      if (nextMinute >= 0) return hour * 60 + nextMinute;
+      hour += 1;
+      minute = 0;
     }
+  }
+
+  /** Moves `this.date` from day `dayNumber` of a `length`-day month to the 1st of the next; its day number. */
+  private toFirstOfNextMonth(dayNumber: number, length: number): number {
+    const date = this.date;
+    const firstDayNumber = dayNumber + length - date.day + 1;
+    if (date.month === 12) {
+      date.year += 1;
+      date.month = 1;
+    } else date.month += 1;
+    date.day = 1;
+    return firstDayNumber;
   }
 
   /** The day mask of a month, or 0 when the month is not allowed. */

@@ -175,29 +175,28 @@ class OccurrenceCursor {
     return found;
   }
 
-  /** The next run, possibly past `limitMinute` (only the plain region search stops there). */
+  /**
+   * The next run, possibly past `limitMinute` (only the plain region search stops there).
+   *
+   * Each turn looks at the segment holding `nextMinute`: inside a DST window next to one of its
+   * transitions a window step decides (and may only move `nextMinute` on), elsewhere one
+   * matcher search up to the segment's end, or up to the window before its next transition.
+   */
   private advance(): Occurrence | undefined {
-    const { matcher, table, policies } = this;
+    const { matcher, table } = this;
     for (;;) {
       const u = this.nextMinute;
       if (u > this.limitMinute || u > MAX_MINUTE) return undefined;
       if (
-        u >= table.coverEnd - COVER_MARGIN_MINUTES ||
-        u < table.coverStart + COVER_MARGIN_MINUTES
+        (u >= table.coverEnd - COVER_MARGIN_MINUTES ||
+          u < table.coverStart + COVER_MARGIN_MINUTES) &&
+        !this.coverMinute(u)
       ) {
-        table.ensure(u, u + 1);
-        // Only at the ends of Date's range can the table not grow any further.
-        if (u >= table.coverEnd - COVER_MARGIN_MINUTES) return undefined;
+        return undefined;
       }
-      if (table.starts !== this.starts) {
-        this.starts = table.starts;
-        this.segment = table.segmentAt(u);
-      }
+      const s = this.segmentOf(u);
       const starts = this.starts;
       const offsets = table.offsets;
-      let s = this.segment;
-      while (s + 1 < starts.length && (starts[s + 1] as number) <= u) s++;
-      this.segment = s;
       const start = starts[s] as number;
       const offset = offsets[s] as number;
       const hasNext = s + 1 < starts.length;
@@ -205,42 +204,14 @@ class OccurrenceCursor {
 
       if (s > 0) {
         const before = offsets[s - 1] as number;
-        if (offset > before && policies.gap !== 'skip') {
-          const windowEnd = Math.min(start + (offset - before), end);
-          if (policies.gap === 'transition' && u === start) {
-            this.nextMinute = start + 1;
-            const real = matcher.next(start + offset, start + offset + 1);
-            if (real !== NO_SLOT) return occurrence(start, real, 'none');
-            const missing = matcher.next(start + before, start + offset);
-            if (missing !== NO_SLOT) return occurrence(start, missing, 'gap');
-            continue;
-          }
-          if (policies.gap === 'shift' && u < windowEnd) {
-            const missing = matcher.next(u + before, windowEnd + before);
-            const real = matcher.next(u + offset, windowEnd + offset);
-            if (missing === NO_SLOT && real === NO_SLOT) {
-              this.nextMinute = windowEnd;
-              continue;
-            }
-            if (real - offset <= missing - before) {
-              this.nextMinute = real - offset + 1;
-              return occurrence(real - offset, real, 'none');
-            }
-            this.nextMinute = missing - before + 1;
-            return occurrence(missing - before, missing, 'gap');
-          }
-        } else if (offset < before && u < start + (before - offset)) {
-          const windowEnd = Math.min(start + (before - offset), end);
-          if (policies.overlap === 'first') {
-            this.nextMinute = windowEnd;
-            continue;
-          }
-          const slot = matcher.next(u + offset, windowEnd + offset);
-          if (slot !== NO_SLOT) {
-            this.nextMinute = slot - offset + 1;
-            return occurrence(slot - offset, slot, 'overlap');
-          }
-          this.nextMinute = windowEnd;
+        if (offset > before && this.inGapWindow(u, start, offset - before, end)) {
+          const found = this.gapWindowRun(u, start, before, offset, end);
+          if (found !== undefined) return found;
+          continue;
+        }
+        if (offset < before && u < start + (before - offset)) {
+          const found = this.secondCopyRun(u, start, before, offset, end);
+          if (found !== undefined) return found;
           continue;
         }
       }
@@ -251,16 +222,8 @@ class OccurrenceCursor {
         if (after < offset) {
           const windowStart = Math.max(start, end - (offset - after));
           if (u >= windowStart) {
-            if (policies.overlap === 'last') {
-              this.nextMinute = end;
-              continue;
-            }
-            const slot = matcher.next(u + offset, end + offset);
-            if (slot !== NO_SLOT) {
-              this.nextMinute = slot - offset + 1;
-              return occurrence(slot - offset, slot, 'overlap');
-            }
-            this.nextMinute = end;
+            const found = this.firstCopyRun(u, offset, end);
+            if (found !== undefined) return found;
             continue;
           }
           regionEnd = windowStart;
@@ -274,6 +237,117 @@ class OccurrenceCursor {
       }
       this.nextMinute = regionEnd;
     }
+  }
+
+  /**
+   * Grows the zone table to cover minute `u`; false when it cannot, which happens only at the
+   * ends of Date's range.
+   */
+  private coverMinute(u: number): boolean {
+    const table = this.table;
+    table.ensure(u, u + 1);
+    return u < table.coverEnd - COVER_MARGIN_MINUTES;
+  }
+
+  /** The segment holding minute `u`, found from the last one (the table may have grown since). */
+  private segmentOf(u: number): number {
+    const table = this.table;
+    if (table.starts !== this.starts) {
+      this.starts = table.starts;
+      this.segment = table.segmentAt(u);
+    }
+    const starts = this.starts;
+    let s = this.segment;
+    while (s + 1 < starts.length && (starts[s + 1] as number) <= u) s++;
+    this.segment = s;
+    return s;
+  }
+
+  /**
+   * Whether minute `u` of a segment starting at `start` after a gap of `jump` minutes is one the
+   * gap policy acts on: `start` itself for `transition`, the first `jump` minutes for `shift`.
+   */
+  private inGapWindow(u: number, start: number, jump: number, end: number): boolean {
+    const gap = this.policies.gap;
+    if (gap === 'transition') return u === start;
+    return gap === 'shift' && u < Math.min(start + jump, end);
+  }
+
+  /**
+   * The next run in the window after a gap (offset `before`, then `offset`): the slots of the
+   * missing local hour at `start` (`transition`) or shifted by the jump (`shift`), merged with
+   * the real slots; undefined when the window has none, with `nextMinute` moved past it.
+   */
+  private gapWindowRun(
+    u: number,
+    start: number,
+    before: number,
+    offset: number,
+    end: number,
+  ): Occurrence | undefined {
+    const matcher = this.matcher;
+    if (this.policies.gap === 'transition') {
+      this.nextMinute = start + 1;
+      const real = matcher.next(start + offset, start + offset + 1);
+      if (real !== NO_SLOT) return occurrence(start, real, 'none');
+      const missing = matcher.next(start + before, start + offset);
+      if (missing !== NO_SLOT) return occurrence(start, missing, 'gap');
+      return undefined;
+    }
+    const windowEnd = Math.min(start + (offset - before), end);
+    const missing = matcher.next(u + before, windowEnd + before);
+    const real = matcher.next(u + offset, windowEnd + offset);
+    if (missing === NO_SLOT && real === NO_SLOT) {
+      this.nextMinute = windowEnd;
+      return undefined;
+    }
+    if (real - offset <= missing - before) {
+      this.nextMinute = real - offset + 1;
+      return occurrence(real - offset, real, 'none');
+    }
+    this.nextMinute = missing - before + 1;
+    return occurrence(missing - before, missing, 'gap');
+  }
+
+  /**
+   * The next second copy of a repeated local slot, in the window after an overlap (offset
+   * `before`, then the smaller `offset`); undefined, with `nextMinute` moved past the window,
+   * when there is none or the policy is `first`.
+   */
+  private secondCopyRun(
+    u: number,
+    start: number,
+    before: number,
+    offset: number,
+    end: number,
+  ): Occurrence | undefined {
+    const windowEnd = Math.min(start + (before - offset), end);
+    if (this.policies.overlap !== 'first') {
+      const slot = this.matcher.next(u + offset, windowEnd + offset);
+      if (slot !== NO_SLOT) {
+        this.nextMinute = slot - offset + 1;
+        return occurrence(slot - offset, slot, 'overlap');
+      }
+    }
+    this.nextMinute = windowEnd;
+    return undefined;
+  }
+
+  /**
+   * The next first copy of a repeated local slot, in the window before an overlap that begins
+   * at `end`; undefined, with `nextMinute` moved to `end`, when there is none or the policy is
+   * `last`.
+   */
+  private firstCopyRun(u: number, offset: number, end: number): Occurrence | undefined {
+    if (this.policies.overlap !== 'last') {
+      const slot = this.matcher.next(u + offset, end + offset);
+      if (slot !== NO_SLOT) {
+        this.nextMinute = slot - offset + 1;
+        return occurrence(slot - offset, slot, 'overlap');
+      }
+    }
+    this.nextMinute = end;
+    return undefined;
   }
 }
 

@@ -159,20 +159,7 @@ interface FieldAccumulator {
  * //   position 4 selects no day (allowed a day that occurs in the selected months)
  */
 export function parseCron(expression: string, jobId?: string): ParsedCron {
-  if (typeof expression !== 'string') {
-    throw new InvalidArgumentError(
-      `invalid expression ${describe(expression)} (allowed a string)`,
-      'expression',
-      expression,
-    );
-  }
-  if (jobId !== undefined && typeof jobId !== 'string') {
-    throw new InvalidArgumentError(
-      `invalid job id ${describe(jobId)} (allowed a string)`,
-      'jobId',
-      jobId,
-    );
-  }
+  checkArguments(expression, jobId);
   const tokens = tokenize(expression);
   const fieldTokens = expandMacro(expression, tokens);
   const fail = (
@@ -187,6 +174,35 @@ export function parseCron(expression: string, jobId?: string): ParsedCron {
     const token = fieldTokens[index] as Token;
     return parseField(rules, token, context);
   });
+  const parsed = assemble(expression, fieldTokens, accumulators);
+  assertCanMatch(parsed, fieldTokens, context);
+  return parsed;
+}
+
+/** Rejects an expression or job id that is no string (callers in plain JavaScript, YAML). */
+function checkArguments(expression: unknown, jobId: unknown): void {
+  if (typeof expression !== 'string') {
+    throw new InvalidArgumentError(
+      `invalid expression ${describe(expression)} (allowed a string)`,
+      'expression',
+      expression,
+    );
+  }
+  if (jobId !== undefined && typeof jobId !== 'string') {
+    throw new InvalidArgumentError(
+      `invalid job id ${describe(jobId)} (allowed a string)`,
+      'jobId',
+      jobId,
+    );
+  }
+}
+
+/** The parsed expression from its five fields' accumulators: sorted values, the day rule. */
+function assemble(
+  expression: string,
+  fieldTokens: readonly Token[],
+  accumulators: readonly FieldAccumulator[],
+): ParsedCron {
   const [minuteAcc, hourAcc, domAcc, monthAcc, dowAcc] = accumulators as [
     FieldAccumulator,
     FieldAccumulator,
@@ -197,8 +213,7 @@ export function parseCron(expression: string, jobId?: string): ParsedCron {
   const texts = fieldTokens.map((token) => token.text) as [string, string, string, string, string];
   const domRestricted = !/^[*?]/.test(texts[2]);
   const dowRestricted = !/^[*?]/.test(texts[4]);
-
-  const parsed: ParsedCron = {
+  return {
     expression,
     fields: texts,
     minutes: members(minuteAcc.values),
@@ -217,8 +232,6 @@ export function parseCron(expression: string, jobId?: string): ParsedCron {
     },
     dayRule: domRestricted && dowRestricted ? 'or' : 'and',
   };
-  assertCanMatch(parsed, fieldTokens, context);
-  return parsed;
 }
 
 interface ParseContext {
@@ -261,6 +274,7 @@ function tokenize(expression: string): Token[] {
   return tokens;
 }
 
+/** The five field tokens: the expression's own, or its macro's expansion. */
 function expandMacro(expression: string, tokens: Token[]): Token[] {
   const first = tokens[0];
   if (first === undefined) {
@@ -275,53 +289,58 @@ function expandMacro(expression: string, tokens: Token[]): Token[] {
       },
     );
   }
-  if (first.text.startsWith('@')) {
-    const name = first.text.toLowerCase();
-    const expansion = MACROS[name];
-    if (expansion === undefined) {
-      const why =
-        name === '@reboot'
-          ? `'@reboot' has no meaning for a scheduler that never reboots`
-          : `unknown macro '${first.text}'`;
-      throw new CronSyntaxError(`${why} at position ${first.position} (allowed ${MACRO_LIST})`, {
-        expression,
-        field: 'expression',
-        position: first.position,
-        token: first.text,
-        allowed: MACRO_LIST,
-      });
-    }
-    const extra = tokens[1];
-    if (extra !== undefined) {
-      throw new CronSyntaxError(
-        `unexpected '${extra.text}' after macro '${first.text}' at position ${extra.position} (allowed a macro alone)`,
-        {
-          expression,
-          field: 'expression',
-          position: extra.position,
-          token: extra.text,
-          allowed: 'a macro alone',
-        },
-      );
-    }
-    return tokenize(expansion).map((token) => ({ text: token.text, position: first.position }));
+  if (first.text.startsWith('@')) return macroFields(expression, first, tokens[1]);
+  if (tokens.length !== 5) rejectFieldCount(expression, tokens);
+  return tokens;
+}
+
+/** The field tokens of macro `first`; `extra`, a token after it, is an error. */
+function macroFields(expression: string, first: Token, extra: Token | undefined): Token[] {
+  const name = first.text.toLowerCase();
+  const expansion = MACROS[name];
+  if (expansion === undefined) {
+    const why =
+      name === '@reboot'
+        ? `'@reboot' has no meaning for a scheduler that never reboots`
+        : `unknown macro '${first.text}'`;
+    throw new CronSyntaxError(`${why} at position ${first.position} (allowed ${MACRO_LIST})`, {
+      expression,
+      field: 'expression',
+      position: first.position,
+      token: first.text,
+      allowed: MACRO_LIST,
+    });
   }
-  if (tokens.length !== 5) {
-    const extra = tokens[5];
-    const position = extra === undefined ? expression.length : extra.position;
-    const hint = tokens.length > 5 ? ', without seconds or year fields' : '';
+  if (extra !== undefined) {
     throw new CronSyntaxError(
-      `expected 5 fields but got ${tokens.length} at position ${position}: zonecron expressions have 5 fields (${FIELD_LIST})${hint}`,
+      `unexpected '${extra.text}' after macro '${first.text}' at position ${extra.position} (allowed a macro alone)`,
       {
         expression,
         field: 'expression',
-        position,
-        token: extra?.text ?? '',
-        allowed: `5 fields: ${FIELD_LIST}`,
+        position: extra.position,
+        token: extra.text,
+        allowed: 'a macro alone',
       },
     );
   }
-  return tokens;
+  return tokenize(expansion).map((token) => ({ text: token.text, position: first.position }));
+}
+
+/** Throws for an expression of other than five fields, at the sixth or at the end. */
+function rejectFieldCount(expression: string, tokens: readonly Token[]): never {
+  const extra = tokens[5];
+  const position = extra === undefined ? expression.length : extra.position;
+  const hint = tokens.length > 5 ? ', without seconds or year fields' : '';
+  throw new CronSyntaxError(
+    `expected 5 fields but got ${tokens.length} at position ${position}: zonecron expressions have 5 fields (${FIELD_LIST})${hint}`,
+    {
+      expression,
+      field: 'expression',
+      position,
+      token: extra?.text ?? '',
+      allowed: `5 fields: ${FIELD_LIST}`,
+    },
+  );
 }
 
 function newAccumulator(rules: FieldRules): FieldAccumulator {
@@ -551,6 +570,7 @@ function addRange(accumulator: FieldAccumulator, low: number, high: number, step
   for (let value = low; value <= high; value += step) accumulator.values[value] = 1;
 }
 
+/** `H`, `H(a-b)`, `H/n` or `H(a-b)/n`: the job's own value(s) in the range, from its id. */
 function parseSpread(
   rules: FieldRules,
   base: Token,
@@ -561,39 +581,15 @@ function parseSpread(
 ): void {
   const { field } = rules;
   const match = /^[Hh](?:\(([^()]*)\))?$/.exec(base.text);
-  const spreadAllowed = `${H_FORMS} with a-b within ${rules.allowed}`;
   if (match === null) {
-    context.fail(
-      { field, position: base.position, token: base.text, allowed: spreadAllowed },
-      `invalid value '${base.text}' for field '${field}' at position ${base.position} (allowed ${spreadAllowed})`,
-    );
+    rejectSpread(rules, base, context);
     return;
   }
-  let low = rules.spreadMin;
-  let high = rules.spreadMax;
   const inner = match[1];
-  if (inner !== undefined) {
-    const dash = inner.indexOf('-', 1);
-    const lowToken: Token = {
-      text: dash > 0 ? inner.slice(0, dash) : inner,
-      position: base.position + 2,
-    };
-    const highToken: Token = {
-      text: dash > 0 ? inner.slice(dash + 1) : '',
-      position: base.position + 3 + dash,
-    };
-    const lowValue = dash > 0 ? parseValue(rules, lowToken, false) : undefined;
-    const highValue = dash > 0 ? parseValue(rules, highToken, true) : undefined;
-    if (lowValue === undefined || highValue === undefined || lowValue > highValue) {
-      context.fail(
-        { field, position: base.position, token: base.text, allowed: spreadAllowed },
-        `invalid value '${base.text}' for field '${field}' at position ${base.position} (allowed ${spreadAllowed})`,
-      );
-      return;
-    }
-    low = lowValue;
-    high = highValue;
-  }
+  const { low, high } =
+    inner === undefined
+      ? { low: rules.spreadMin, high: rules.spreadMax }
+      : spreadRange(rules, base, inner, context);
   if (context.jobId === undefined || context.jobId === '') {
     context.fail(
       { field, position: base.position, token: base.text, allowed: `${H_FORMS}, given a job id` },
@@ -617,6 +613,39 @@ function parseSpread(
   // `H/n` steps through the whole field, like `*/n`; only its start comes from the hash.
   const stepHigh = inner === undefined ? Math.max(rules.max === 7 ? 6 : rules.max, high) : high;
   addRange(accumulator, low + (hash % step), stepHigh, step);
+}
+
+/** The `a-b` of `H(a-b)` (`inner`), both values of the field and `a <= b`. */
+function spreadRange(
+  rules: FieldRules,
+  base: Token,
+  inner: string,
+  context: ParseContext,
+): { low: number; high: number } {
+  const dash = inner.indexOf('-', 1);
+  const lowToken: Token = {
+    text: dash > 0 ? inner.slice(0, dash) : inner,
+    position: base.position + 2,
+  };
+  const highToken: Token = {
+    text: dash > 0 ? inner.slice(dash + 1) : '',
+    position: base.position + 3 + dash,
+  };
+  const low = dash > 0 ? parseValue(rules, lowToken, false) : undefined;
+  const high = dash > 0 ? parseValue(rules, highToken, true) : undefined;
+  if (low === undefined || high === undefined || low > high)
+    return rejectSpread(rules, base, context);
+  return { low, high };
+}
+
+/** Throws for a malformed `H` item, naming the forms allowed. */
+function rejectSpread(rules: FieldRules, base: Token, context: ParseContext): never {
+  const { field } = rules;
+  const spreadAllowed = `${H_FORMS} with a-b within ${rules.allowed}`;
+  return context.fail(
+    { field, position: base.position, token: base.text, allowed: spreadAllowed },
+    `invalid value '${base.text}' for field '${field}' at position ${base.position} (allowed ${spreadAllowed})`,
+  );
 }
 
 function assertCanMatch(parsed: ParsedCron, fieldTokens: Token[], context: ParseContext): void {

@@ -92,180 +92,249 @@ export interface JobStateLedger {
 
 /** The job state ledger on the ledger table. */
 export function createJobStateLedger(store: LedgerStore): JobStateLedger {
-  async function write(
-    key: string,
-    u: UpdateExpression,
-    condition?: (u: UpdateExpression) => string,
-    returnValues?: 'ALL_NEW',
-  ) {
-    const cond = condition?.(u);
-    const { update, names, values } = u.build();
-    return store.update({
-      key,
-      update,
-      ...(cond ? { condition: cond } : {}),
-      names,
-      values,
-      ...(returnValues ? { returnValues } : {}),
-    });
-  }
-
-  async function getJobState(jobId: string) {
-    const item = await store.get(jobStateKey(jobId));
-    return item ? decodeJobState(item) : undefined;
-  }
-
   return {
-    getJobState,
-
-    async getJobStates(jobIds) {
-      const items = await store.batchGet(jobIds.map(jobStateKey), true);
-      return new Map(
-        [...items.values()].map((item) => decodeJobState(item)).map((s) => [s.jobId, s]),
-      );
-    },
-
-    async swapWatermark(jobId, runs) {
-      const at = runs.scheduledAt.toISOString();
-      const u = new UpdateExpression().set('watermarkAt', av.s(at));
-      const result = await write(jobStateKey(jobId), u, (c) => {
-        const w = c.name('watermarkAt');
-        const lower =
-          runs.previous === undefined
-            ? `attribute_exists(${w})`
-            : `${w} >= ${c.value('previous', av.s(runs.previous.toISOString()))}`;
-        return `${lower} AND ${w} < ${c.value('scheduled', av.s(at))} AND attribute_not_exists(${c.name('pausedAt')})`;
-      });
-      if (result.applied) return { swapped: true };
-      return { swapped: false, state: result.current && decodeJobState(result.current) };
-    },
-
-    async createJobState(jobId, at) {
-      const u = new UpdateExpression()
-        .set('watermarkAt', av.s(at.toISOString()))
-        .set('sinceAt', av.s(at.toISOString()));
-      const result = await write(
-        jobStateKey(jobId),
-        u,
-        (c) => `attribute_not_exists(${c.name('sinceAt')})`,
-      );
-      return result.applied;
-    },
-
-    async advanceWatermark(jobId, at) {
-      const iso = av.s(at.toISOString());
-      const u = new UpdateExpression().set('watermarkAt', iso).setIfAbsent('sinceAt', iso);
-      const result = await write(jobStateKey(jobId), u, (c) => {
-        const w = c.name('watermarkAt');
-        return `attribute_not_exists(${w}) OR ${w} < ${c.value('at', iso)}`;
-      });
-      return result.applied;
-    },
-
-    async acquireCatchup(jobId, nowEpochMs, leaseUntilEpochMs) {
-      const u = new UpdateExpression().set('catchupLeaseUntilEpochMs', av.n(leaseUntilEpochMs));
-      const result = await write(
-        jobStateKey(jobId),
-        u,
-        (c) => {
-          const lease = c.name('catchupLeaseUntilEpochMs');
-          return `attribute_exists(${c.name('sinceAt')}) AND (attribute_not_exists(${lease}) OR ${lease} < ${c.value('now', av.n(nowEpochMs))})`;
-        },
-        'ALL_NEW',
-      );
-      return result.applied && result.item ? decodeJobState(result.item) : undefined;
-    },
-
-    async finishCatchup(jobId, leaseUntilEpochMs, upTo) {
-      const ours = (c: UpdateExpression) =>
-        `${c.name('catchupLeaseUntilEpochMs')} = ${c.value('lease', av.n(leaseUntilEpochMs))}`;
-      const release = () =>
-        write(jobStateKey(jobId), new UpdateExpression().remove('catchupLeaseUntilEpochMs'), ours);
-      if (!upTo) {
-        await release();
-        return;
-      }
-      const iso = av.s(upTo.toISOString());
-      const moved = await write(
-        jobStateKey(jobId),
-        new UpdateExpression().set('watermarkAt', iso).remove('catchupLeaseUntilEpochMs'),
-        (c) => `${ours(c)} AND ${c.name('watermarkAt')} < ${c.value('upTo', iso)}`,
-      );
-      if (moved.applied) return;
-      await write(
-        jobStateKey(jobId),
-        new UpdateExpression().remove('catchupLeaseUntilEpochMs'),
-        ours,
-      );
-    },
-
-    async acquireSlot(jobId, key, nowEpochMs, untilEpochMs) {
-      const u = new UpdateExpression()
-        .set('runningKey', av.s(key))
-        .set('runningUntilEpochMs', av.n(untilEpochMs));
-      const result = await write(jobStateKey(jobId), u, (c) => {
-        const running = c.name('runningKey');
-        const until = c.name('runningUntilEpochMs');
-        return `attribute_not_exists(${running}) OR ${running} = ${c.value('key', av.s(key))} OR ${until} < ${c.value('now', av.n(nowEpochMs))}`;
-      });
-      if (result.applied) return { acquired: true };
-      const runningKey = result.current && decodeJobState(result.current).runningKey;
-      return { acquired: false, ...(runningKey ? { runningKey } : {}) };
-    },
-
-    async releaseSlot(jobId, key) {
-      const u = new UpdateExpression().remove('runningKey', 'runningUntilEpochMs');
-      const result = await write(
-        jobStateKey(jobId),
-        u,
-        (c) => `${c.name('runningKey')} = ${c.value('key', av.s(key))}`,
-      );
-      return result.applied;
-    },
-
-    async pause(jobId, request) {
-      const u = new UpdateExpression()
-        .setIfAbsent('pausedAt', av.s(request.at.toISOString()))
-        .set('pausedBy', av.s(request.by))
-        .set('pauseReason', av.s(request.reason));
-      if (request.until) u.set('pausedUntil', av.s(request.until.toISOString()));
-      else u.remove('pausedUntil');
-      const result = await write(jobStateKey(jobId), u, undefined, 'ALL_NEW');
-      return decodeJobState(result.applied ? (result.item ?? {}) : {});
-    },
-
-    async resume(jobId, request) {
-      const at = av.s(request.at.toISOString());
-      const u = new UpdateExpression()
-        .remove('pausedAt', 'pausedBy', 'pauseReason', 'pausedUntil')
-        .set('lastPauseTo', at);
-      const lastFrom = u.name('lastPauseFrom');
-      const pausedAt = u.name('pausedAt');
-      if (!request.catchUp) u.set('watermarkAt', at).setIfAbsent('sinceAt', at);
-      const { update, names, values } = u.build();
-      const result = await store.update({
-        key: jobStateKey(jobId),
-        // `lastPauseFrom` takes the value of `pausedAt` as it was before this write.
-        update: update.replace('SET ', `SET ${lastFrom} = ${pausedAt}, `),
-        condition: `attribute_exists(${pausedAt})`,
-        names,
-        values,
-      });
-      return result.applied;
-    },
-
-    async getSweepCursor() {
-      const item = await store.get(SWEEP_CURSOR_KEY);
-      const v = item?.sweptThrough;
-      return v && 'S' in v && v.S ? new Date(v.S) : undefined;
-    },
-
-    async advanceSweepCursor(at) {
-      const iso = av.s(at.toISOString());
-      await write(SWEEP_CURSOR_KEY, new UpdateExpression().set('sweptThrough', iso), (c) => {
-        const through = c.name('sweptThrough');
-        return `attribute_not_exists(${through}) OR ${through} < ${c.value('at', iso)}`;
-      });
-    },
+    getJobState: (jobId) => getJobState(store, jobId),
+    getJobStates: (jobIds) => getJobStates(store, jobIds),
+    swapWatermark: (jobId, runs) => swapWatermark(store, jobId, runs),
+    createJobState: (jobId, at) => createJobState(store, jobId, at),
+    advanceWatermark: (jobId, at) => advanceWatermark(store, jobId, at),
+    acquireCatchup: (jobId, nowEpochMs, leaseUntilEpochMs) =>
+      acquireCatchup(store, jobId, nowEpochMs, leaseUntilEpochMs),
+    finishCatchup: (jobId, leaseUntilEpochMs, upTo) =>
+      finishCatchup(store, jobId, leaseUntilEpochMs, upTo),
+    acquireSlot: (jobId, key, nowEpochMs, untilEpochMs) =>
+      acquireSlot(store, jobId, key, nowEpochMs, untilEpochMs),
+    releaseSlot: (jobId, key) => releaseSlot(store, jobId, key),
+    pause: (jobId, request) => pause(store, jobId, request),
+    resume: (jobId, request) => resume(store, jobId, request),
+    getSweepCursor: () => getSweepCursor(store),
+    advanceSweepCursor: (at) => advanceSweepCursor(store, at),
   };
+}
+
+/** Writes `u` to item `key`, under `condition` when given; the store's result. */
+async function write(
+  store: LedgerStore,
+  key: string,
+  u: UpdateExpression,
+  condition?: (u: UpdateExpression) => string,
+  returnValues?: 'ALL_NEW',
+) {
+  const cond = condition?.(u);
+  const { update, names, values } = u.build();
+  return store.update({
+    key,
+    update,
+    ...(cond ? { condition: cond } : {}),
+    names,
+    values,
+    ...(returnValues ? { returnValues } : {}),
+  });
+}
+
+/** One job state, read consistently (`JobStateLedger.getJobState`). */
+async function getJobState(store: LedgerStore, jobId: string): Promise<JobStateItem | undefined> {
+  const item = await store.get(jobStateKey(jobId));
+  return item ? decodeJobState(item) : undefined;
+}
+
+/** Job states by job id, in batches (`JobStateLedger.getJobStates`). */
+async function getJobStates(
+  store: LedgerStore,
+  jobIds: readonly string[],
+): Promise<Map<string, JobStateItem>> {
+  const items = await store.batchGet(jobIds.map(jobStateKey), true);
+  return new Map([...items.values()].map((item) => decodeJobState(item)).map((s) => [s.jobId, s]));
+}
+
+/** The fast path's one conditional move of W (`JobStateLedger.swapWatermark`). */
+async function swapWatermark(
+  store: LedgerStore,
+  jobId: string,
+  runs: Parameters<JobStateLedger['swapWatermark']>[1],
+): Promise<SwapOutcome> {
+  const at = runs.scheduledAt.toISOString();
+  const u = new UpdateExpression().set('watermarkAt', av.s(at));
+  const result = await write(store, jobStateKey(jobId), u, (c) => {
+    const w = c.name('watermarkAt');
+    const lower =
+      runs.previous === undefined
+        ? `attribute_exists(${w})`
+        : `${w} >= ${c.value('previous', av.s(runs.previous.toISOString()))}`;
+    return `${lower} AND ${w} < ${c.value('scheduled', av.s(at))} AND attribute_not_exists(${c.name('pausedAt')})`;
+  });
+  if (result.applied) return { swapped: true };
+  return { swapped: false, state: result.current && decodeJobState(result.current) };
+}
+
+/** A job's first state, unless it has one (`JobStateLedger.createJobState`). */
+async function createJobState(store: LedgerStore, jobId: string, at: Date): Promise<boolean> {
+  const u = new UpdateExpression()
+    .set('watermarkAt', av.s(at.toISOString()))
+    .set('sinceAt', av.s(at.toISOString()));
+  const result = await write(
+    store,
+    jobStateKey(jobId),
+    u,
+    (c) => `attribute_not_exists(${c.name('sinceAt')})`,
+  );
+  return result.applied;
+}
+
+/** Moves W forward, never back (`JobStateLedger.advanceWatermark`). */
+async function advanceWatermark(store: LedgerStore, jobId: string, at: Date): Promise<boolean> {
+  const iso = av.s(at.toISOString());
+  const u = new UpdateExpression().set('watermarkAt', iso).setIfAbsent('sinceAt', iso);
+  const result = await write(store, jobStateKey(jobId), u, (c) => {
+    const w = c.name('watermarkAt');
+    return `attribute_not_exists(${w}) OR ${w} < ${c.value('at', iso)}`;
+  });
+  return result.applied;
+}
+
+/** Takes the catch-up lease if free or expired (`JobStateLedger.acquireCatchup`). */
+async function acquireCatchup(
+  store: LedgerStore,
+  jobId: string,
+  nowEpochMs: number,
+  leaseUntilEpochMs: number,
+): Promise<JobStateItem | undefined> {
+  const u = new UpdateExpression().set('catchupLeaseUntilEpochMs', av.n(leaseUntilEpochMs));
+  const result = await write(
+    store,
+    jobStateKey(jobId),
+    u,
+    (c) => {
+      const lease = c.name('catchupLeaseUntilEpochMs');
+      return `attribute_exists(${c.name('sinceAt')}) AND (attribute_not_exists(${lease}) OR ${lease} < ${c.value('now', av.n(nowEpochMs))})`;
+    },
+    'ALL_NEW',
+  );
+  return result.applied && result.item ? decodeJobState(result.item) : undefined;
+}
+
+/** Moves W and gives our catch-up lease back (`JobStateLedger.finishCatchup`). */
+async function finishCatchup(
+  store: LedgerStore,
+  jobId: string,
+  leaseUntilEpochMs: number,
+  upTo: Date | undefined,
+): Promise<void> {
+  const ours = (c: UpdateExpression) =>
+    `${c.name('catchupLeaseUntilEpochMs')} = ${c.value('lease', av.n(leaseUntilEpochMs))}`;
+  const release = () =>
+    write(
+      store,
+      jobStateKey(jobId),
+      new UpdateExpression().remove('catchupLeaseUntilEpochMs'),
+      ours,
+    );
+  if (!upTo) {
+    await release();
+    return;
+  }
+  const iso = av.s(upTo.toISOString());
+  const moved = await write(
+    store,
+    jobStateKey(jobId),
+    new UpdateExpression().set('watermarkAt', iso).remove('catchupLeaseUntilEpochMs'),
+    (c) => `${ours(c)} AND ${c.name('watermarkAt')} < ${c.value('upTo', iso)}`,
+  );
+  if (moved.applied) return;
+  await write(
+    store,
+    jobStateKey(jobId),
+    new UpdateExpression().remove('catchupLeaseUntilEpochMs'),
+    ours,
+  );
+}
+
+/** Takes `concurrency: forbid`'s slot for a run (`JobStateLedger.acquireSlot`). */
+async function acquireSlot(
+  store: LedgerStore,
+  jobId: string,
+  key: string,
+  nowEpochMs: number,
+  untilEpochMs: number,
+): ReturnType<JobStateLedger['acquireSlot']> {
+  const u = new UpdateExpression()
+    .set('runningKey', av.s(key))
+    .set('runningUntilEpochMs', av.n(untilEpochMs));
+  const result = await write(store, jobStateKey(jobId), u, (c) => {
+    const running = c.name('runningKey');
+    const until = c.name('runningUntilEpochMs');
+    return `attribute_not_exists(${running}) OR ${running} = ${c.value('key', av.s(key))} OR ${until} < ${c.value('now', av.n(nowEpochMs))}`;
+  });
+  if (result.applied) return { acquired: true };
+  const runningKey = result.current && decodeJobState(result.current).runningKey;
+  return { acquired: false, ...(runningKey ? { runningKey } : {}) };
+}
+
+/** Gives the slot back if the run holds it (`JobStateLedger.releaseSlot`). */
+async function releaseSlot(store: LedgerStore, jobId: string, key: string): Promise<boolean> {
+  const u = new UpdateExpression().remove('runningKey', 'runningUntilEpochMs');
+  const result = await write(
+    store,
+    jobStateKey(jobId),
+    u,
+    (c) => `${c.name('runningKey')} = ${c.value('key', av.s(key))}`,
+  );
+  return result.applied;
+}
+
+/** Sets or updates a pause (`JobStateLedger.pause`). */
+async function pause(
+  store: LedgerStore,
+  jobId: string,
+  request: PauseRequest,
+): Promise<JobStateItem> {
+  const u = new UpdateExpression()
+    .setIfAbsent('pausedAt', av.s(request.at.toISOString()))
+    .set('pausedBy', av.s(request.by))
+    .set('pauseReason', av.s(request.reason));
+  if (request.until) u.set('pausedUntil', av.s(request.until.toISOString()));
+  else u.remove('pausedUntil');
+  const result = await write(store, jobStateKey(jobId), u, undefined, 'ALL_NEW');
+  return decodeJobState(result.applied ? (result.item ?? {}) : {});
+}
+
+/** Ends a pause, remembering it (`JobStateLedger.resume`). */
+async function resume(
+  store: LedgerStore,
+  jobId: string,
+  request: Parameters<JobStateLedger['resume']>[1],
+): Promise<boolean> {
+  const at = av.s(request.at.toISOString());
+  const u = new UpdateExpression()
+    .remove('pausedAt', 'pausedBy', 'pauseReason', 'pausedUntil')
+    .set('lastPauseTo', at);
+  const lastFrom = u.name('lastPauseFrom');
+  const pausedAt = u.name('pausedAt');
+  if (!request.catchUp) u.set('watermarkAt', at).setIfAbsent('sinceAt', at);
+  const { update, names, values } = u.build();
+  const result = await store.update({
+    key: jobStateKey(jobId),
+    // `lastPauseFrom` takes the value of `pausedAt` as it was before this write.
+    update: update.replace('SET ', `SET ${lastFrom} = ${pausedAt}, `),
+    condition: `attribute_exists(${pausedAt})`,
+    names,
+    values,
+  });
+  return result.applied;
+}
+
+/** The sweep's cursor, read consistently (`JobStateLedger.getSweepCursor`). */
+async function getSweepCursor(store: LedgerStore): Promise<Date | undefined> {
+  const item = await store.get(SWEEP_CURSOR_KEY);
+  const v = item?.sweptThrough;
+  return v && 'S' in v && v.S ? new Date(v.S) : undefined;
+}
+
+/** Moves the sweep's cursor forward, never back (`JobStateLedger.advanceSweepCursor`). */
+async function advanceSweepCursor(store: LedgerStore, at: Date): Promise<void> {
+  const iso = av.s(at.toISOString());
+  await write(store, SWEEP_CURSOR_KEY, new UpdateExpression().set('sweptThrough', iso), (c) => {
+    const through = c.name('sweptThrough');
+    return `attribute_not_exists(${through}) OR ${through} < ${c.value('at', iso)}`;
+  });
 }

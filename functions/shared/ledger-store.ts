@@ -97,86 +97,112 @@ function isConditionFailure(error: unknown): error is ConditionalCheckFailedExce
  * //=> { applied: true, item: undefined }
  */
 export function createLedgerStore(options: LedgerStoreOptions): LedgerStore {
-  const { client, tableName } = options;
-  const askForOld = options.returnValuesOnConditionCheckFailure ?? true;
-  const keyOf = (key: string): Item => ({ [LEDGER_PARTITION_KEY]: av.s(key) });
-
-  async function get(key: string): Promise<Item | undefined> {
-    const out = await client.send(
-      new GetItemCommand({ TableName: tableName, Key: keyOf(key), ConsistentRead: true }),
-    );
-    return out.Item;
-  }
-
   return {
-    async update(request) {
-      const names = request.names ?? {};
-      const values = request.values ?? {};
-      try {
-        const out = await client.send(
-          new UpdateItemCommand({
-            TableName: tableName,
-            Key: keyOf(request.key),
-            UpdateExpression: request.update,
-            ...(request.condition ? { ConditionExpression: request.condition } : {}),
-            ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
-            ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
-            ...(request.returnValues ? { ReturnValues: request.returnValues } : {}),
-            ...(askForOld && request.condition
-              ? { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const }
-              : {}),
-          }),
-        );
-        return { applied: true, item: out.Attributes };
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-        return { applied: false, current: error.Item ?? (await get(request.key)) };
-      }
-    },
-
-    get,
-
-    async batchGet(keys, consistent) {
-      const found = new Map<string, Item>();
-      const unique = [...new Set(keys)];
-      for (let i = 0; i < unique.length; i += BATCH_GET_LIMIT) {
-        await batchGetChunk(unique.slice(i, i + BATCH_GET_LIMIT), consistent, found);
-      }
-      return found;
-    },
-
-    async query(request) {
-      const out = await client.send(
-        new QueryCommand({
-          TableName: tableName,
-          IndexName: request.index,
-          KeyConditionExpression: request.keyCondition,
-          ...(request.filter ? { FilterExpression: request.filter } : {}),
-          ExpressionAttributeNames: request.names,
-          ExpressionAttributeValues: request.values,
-          Limit: request.limit,
-          ScanIndexForward: !request.newestFirst,
-        }),
-      );
-      return out.Items ?? [];
-    },
+    update: (request) => updateItem(options, request),
+    get: (key) => getItem(options, key),
+    batchGet: (keys, consistent) => batchGetItems(options, keys, consistent),
+    query: (request) => queryIndex(options, request),
   };
+}
 
-  async function batchGetChunk(keys: string[], consistent: boolean, found: Map<string, Item>) {
-    let pending: Item[] = keys.map(keyOf);
-    for (let round = 0; pending.length > 0; round++) {
-      if (round >= MAX_UNPROCESSED_ROUNDS) throw new LedgerThrottledError(pending.length);
-      if (round > 0) await new Promise((r) => setTimeout(r, 20 * 2 ** round));
-      const out: BatchGetItemCommandOutput = await client.send(
-        new BatchGetItemCommand({
-          RequestItems: { [tableName]: { Keys: pending, ConsistentRead: consistent } },
-        }),
-      );
-      for (const item of out.Responses?.[tableName] ?? []) {
-        const pk = item[LEDGER_PARTITION_KEY];
-        if (pk && 'S' in pk && pk.S) found.set(pk.S, item);
-      }
-      pending = out.UnprocessedKeys?.[tableName]?.Keys ?? [];
-    }
+/** The table's key of the item with partition key `key`. */
+function keyOf(key: string): Item {
+  return { [LEDGER_PARTITION_KEY]: av.s(key) };
+}
+
+/** One `UpdateItem`; a refusal brings back the refusing item (`LedgerStore.update`). */
+async function updateItem(
+  options: LedgerStoreOptions,
+  request: ConditionalUpdate,
+): Promise<UpdateResult> {
+  const names = request.names ?? {};
+  const values = request.values ?? {};
+  const askForOld = options.returnValuesOnConditionCheckFailure ?? true;
+  try {
+    const out = await options.client.send(
+      new UpdateItemCommand({
+        TableName: options.tableName,
+        Key: keyOf(request.key),
+        UpdateExpression: request.update,
+        ...(request.condition ? { ConditionExpression: request.condition } : {}),
+        ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
+        ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
+        ...(request.returnValues ? { ReturnValues: request.returnValues } : {}),
+        ...(askForOld && request.condition
+          ? { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const }
+          : {}),
+      }),
+    );
+    return { applied: true, item: out.Attributes };
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    return { applied: false, current: error.Item ?? (await getItem(options, request.key)) };
   }
+}
+
+/** One strongly consistent `GetItem` (`LedgerStore.get`). */
+async function getItem(options: LedgerStoreOptions, key: string): Promise<Item | undefined> {
+  const out = await options.client.send(
+    new GetItemCommand({ TableName: options.tableName, Key: keyOf(key), ConsistentRead: true }),
+  );
+  return out.Item;
+}
+
+/** `BatchGetItem` in chunks of 100 distinct keys (`LedgerStore.batchGet`). */
+async function batchGetItems(
+  options: LedgerStoreOptions,
+  keys: readonly string[],
+  consistent: boolean,
+): Promise<Map<string, Item>> {
+  const found = new Map<string, Item>();
+  const unique = [...new Set(keys)];
+  for (let i = 0; i < unique.length; i += BATCH_GET_LIMIT) {
+    await batchGetChunk(options, unique.slice(i, i + BATCH_GET_LIMIT), consistent, found);
+  }
+  return found;
+}
+
+/** One `BatchGetItem` of ≤ 100 keys into `found`, its unprocessed keys retried with backoff. */
+async function batchGetChunk(
+  options: LedgerStoreOptions,
+  keys: string[],
+  consistent: boolean,
+  found: Map<string, Item>,
+) {
+  const { client, tableName } = options;
+  let pending: Item[] = keys.map(keyOf);
+  for (let round = 0; pending.length > 0; round++) {
+    if (round >= MAX_UNPROCESSED_ROUNDS) throw new LedgerThrottledError(pending.length);
+    if (round > 0) await new Promise((r) => setTimeout(r, 20 * 2 ** round));
+    const out: BatchGetItemCommandOutput = await client.send(
+      new BatchGetItemCommand({
+        RequestItems: { [tableName]: { Keys: pending, ConsistentRead: consistent } },
+      }),
+    );
+    for (const item of out.Responses?.[tableName] ?? []) {
+      const pk = item[LEDGER_PARTITION_KEY];
+      if (pk && 'S' in pk && pk.S) found.set(pk.S, item);
+    }
+    pending = out.UnprocessedKeys?.[tableName]?.Keys ?? [];
+  }
+}
+
+/** One page of a `Query` on an index (`LedgerStore.query`). */
+async function queryIndex(
+  options: LedgerStoreOptions,
+  request: Parameters<LedgerStore['query']>[0],
+): Promise<Item[]> {
+  const out = await options.client.send(
+    new QueryCommand({
+      TableName: options.tableName,
+      IndexName: request.index,
+      KeyConditionExpression: request.keyCondition,
+      ...(request.filter ? { FilterExpression: request.filter } : {}),
+      ExpressionAttributeNames: request.names,
+      ExpressionAttributeValues: request.values,
+      Limit: request.limit,
+      ScanIndexForward: !request.newestFirst,
+    }),
+  );
+  return out.Items ?? [];
 }

@@ -330,73 +330,96 @@ interface Cover {
 function dayChoices(fields: UtcFields): DayChoice[] {
   const daysOfMonth = valuesOf(fields.daysOfMonth);
   const daysOfWeek = valuesOf(fields.daysOfWeek);
-  const everyWeekday = (parsed: ParsedCron) => parsed.daysOfWeek.values.length === 7;
-  const noDayExtras = (parsed: ParsedCron) =>
+  const options: DayChoice[] = [daysOfMonthChoice(fields, daysOfMonth)];
+  if (!isFull(daysOfWeek, DAY_OF_WEEK)) options.push(daysOfWeekChoice(fields, daysOfWeek));
+  if (fields.allLastDay) options.push(lastDayChoice());
+  const [onlyDayOfWeek] = daysOfWeek;
+  const week = fields.nthWeek;
+  if (week > 0 && daysOfWeek.size === 1 && onlyDayOfWeek !== undefined) {
+    options.push(nthWeekdayChoice(onlyDayOfWeek, week));
+  }
+  return options;
+}
+
+/** Whether the engine read the day-of-week field as every day of the week. */
+function everyWeekday(parsed: ParsedCron): boolean {
+  return parsed.daysOfWeek.values.length === 7;
+}
+
+/** Whether the engine read no `L`, `LW`, `W`, `dL` or `d#k` in the day fields. */
+function noDayExtras(parsed: ParsedCron): boolean {
+  return (
     !parsed.daysOfMonth.last &&
     !parsed.daysOfMonth.lastWeekday &&
     parsed.daysOfMonth.nearestWeekday.length === 0 &&
     parsed.daysOfWeek.last.length === 0 &&
-    parsed.daysOfWeek.nth.length === 0;
-  const options: DayChoice[] = [
-    {
-      dayOfMonth: fieldText(daysOfMonth, DAY_OF_MONTH, ENGINE_STYLE),
-      awsDayOfMonth: fieldText(daysOfMonth, DAY_OF_MONTH, AWS_STYLE),
-      dayOfWeek: '*',
-      awsDayOfWeek: '?',
-      fires: (day) => fields.daysOfMonth[day.dayOfMonth] === 1,
-      readAs: (parsed) =>
-        sameValues(parsed.daysOfMonth.values, daysOfMonth) &&
-        everyWeekday(parsed) &&
-        noDayExtras(parsed),
-    },
-  ];
-  if (!isFull(daysOfWeek, DAY_OF_WEEK)) {
-    options.push({
-      dayOfMonth: '*',
-      awsDayOfMonth: '?',
-      dayOfWeek: fieldText(daysOfWeek, DAY_OF_WEEK, ENGINE_DAY_OF_WEEK_STYLE),
-      awsDayOfWeek: fieldText(daysOfWeek, DAY_OF_WEEK, AWS_DAY_OF_WEEK_STYLE),
-      fires: (day) => fields.daysOfWeek[day.dayOfWeek] === 1,
-      readAs: (parsed) =>
-        parsed.daysOfMonth.values.length === 31 &&
-        sameValues(parsed.daysOfWeek.values, daysOfWeek) &&
-        noDayExtras(parsed),
-    });
-  }
-  if (fields.allLastDay) {
-    options.push({
-      dayOfMonth: 'L',
-      awsDayOfMonth: 'L',
-      dayOfWeek: '*',
-      awsDayOfWeek: '?',
-      fires: (day) => day.isLastDayOfMonth,
-      readAs: (parsed) =>
-        parsed.daysOfMonth.last &&
-        parsed.daysOfMonth.values.length === 0 &&
-        !parsed.daysOfMonth.lastWeekday &&
-        parsed.daysOfMonth.nearestWeekday.length === 0 &&
-        everyWeekday(parsed),
-    });
-  }
-  const [onlyDayOfWeek] = daysOfWeek;
-  const week = fields.nthWeek;
-  if (week > 0 && daysOfWeek.size === 1 && onlyDayOfWeek !== undefined) {
-    // AWS counts days of the week from 1 = Sunday, and `#` takes a number there.
-    options.push({
-      dayOfMonth: '*',
-      awsDayOfMonth: '?',
-      dayOfWeek: `${onlyDayOfWeek}#${week}`,
-      awsDayOfWeek: `${onlyDayOfWeek + 1}#${week}`,
-      fires: (day) => day.dayOfWeek === onlyDayOfWeek && Math.ceil(day.dayOfMonth / 7) === week,
-      readAs: (parsed) =>
-        parsed.daysOfMonth.values.length === 31 &&
-        parsed.daysOfWeek.values.length === 0 &&
-        parsed.daysOfWeek.nth.length === 1 &&
-        parsed.daysOfWeek.nth[0]?.weekday === onlyDayOfWeek &&
-        parsed.daysOfWeek.nth[0]?.nth === week,
-    });
-  }
-  return options;
+    parsed.daysOfWeek.nth.length === 0
+  );
+}
+
+/** The days of the month seen, on any day of the week. */
+function daysOfMonthChoice(fields: UtcFields, daysOfMonth: ReadonlySet<number>): DayChoice {
+  return {
+    dayOfMonth: fieldText(daysOfMonth, DAY_OF_MONTH, ENGINE_STYLE),
+    awsDayOfMonth: fieldText(daysOfMonth, DAY_OF_MONTH, AWS_STYLE),
+    dayOfWeek: '*',
+    awsDayOfWeek: '?',
+    fires: (day) => fields.daysOfMonth[day.dayOfMonth] === 1,
+    readAs: (parsed) =>
+      sameValues(parsed.daysOfMonth.values, daysOfMonth) &&
+      everyWeekday(parsed) &&
+      noDayExtras(parsed),
+  };
+}
+
+/** The days of the week seen, on any day of the month. */
+function daysOfWeekChoice(fields: UtcFields, daysOfWeek: ReadonlySet<number>): DayChoice {
+  return {
+    dayOfMonth: '*',
+    awsDayOfMonth: '?',
+    dayOfWeek: fieldText(daysOfWeek, DAY_OF_WEEK, ENGINE_DAY_OF_WEEK_STYLE),
+    awsDayOfWeek: fieldText(daysOfWeek, DAY_OF_WEEK, AWS_DAY_OF_WEEK_STYLE),
+    fires: (day) => fields.daysOfWeek[day.dayOfWeek] === 1,
+    readAs: (parsed) =>
+      parsed.daysOfMonth.values.length === 31 &&
+      sameValues(parsed.daysOfWeek.values, daysOfWeek) &&
+      noDayExtras(parsed),
+  };
+}
+
+/** `L`: the last day of every month, when every run falls on one. */
+function lastDayChoice(): DayChoice {
+  return {
+    dayOfMonth: 'L',
+    awsDayOfMonth: 'L',
+    dayOfWeek: '*',
+    awsDayOfWeek: '?',
+    fires: (day) => day.isLastDayOfMonth,
+    readAs: (parsed) =>
+      parsed.daysOfMonth.last &&
+      parsed.daysOfMonth.values.length === 0 &&
+      !parsed.daysOfMonth.lastWeekday &&
+      parsed.daysOfMonth.nearestWeekday.length === 0 &&
+      everyWeekday(parsed),
+  };
+}
+
+/** `d#k`: the k-th `weekday` of every month, when every run falls on that one. */
+function nthWeekdayChoice(weekday: number, week: number): DayChoice {
+  // AWS counts days of the week from 1 = Sunday, and `#` takes a number there.
+  return {
+    dayOfMonth: '*',
+    awsDayOfMonth: '?',
+    dayOfWeek: `${weekday}#${week}`,
+    awsDayOfWeek: `${weekday + 1}#${week}`,
+    fires: (day) => day.dayOfWeek === weekday && Math.ceil(day.dayOfMonth / 7) === week,
+    readAs: (parsed) =>
+      parsed.daysOfMonth.values.length === 31 &&
+      parsed.daysOfWeek.values.length === 0 &&
+      parsed.daysOfWeek.nth.length === 1 &&
+      parsed.daysOfWeek.nth[0]?.weekday === weekday &&
+      parsed.daysOfWeek.nth[0]?.nth === week,
+  };
 }
 
 /**

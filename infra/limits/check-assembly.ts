@@ -89,22 +89,11 @@ function checkTemplate(
   violations: LimitViolation[],
   templates: TemplateSummary[],
 ): number {
-  const path = join(directory, file);
-  const text = readFileSync(path, 'utf8');
+  const text = readFileSync(join(directory, file), 'utf8');
   const template = JSON.parse(text) as Template;
-  // Without bundling, an asset's path is its source folder; synth writes `asset.<64 hex>`.
-  const unbundledAssets =
-    shared.lambdaCode.kind === 'estimated' ? (text.match(/"aws:asset:path"/g)?.length ?? 0) : 0;
-  const bytes = Buffer.byteLength(text, 'utf8') + unbundledAssets * BUNDLED_ASSET_PATH_CHARS;
+  const bytes = templateBytes(text, shared.lambdaCode);
   const resources = Object.entries(template.Resources ?? {});
-  const counts: [LimitName, number][] = [
-    ['resources', resources.length],
-    ['outputs', Object.keys(template.Outputs ?? {}).length],
-    ['parameters', Object.keys(template.Parameters ?? {}).length],
-    ['mappings', Object.keys(template.Mappings ?? {}).length],
-    ['templateBytes', bytes],
-    ['templateDescriptionBytes', Buffer.byteLength(template.Description ?? '', 'utf8')],
-  ];
+  const counts = templateCounts(template, bytes);
   for (const [limit, count] of counts) {
     if (count > AWS_LIMITS[limit].max) violations.push(over(file, '', limit, count));
   }
@@ -143,6 +132,28 @@ function checkTemplate(
     types,
   });
   return total;
+}
+
+/**
+ * A template's size as deployed. Without bundling, an asset's path is its source folder; synth
+ * writes `asset.<64 hex>`, so each unbundled asset path counts at that length.
+ */
+function templateBytes(text: string, lambdaCode: LambdaCodeCheck): number {
+  const unbundledAssets =
+    lambdaCode.kind === 'estimated' ? (text.match(/"aws:asset:path"/g)?.length ?? 0) : 0;
+  return Buffer.byteLength(text, 'utf8') + unbundledAssets * BUNDLED_ASSET_PATH_CHARS;
+}
+
+/** The template-wide counts AWS limits: resources, outputs, parameters, mappings, sizes. */
+function templateCounts(template: Template, bytes: number): [LimitName, number][] {
+  return [
+    ['resources', Object.keys(template.Resources ?? {}).length],
+    ['outputs', Object.keys(template.Outputs ?? {}).length],
+    ['parameters', Object.keys(template.Parameters ?? {}).length],
+    ['mappings', Object.keys(template.Mappings ?? {}).length],
+    ['templateBytes', bytes],
+    ['templateDescriptionBytes', Buffer.byteLength(template.Description ?? '', 'utf8')],
+  ];
 }
 
 /** Asset hash → path in the assembly, from the stack's asset manifest. */
