@@ -7,9 +7,14 @@ import {
   type RunOrigin,
   type SkipReason,
 } from '../shared/ledger-item.ts';
-import type { LedgerStore } from '../shared/ledger-store.ts';
+import type { LedgerStore, UpdateResult } from '../shared/ledger-store.ts';
 import { LEDGER_OPEN_INDEX, LEDGER_TTL_ATTRIBUTE } from '../shared/ledger-table.ts';
-import { addOutbox, createOutboxLedger, type OutboxLedger } from '../shared/outbox.ts';
+import {
+  addOutbox,
+  createOutboxLedger,
+  leaveOpenIndex,
+  type OutboxLedger,
+} from '../shared/outbox.ts';
 import { UpdateExpression } from '../shared/update-expression.ts';
 
 /** How a claim may take a run: only a new one, or also one that is due for another attempt. */
@@ -289,19 +294,22 @@ function markDispatched(
   attempts: number,
   delivery: Parameters<RunLedger['markDispatched']>[2],
 ): Promise<boolean> {
-  const u = new UpdateExpression()
-    .set('status', av.s('dispatched'))
-    .set('dispatchedAt', av.s(delivery.dispatchedAt.toISOString()))
-    .set('deliveryId', av.s(delivery.deliveryId))
-    .remove('leaseUntilEpochMs');
+  const build = () =>
+    new UpdateExpression()
+      .set('status', av.s('dispatched'))
+      .set('dispatchedAt', av.s(delivery.dispatchedAt.toISOString()))
+      .set('deliveryId', av.s(delivery.deliveryId))
+      .remove('leaseUntilEpochMs');
   if (delivery.late) {
-    addOutbox(u, key, ['late'], ['notify:late'], delivery.outboxLeaseUntilEpochMs);
-  } else if (delivery.stuckCheckAtEpochMs !== undefined) {
-    u.set('checkAtEpochMs', av.n(delivery.stuckCheckAtEpochMs));
-  } else {
-    u.remove('openShard', 'checkAtEpochMs');
+    const u = addOutbox(build(), key, ['late'], ['notify:late'], delivery.outboxLeaseUntilEpochMs);
+    return conditional(store, key, u, ownClaim(attempts));
   }
-  return conditional(store, key, u, ownClaim(attempts));
+  if (delivery.stuckCheckAtEpochMs !== undefined) {
+    const u = build().set('checkAtEpochMs', av.n(delivery.stuckCheckAtEpochMs));
+    return conditional(store, key, u, ownClaim(attempts));
+  }
+  // Nothing more is owed on the run once dispatched, unless an earlier move left an effect.
+  return applied(leaveOpenIndex(store, { key, build, condition: ownClaim(attempts) }));
 }
 
 /** `claimed` → `delivery-failed`, for our claim only (`RunLedger.releaseFailed`). */
@@ -356,12 +364,18 @@ function markSkipped(
   reason: SkipReason,
   detail: string,
 ): Promise<boolean> {
-  const u = new UpdateExpression()
-    .set('status', av.s('skipped'))
-    .set('skipReason', av.s(reason))
-    .set('lastError', av.s(detail))
-    .remove('leaseUntilEpochMs', 'openShard', 'checkAtEpochMs');
-  return conditional(store, key, u, ownClaim(attempts));
+  const build = () =>
+    new UpdateExpression()
+      .set('status', av.s('skipped'))
+      .set('skipReason', av.s(reason))
+      .set('lastError', av.s(detail))
+      .remove('leaseUntilEpochMs');
+  return applied(leaveOpenIndex(store, { key, build, condition: ownClaim(attempts) }));
+}
+
+/** Whether a conditional update was made. */
+async function applied(result: Promise<UpdateResult>): Promise<boolean> {
+  return (await result).applied;
 }
 
 /** A new `skipped` item, unless the run has one (`RunLedger.recordSkipped`). */

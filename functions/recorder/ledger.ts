@@ -7,7 +7,13 @@ import {
   type Signal,
 } from '../shared/ledger-item.ts';
 import type { LedgerStore } from '../shared/ledger-store.ts';
-import { addOutbox, createOutboxLedger, type OutboxLedger } from '../shared/outbox.ts';
+import {
+  addOutbox,
+  createOutboxLedger,
+  type LeavingMove,
+  leaveOpenIndex,
+  type OutboxLedger,
+} from '../shared/outbox.ts';
 import { UpdateExpression } from '../shared/update-expression.ts';
 
 /** The terminal write the recorder makes for one completion. */
@@ -45,7 +51,8 @@ export interface RecorderLedger extends OutboxLedger {
 }
 
 /**
- * The recorder's ledger on the ledger table: one conditional write per completion.
+ * The recorder's ledger on the ledger table: one conditional write per completion (two when
+ * an effect an earlier move owed is still unsent, `leaveOpenIndex`).
  *
  * @example
  * const ledger = createRecorderLedger(createLedgerStore({ client, tableName: 'zonecron-ledger' }));
@@ -55,41 +62,65 @@ export function createRecorderLedger(store: LedgerStore): RecorderLedger {
   return {
     ...createOutboxLedger(store),
     releaseSlot,
-    async recordCompletion(write) {
-      const u = new UpdateExpression()
-        .set('status', av.s(write.status))
-        .set('completedAt', av.s(write.completedAt.toISOString()))
-        .set('completionId', av.s(write.completionId))
-        .remove('leaseUntilEpochMs');
-      if (write.startedAt) u.set('startedAt', av.s(write.startedAt.toISOString()));
-      if (write.lastError !== undefined) u.set('lastError', av.s(write.lastError));
-      if (write.status === 'failed') u.set('failure', av.s('execution'));
-      if (write.effects.length > 0) {
-        addOutbox(u, write.key, write.signals, write.effects, write.outboxLeaseUntilEpochMs);
-      } else {
-        u.remove('openShard', 'checkAtEpochMs');
-      }
-      const status = u.name('status');
-      // A recorded delivery is identified by its id alone: a Step Functions execution is
-      // named once per round, so a retry that found it already started records the same ARN
-      // under a later attempt. A delivery not recorded yet is known by its attempt only.
-      const condition =
-        `${u.name('jobId')} = ${u.value('jobId', av.s(write.jobId))} AND (` +
-        `(${status} = ${u.value('claimed', av.s('claimed'))} AND ${u.name('attempts')} = ${u.value('attempt', av.n(write.attempt))}) OR ` +
-        `(${status} = ${u.value('dispatched', av.s('dispatched'))} AND ${u.name('deliveryId')} = ${u.value('completionId', av.s(write.completionId))}))`;
-      const { update, names, values } = u.build();
-      const result = await store.update({
-        key: write.key,
-        update,
-        condition,
-        names,
-        values,
-        returnValues: 'ALL_OLD',
-      });
-      if (result.applied) {
-        return { recorded: true, item: result.item && decodeRun(result.item) };
-      }
-      return { recorded: false, item: result.current && decodeRun(result.current) };
-    },
+    recordCompletion: (write) => recordCompletion(store, write),
   };
+}
+
+/**
+ * The run's end as the target reported it (`RecorderLedger.recordCompletion`): out of the open
+ * index unless an effect is owed, the new one or one an earlier move left.
+ */
+async function recordCompletion(store: LedgerStore, write: CompletionWrite) {
+  const build = () => {
+    const u = new UpdateExpression()
+      .set('status', av.s(write.status))
+      .set('completedAt', av.s(write.completedAt.toISOString()))
+      .set('completionId', av.s(write.completionId))
+      .remove('leaseUntilEpochMs');
+    if (write.startedAt) u.set('startedAt', av.s(write.startedAt.toISOString()));
+    if (write.lastError !== undefined) u.set('lastError', av.s(write.lastError));
+    if (write.status === 'failed') u.set('failure', av.s('execution'));
+    return u;
+  };
+  const move = {
+    key: write.key,
+    build,
+    condition: completionCondition(write),
+    returnValues: 'ALL_OLD' as const,
+  };
+  const result =
+    write.effects.length > 0
+      ? await store.update(withOutbox(move, write))
+      : await leaveOpenIndex(store, move);
+  const decoded = result.applied ? result.item : result.current;
+  return { recorded: result.applied, item: decoded && decodeRun(decoded) };
+}
+
+/**
+ * Whose completion it is: a recorded delivery is identified by its id alone (a Step Functions
+ * execution is named once per round, so a retry that found it already started records the
+ * same ARN under a later attempt); a delivery not recorded yet is known by its attempt only.
+ */
+function completionCondition(write: CompletionWrite) {
+  return (u: UpdateExpression) => {
+    const status = u.name('status');
+    return (
+      `${u.name('jobId')} = ${u.value('jobId', av.s(write.jobId))} AND (` +
+      `(${status} = ${u.value('claimed', av.s('claimed'))} AND ${u.name('attempts')} = ${u.value('attempt', av.n(write.attempt))}) OR ` +
+      `(${status} = ${u.value('dispatched', av.s('dispatched'))} AND ${u.name('deliveryId')} = ${u.value('completionId', av.s(write.completionId))}))`
+    );
+  };
+}
+
+/** The completion's update with the effects it owes added, as one conditional write. */
+function withOutbox(move: LeavingMove, write: CompletionWrite) {
+  const u = addOutbox(
+    move.build(),
+    write.key,
+    write.signals,
+    write.effects,
+    write.outboxLeaseUntilEpochMs,
+  );
+  const condition = move.condition(u);
+  return { key: move.key, ...u.build(), condition, returnValues: 'ALL_OLD' as const };
 }

@@ -10,7 +10,7 @@ import {
   type RunItem,
   type Signal,
 } from './ledger-item.ts';
-import type { LedgerStore } from './ledger-store.ts';
+import type { LedgerStore, UpdateResult } from './ledger-store.ts';
 import type { AppLogger } from './logger.ts';
 import type { AppMetrics } from './metrics.ts';
 import { buildNotification, type Notifier } from './notifications.ts';
@@ -54,6 +54,44 @@ export function addOutbox(
     .set('outboxLeaseUntilEpochMs', av.n(leaseUntilEpochMs))
     .set('openShard', av.s(openShardOf(key)))
     .set('checkAtEpochMs', av.n(leaseUntilEpochMs));
+}
+
+/** A move that may take a run out of the open index (`leaveOpenIndex`). */
+export interface LeavingMove {
+  readonly key: string;
+  /** The update of the move, built afresh for each try. */
+  readonly build: () => UpdateExpression;
+  /** The move's own condition (whose claim, which status). */
+  readonly condition: (u: UpdateExpression) => string;
+  readonly returnValues?: 'ALL_NEW' | 'ALL_OLD';
+}
+
+/**
+ * Makes a move after which the run needs no one any more, and takes it out of the open index
+ * (`byOpen`) only if nothing is owed on it: an effect an earlier move added (a missed or late
+ * notification not yet confirmed) keeps it there, so the sweep still finds and performs it.
+ * One write in the common case: the move, with the index keys removed, on condition that the
+ * outbox is empty. When that is refused and the refusal shows an owed effect, the move is made
+ * again keeping the index keys.
+ *
+ * @example
+ * await leaveOpenIndex(store, { key, build: () => new UpdateExpression().set('status', av.s('skipped')),
+ *   condition: (u) => `${u.name('status')} = ${u.value('claimed', av.s('claimed'))}` });
+ * //=> { applied: true, … }; the item is in byOpen still if its outbox owes an effect
+ */
+export async function leaveOpenIndex(store: LedgerStore, move: LeavingMove): Promise<UpdateResult> {
+  const attempt = (dropIndexKeys: boolean) => {
+    const u = move.build();
+    if (dropIndexKeys) u.remove('openShard', 'checkAtEpochMs');
+    const owed = `${dropIndexKeys ? 'attribute_not_exists' : 'attribute_exists'}(${u.name('outbox')})`;
+    const condition = `(${move.condition(u)}) AND ${owed}`;
+    const { update, names, values } = u.build();
+    const returnValues = move.returnValues ? { returnValues: move.returnValues } : {};
+    return store.update({ key: move.key, update, condition, names, values, ...returnValues });
+  };
+  const closed = await attempt(true);
+  if (closed.applied || closed.current?.outbox === undefined) return closed;
+  return attempt(false);
 }
 
 /** The outbox operations on the ledger table. */

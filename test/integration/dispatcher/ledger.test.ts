@@ -1,66 +1,26 @@
-import type { Server } from 'node:http';
-import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import {
   type ClaimRequest,
   createDynamoLedger,
   type Ledger,
 } from '../../../functions/dispatcher/ledger.ts';
 import { openShardOf } from '../../../functions/shared/ledger-item.ts';
-import { createLedgerStore } from '../../../functions/shared/ledger-store.ts';
 import {
   createZoneDriftLedger,
   type ZoneDriftClaim,
   type ZoneDriftLedger,
 } from '../../../functions/shared/zone-drift-ledger.ts';
-import { createLedgerTable, localDynamoClient } from '../../support/ledger.ts';
+import { startContractStores } from '../../support/ledger-stores.ts';
 
 // One contract, two stores: DynamoDB Local (what the tests trust) and dynalite (the CLI
 // simulation's and the sandbox's store). Every expression the ledger writes runs on both.
-let dynamoLocal: DynamoDBClient;
-let dynalite: Server;
-let dynaliteClient: DynamoDBClient;
+const contract = await startContractStores(inject('dynamoEndpoint'));
+afterAll(() => contract.stop());
 
-beforeAll(async () => {
-  dynamoLocal = localDynamoClient(inject('dynamoEndpoint'));
-  const factory = createRequire(import.meta.url)('dynalite') as (o: object) => Server;
-  dynalite = factory({ createTableMs: 0 });
-  await new Promise<void>((resolve) => dynalite.listen(0, '127.0.0.1', resolve));
-  const { port } = dynalite.address() as AddressInfo;
-  dynaliteClient = localDynamoClient(`http://127.0.0.1:${port}`);
-});
-
-afterAll(async () => {
-  dynamoLocal.destroy();
-  dynaliteClient.destroy();
-  dynalite.closeAllConnections();
-  await new Promise((resolve) => dynalite.close(resolve));
-});
-
-const stores: [string, () => Promise<Ledger>][] = [
-  [
-    'DynamoDB Local',
-    async () =>
-      createDynamoLedger(
-        createLedgerStore({
-          client: dynamoLocal,
-          tableName: await createLedgerTable(dynamoLocal, 'contract'),
-        }),
-      ),
-  ],
-  [
-    'dynalite',
-    async () =>
-      createDynamoLedger(
-        createLedgerStore({
-          client: dynaliteClient,
-          tableName: await createLedgerTable(dynaliteClient, 'contract'),
-        }),
-      ),
-  ],
-];
+const stores = contract.stores.map(([name, openStore]): [string, () => Promise<Ledger>] => [
+  name,
+  async () => createDynamoLedger(await openStore()),
+]);
 
 const AT = new Date('2023-10-29T00:30:00.000Z');
 const T = 1_700_000_000_000;
@@ -148,6 +108,28 @@ describe.each(stores)('the ledger on %s', (_name, open) => {
       await tracked.markDispatched(KEY, 1, delivered({ stuckCheckAtEpochMs: T + 3_600_000 }));
       expect(await tracked.findDue(shard, T + 3_599_999, 10)).toEqual([]);
       expect(await tracked.findDue(shard, T + 3_600_000, 10)).toHaveLength(1);
+    });
+
+    it('keeps a dispatched or skipped run in the open index while a missed notification is owed, and lets it go once confirmed', async () => {
+      for (const end of ['dispatched', 'skipped'] as const) {
+        const ledger = await open();
+        await ledger.claim(claim({ mode: 'create', missed: true }));
+        if (end === 'dispatched') await ledger.markDispatched(KEY, 1, delivered());
+        else await ledger.markSkipped(KEY, 1, 'overlap', 'previous run still running');
+        expect(await ledger.getRun(KEY)).toMatchObject({ status: end, outbox: ['notify:missed'] });
+        expect(await ledger.findDue(shard, T + 90_000, 10)).toHaveLength(1);
+        await ledger.confirmOutbox(KEY, ['notify:missed']);
+        expect(await ledger.closeOpen(KEY, { status: end, checkAtEpochMs: T + 90_000 })).toBe(true);
+        expect(await ledger.findDue(shard, T + 10_000_000, 10)).toEqual([]);
+      }
+    });
+
+    it('refuses to dispatch or skip a run whose claim was taken over, outbox owed or not', async () => {
+      const ledger = await open();
+      await ledger.claim(claim({ mode: 'create', missed: true }));
+      expect(await ledger.markDispatched(KEY, 2, delivered())).toBe(false);
+      expect(await ledger.markSkipped(KEY, 2, 'overlap', 'x')).toBe(false);
+      expect(await ledger.getRun(KEY)).toMatchObject({ status: 'claimed', attempts: 1 });
     });
 
     it('records lateness with its notification owed, once', async () => {
@@ -464,28 +446,12 @@ describe.each(stores)('the ledger on %s', (_name, open) => {
   });
 });
 
-const notices: [string, () => Promise<ZoneDriftLedger>][] = [
-  [
-    'DynamoDB Local',
-    async () =>
-      createZoneDriftLedger(
-        createLedgerStore({
-          client: dynamoLocal,
-          tableName: await createLedgerTable(dynamoLocal, 'contract'),
-        }),
-      ),
+const notices = contract.stores.map(
+  ([name, openStore]): [string, () => Promise<ZoneDriftLedger>] => [
+    name,
+    async () => createZoneDriftLedger(await openStore()),
   ],
-  [
-    'dynalite',
-    async () =>
-      createZoneDriftLedger(
-        createLedgerStore({
-          client: dynaliteClient,
-          tableName: await createLedgerTable(dynaliteClient, 'contract'),
-        }),
-      ),
-  ],
-];
+);
 
 const NOTICE = {
   synthesizedAt: '2026-11-30T15:00:00.000Z',

@@ -5,6 +5,7 @@ import { createRecorderLedger } from '../../../functions/recorder/ledger.ts';
 import { createRecorder } from '../../../functions/recorder/record.ts';
 import { createSqsDeadLetters, type DeadLetters } from '../../../functions/shared/dead-letters.ts';
 import type { JobDefinition } from '../../../functions/shared/job.ts';
+import { openShardOf } from '../../../functions/shared/ledger-item.ts';
 import { createLedgerStore } from '../../../functions/shared/ledger-store.ts';
 import { RecordingLogger } from '../../../functions/shared/logger.ts';
 import { RecordingMetrics } from '../../../functions/shared/metrics.ts';
@@ -81,7 +82,7 @@ let runCounter = 0;
 async function deliveredRun(
   job: JobDefinition,
   deliveryId: string,
-  options: { claimedOnly?: boolean } = {},
+  options: { claimedOnly?: boolean; late?: boolean } = {},
 ) {
   runCounter += 1;
   const at = new Date(Date.parse('2026-03-29T01:00:00.000Z') + runCounter * 60_000);
@@ -110,8 +111,8 @@ async function deliveredRun(
       dispatchedAt: new Date(at.getTime() + 2_000),
       deliveryId,
       stuckCheckAtEpochMs: at.getTime() + 3_600_000,
-      late: false,
-      outboxLeaseUntilEpochMs: at.getTime(),
+      late: options.late ?? false,
+      outboxLeaseUntilEpochMs: at.getTime() + 120_000,
     });
   }
   const envelope = {
@@ -176,6 +177,19 @@ describe('results of lambda targets', () => {
     expect((await dispatcherLedger.getRun(key))?.openShard).toBeUndefined();
     expect(h.metrics.count('nightly', 'RunSucceeded')).toBe(1);
     expect(h.metrics.count('nightly', 'RunDurationSeconds')).toBe(7.25);
+  });
+
+  it('keeps a succeeded run in the open index while the late notification its delivery owes is unsent', async () => {
+    const h = harness();
+    const { key, envelope, at } = await deliveredRun(lambdaJob, 'req-late', { late: true });
+    const finished = new Date(at.getTime() + 9_000);
+    await h.recorder.handle(lambdaResult(FUNCTION, 'req-late', envelope, finished));
+    expect(await dispatcherLedger.getRun(key)).toMatchObject({
+      status: 'succeeded',
+      outbox: ['notify:late'],
+      openShard: openShardOf(key),
+      checkAtEpochMs: at.getTime() + 120_000,
+    });
   });
 
   it('marks a failed invocation failed (execution), sends one dead letter and one run-failed notification', async () => {
