@@ -3,6 +3,7 @@ import {
   occurrencesBetween,
   resolvePolicies,
   type ScheduleSpec,
+  type ZoneTransition,
   zoneTransitions,
 } from '../../functions/schedule/index.ts';
 import { formatLocalClock, zoneLabel } from '../../functions/shared/zone-time.ts';
@@ -95,95 +96,141 @@ function slotList(nominals: string[]): { text: string; plural: boolean } {
  * The slots come from the engine evaluating the expression in UTC over the transition's local
  * wall-clock range (UTC has no DST, so each wall-clock slot appears exactly once there); what
  * happens to each comes from the engine's occurrences in the zone.
+ *
+ * @example
+ * transitionReports({ cron: '30 2 * * *', timezone: 'Europe/Berlin' },
+ *   new Date('2027-03-01T00:00Z'), new Date('2027-04-01T00:00Z'))[0]?.lines[0]?.text
+ * //=> '02:30 does not exist on 2027-03-28 in Europe/Berlin — runs at 03:30 CEST'
  */
 export function transitionReports(spec: ScheduleSpec, from: Date, to: Date): TransitionReport[] {
-  const zone = spec.timezone;
-  const policies = resolvePolicies(spec);
   const reports: TransitionReport[] = [];
-  for (const t of zoneTransitions(zone, from, to)) {
-    const kind = t.offsetAfterMinutes > t.offsetBeforeMinutes ? 'gap' : 'overlap';
-    const lengthMinutes = Math.abs(t.offsetAfterMinutes - t.offsetBeforeMinutes);
-    const wallOffset = kind === 'gap' ? t.offsetBeforeMinutes : t.offsetAfterMinutes;
-    const wallStartMs = t.at.getTime() + wallOffset * MINUTE_MS;
-    const wallSpec: ScheduleSpec = {
-      cron: spec.cron,
-      timezone: 'UTC',
-      ...(spec.jobId === undefined ? {} : { jobId: spec.jobId }),
-    };
-    const slots = occurrencesBetween(
-      wallSpec,
-      new Date(wallStartMs - MINUTE_MS),
-      new Date(wallStartMs + (lengthMinutes - 1) * MINUTE_MS),
-    ).map((o) => wallClock(o.at));
+  for (const t of zoneTransitions(spec.timezone, from, to)) {
+    const change = changeOf(t);
+    const slots = slotsInChange(spec, change);
     if (slots.length === 0) continue;
-    const around = occurrencesBetween(
-      spec,
-      new Date(t.at.getTime() - DAY_MS),
-      new Date(t.at.getTime() + DAY_MS),
-    );
-    const groups = new Map<
-      string,
-      { nominals: string[]; specific: Set<string>; skipped: boolean }
-    >();
-    for (const nominal of slots) {
-      const runs = around.filter((o) => o.nominal === nominal && o.dst === kind);
-      let generic: string;
-      let specific: string;
-      if (kind === 'gap') {
-        const run = runs[0];
-        if (!run) {
-          generic =
-            policies.gap === 'skip'
-              ? 'skipped (gap policy skip)'
-              : 'runs once, together with another run at the same instant';
-          specific = generic;
-        } else if (isTransitionInstant(zone, run.at)) {
-          generic = `runs at ${formatLocalClock(run.at, zone)}, the moment clocks jump`;
-          specific = generic;
-        } else {
-          generic = `each runs ${lengthText(lengthMinutes)} later, at the offset before the jump`;
-          specific = `runs at ${formatLocalClock(run.at, zone)}`;
-        }
-      } else if (runs.length >= 2) {
-        const labels = runs.map((r) => zoneLabel(r.at, zone)).join(' and ');
-        generic = `runs at both (${labels})`;
-        specific = generic;
-      } else if (runs[0]) {
-        const run = runs[0];
-        generic = `runs once, at the ${overlapOrdinal(zone, run.at)} (${zoneLabel(run.at, zone)})`;
-        specific = generic;
-      } else {
-        generic = 'does not run';
-        specific = generic;
-      }
-      const group = groups.get(generic) ?? {
-        nominals: [],
-        specific: new Set<string>(),
-        skipped: runs.length === 0 && (kind === 'overlap' || policies.gap === 'skip'),
-      };
-      group.nominals.push(nominal);
-      group.specific.add(specific);
-      groups.set(generic, group);
-    }
+    const groups = groupByOutcome(spec, change, slots);
     const date = slots[0]?.slice(0, 10) ?? '';
-    const lines: { text: string; skipped: boolean }[] = [];
-    for (const [generic, group] of groups) {
-      const { text, plural } = slotList(group.nominals);
-      const verb =
-        kind === 'gap'
-          ? plural
-            ? 'do not exist'
-            : 'does not exist'
-          : plural
-            ? 'happen twice'
-            : 'happens twice';
-      const outcome = group.specific.size === 1 ? [...group.specific][0] : generic;
-      lines.push({
-        text: `${text} ${verb} on ${date} in ${zone} — ${outcome}`,
-        skipped: group.skipped,
-      });
-    }
-    reports.push({ at: t.at, kind, lines });
+    const lines = [...groups].map(([generic, group]) =>
+      reportLine(spec.timezone, change.kind, date, generic, group),
+    );
+    reports.push({ at: t.at, kind: change.kind, lines });
   }
   return reports;
+}
+
+/** One transition as the notes see it: which kind, how long, where its wall clock starts. */
+interface Change {
+  readonly at: Date;
+  readonly kind: 'gap' | 'overlap';
+  readonly lengthMinutes: number;
+  readonly wallStartMs: number;
+}
+
+function changeOf(t: ZoneTransition): Change {
+  const kind = t.offsetAfterMinutes > t.offsetBeforeMinutes ? 'gap' : 'overlap';
+  const wallOffset = kind === 'gap' ? t.offsetBeforeMinutes : t.offsetAfterMinutes;
+  return {
+    at: t.at,
+    kind,
+    lengthMinutes: Math.abs(t.offsetAfterMinutes - t.offsetBeforeMinutes),
+    wallStartMs: t.at.getTime() + wallOffset * MINUTE_MS,
+  };
+}
+
+/** The schedule's wall-clock slots inside the change, `YYYY-MM-DDTHH:mm`. */
+function slotsInChange(spec: ScheduleSpec, change: Change): string[] {
+  const wallSpec: ScheduleSpec = {
+    cron: spec.cron,
+    timezone: 'UTC',
+    ...(spec.jobId === undefined ? {} : { jobId: spec.jobId }),
+  };
+  return occurrencesBetween(
+    wallSpec,
+    new Date(change.wallStartMs - MINUTE_MS),
+    new Date(change.wallStartMs + (change.lengthMinutes - 1) * MINUTE_MS),
+  ).map((o) => wallClock(o.at));
+}
+
+/** Slots that share an outcome, said once for all of them. */
+interface OutcomeGroup {
+  readonly nominals: string[];
+  /** The outcome said of each slot alone (its exact time): one sentence when all agree. */
+  readonly specific: Set<string>;
+  readonly skipped: boolean;
+}
+
+/** The slots grouped by what happens to them, in the engine's occurrences around the change. */
+function groupByOutcome(spec: ScheduleSpec, change: Change, slots: readonly string[]) {
+  const policies = resolvePolicies(spec);
+  const around = occurrencesBetween(
+    spec,
+    new Date(change.at.getTime() - DAY_MS),
+    new Date(change.at.getTime() + DAY_MS),
+  );
+  const groups = new Map<string, OutcomeGroup>();
+  for (const nominal of slots) {
+    const runs = around.filter((o) => o.nominal === nominal && o.dst === change.kind);
+    const { generic, specific } =
+      change.kind === 'gap'
+        ? gapOutcome(spec.timezone, change, runs[0], policies.gap)
+        : overlapOutcome(spec.timezone, runs);
+    const group = groups.get(generic) ?? {
+      nominals: [],
+      specific: new Set<string>(),
+      skipped: runs.length === 0 && (change.kind === 'overlap' || policies.gap === 'skip'),
+    };
+    group.nominals.push(nominal);
+    group.specific.add(specific);
+    groups.set(generic, group);
+  }
+  return groups;
+}
+
+/** What happens to a slot that does not exist: the general sentence and the slot's own. */
+function gapOutcome(zone: string, change: Change, run: Occurrence | undefined, gap: string) {
+  if (!run) {
+    const generic =
+      gap === 'skip'
+        ? 'skipped (gap policy skip)'
+        : 'runs once, together with another run at the same instant';
+    return { generic, specific: generic };
+  }
+  if (isTransitionInstant(zone, run.at)) {
+    const generic = `runs at ${formatLocalClock(run.at, zone)}, the moment clocks jump`;
+    return { generic, specific: generic };
+  }
+  return {
+    generic: `each runs ${lengthText(change.lengthMinutes)} later, at the offset before the jump`,
+    specific: `runs at ${formatLocalClock(run.at, zone)}`,
+  };
+}
+
+/** What happens to a slot that happens twice. */
+function overlapOutcome(zone: string, runs: readonly Occurrence[]) {
+  const [run] = runs;
+  const generic =
+    runs.length >= 2
+      ? `runs at both (${runs.map((r) => zoneLabel(r.at, zone)).join(' and ')})`
+      : run
+        ? `runs once, at the ${overlapOrdinal(zone, run.at)} (${zoneLabel(run.at, zone)})`
+        : 'does not run';
+  return { generic, specific: generic };
+}
+
+/** One note: the slots, what the change does to them, and the outcome. */
+function reportLine(
+  zone: string,
+  kind: Change['kind'],
+  date: string,
+  generic: string,
+  group: OutcomeGroup,
+) {
+  const { text, plural } = slotList(group.nominals);
+  const verbs =
+    kind === 'gap' ? ['does not exist', 'do not exist'] : ['happens twice', 'happen twice'];
+  const outcome = group.specific.size === 1 ? [...group.specific][0] : generic;
+  return {
+    text: `${text} ${verbs[plural ? 1 : 0]} on ${date} in ${zone} — ${outcome}`,
+    skipped: group.skipped,
+  };
 }
