@@ -5,7 +5,7 @@ import type { JobsConfig } from '../../infra/config/load-jobs.ts';
 import type { BackfillReport, BackfillRun } from '../aws/backfill.ts';
 import { addConnectionOptions, type ConnectionOptions, connect } from '../aws/connection.ts';
 import { CliError, describeError } from '../errors.ts';
-import { coloursFor } from '../format/colour.ts';
+import { type Colours, coloursFor } from '../format/colour.ts';
 import { plainTable, wrap } from '../format/table.ts';
 import { integerAtLeast, parseInstant } from '../options.ts';
 
@@ -204,79 +204,120 @@ async function recordBackfill(
   );
 }
 
+/** Prints what the backfill found or did: the `--json` document or the text report. */
 async function print(
   job: JobDefinition,
   options: BackfillOptions,
   runs: readonly BackfillRun[],
   report: BackfillReport | undefined,
 ): Promise<void> {
+  const { formatUtc } = await import('../../functions/shared/zone-time.ts');
+  const rows = await rowsOf(job, options, runs, report);
+  const summary = summarize(rows.map((r) => r.result));
+  const range = `from ${formatUtc(options.from)} to ${formatUtc(options.to)}`;
+  const text = options.json
+    ? JSON.stringify(backfillJson(job, options, rows, summary, report), null, 2)
+    : backfillText(job, { range, dryRun: options.dryRun ?? false }, rows, summary, report);
+  process.stdout.write(`${text}\n`);
+}
+
+/** One run of the range as the report shows it. */
+interface BackfillRow {
+  readonly run: BackfillRun;
+  readonly outcome: BackfillReport['outcomes'][number] | undefined;
+  readonly result: ReturnType<typeof resultOf>;
+  readonly status: string | undefined;
+  readonly note: string | undefined;
+  readonly local: string;
+  readonly utc: string;
+}
+
+async function rowsOf(
+  job: JobDefinition,
+  options: BackfillOptions,
+  runs: readonly BackfillRun[],
+  report: BackfillReport | undefined,
+): Promise<BackfillRow[]> {
   const { scheduleSpecOf } = await import('../../functions/shared/job.ts');
   const { occurrenceNote } = await import('../format/dst-notes.ts');
   const { formatLocal, formatUtc } = await import('../../functions/shared/zone-time.ts');
   const spec = scheduleSpecOf(job);
-  const dryRun = options.dryRun ?? false;
-  const rows = runs.map((run, i) => {
+  return runs.map((run, i) => {
     const outcome = report?.outcomes[i];
     return {
       run,
       outcome,
-      result: resultOf(run, outcome, dryRun),
+      result: resultOf(run, outcome, options.dryRun ?? false),
       status: statusOf(run, outcome),
       note: occurrenceNote(spec, run.occurrence),
       local: formatLocal(run.occurrence.at, job.timezone),
       utc: formatUtc(run.occurrence.at),
     };
   });
-  const summary = summarize(rows.map((r) => r.result));
-  if (options.json) {
-    const doc = {
-      jobId: job.id,
-      from: options.from.toISOString(),
-      to: options.to.toISOString(),
-      dryRun,
-      runs: rows.map((r) => ({
-        at: r.run.occurrence.at.toISOString(),
-        local: r.local,
-        nominal: r.run.occurrence.nominal,
-        dst: r.run.occurrence.dst,
-        note: r.note ?? null,
-        key: r.run.key,
-        before: r.run.before?.status ?? null,
-        result: r.result,
-        ...(r.outcome ? { outcome: r.outcome } : {}),
-      })),
-      summary,
-      stopped: report?.stopped ?? null,
-    };
-    process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
-    return;
-  }
+}
+
+function backfillJson(
+  job: JobDefinition,
+  options: BackfillOptions,
+  rows: readonly BackfillRow[],
+  summary: Summary,
+  report: BackfillReport | undefined,
+) {
+  return {
+    jobId: job.id,
+    from: options.from.toISOString(),
+    to: options.to.toISOString(),
+    dryRun: options.dryRun ?? false,
+    runs: rows.map((r) => ({
+      at: r.run.occurrence.at.toISOString(),
+      local: r.local,
+      nominal: r.run.occurrence.nominal,
+      dst: r.run.occurrence.dst,
+      note: r.note ?? null,
+      key: r.run.key,
+      before: r.run.before?.status ?? null,
+      result: r.result,
+      ...(r.outcome ? { outcome: r.outcome } : {}),
+    })),
+    summary,
+    stopped: report?.stopped ?? null,
+  };
+}
+
+function backfillText(
+  job: JobDefinition,
+  { range, dryRun }: { readonly range: string; readonly dryRun: boolean },
+  rows: readonly BackfillRow[],
+  summary: Summary,
+  report: BackfillReport | undefined,
+): string {
   const c = coloursFor(process.stdout);
+  const count = `${rows.length} run${rows.length === 1 ? '' : 's'}`;
   const out = [
-    wrap(
-      `${c.bold(job.id)} (${job.schedule} in ${job.timezone}): ${runs.length} run${runs.length === 1 ? '' : 's'} from ${formatUtc(options.from)} to ${formatUtc(options.to)}`,
-      '',
-    ),
+    wrap(`${c.bold(job.id)} (${job.schedule} in ${job.timezone}): ${count} ${range}`, ''),
   ];
-  if (rows.length > 0) {
-    out.push('');
-    const table = plainTable(
-      ['local', 'UTC', 'key', dryRun ? 'ledger' : 'result'],
-      rows.map((r) => [
-        r.local,
-        r.utc,
-        r.run.key.slice(0, 7),
-        r.result === 'already' ? `was ${r.status}` : r.result,
-      ]),
-    ).split('\n');
-    out.push(c.dim(table[0] ?? ''));
-    rows.forEach((r, i) => {
-      out.push(table[i + 1] ?? '');
-      if (r.note) out.push(c.yellow(wrap(r.note, '  ↳ ')));
-    });
-  }
+  if (rows.length > 0) out.push('', ...runTable(rows, dryRun, c));
   out.push('', ...summaryLines(summary, report, dryRun));
-  process.stdout.write(`${out.join('\n')}\n`);
+  return out.join('\n');
+}
+
+/** The runs as a table, each DST note under its run. */
+function runTable(rows: readonly BackfillRow[], dryRun: boolean, c: Colours): string[] {
+  const table = plainTable(
+    ['local', 'UTC', 'key', dryRun ? 'ledger' : 'result'],
+    rows.map((r) => [
+      r.local,
+      r.utc,
+      r.run.key.slice(0, 7),
+      r.result === 'already' ? `was ${r.status}` : r.result,
+    ]),
+  ).split('\n');
+  const out = [c.dim(table[0] ?? '')];
+  rows.forEach((r, i) => {
+    out.push(table[i + 1] ?? '');
+    if (r.note) out.push(c.yellow(wrap(r.note, '  ↳ ')));
+  });
+  return out;
 }
 
 function summaryLines(

@@ -8,7 +8,7 @@ import {
 } from '../aws/connection.ts';
 import type { QueuedDeadLetter } from '../aws/dead-letter-queue.ts';
 import { CliError, describeError, usageError } from '../errors.ts';
-import { coloursFor } from '../format/colour.ts';
+import { type Colours, coloursFor } from '../format/colour.ts';
 import { plainTable, wrap } from '../format/table.ts';
 
 interface ListOptions extends ConnectionOptions {
@@ -45,7 +45,12 @@ Example:
   $ zonecron dlq redrive --all --stack Zonecron
   $ zonecron dlq discard --key 3f2a9c1 --reason "ran by hand" --stack Zonecron`,
     );
+  registerList(dlq);
+  registerRedrive(dlq);
+  registerDiscard(dlq);
+}
 
+function registerList(dlq: Command): void {
   const list = dlq
     .command('list')
     .description('show dead-lettered runs and why they failed (nothing is removed)')
@@ -60,7 +65,9 @@ Example:
   message; the messages stay in the queue.`,
     )
     .action(runList);
+}
 
+function registerRedrive(dlq: Command): void {
   const redrive = dlq
     .command('redrive')
     .description('deliver dead-lettered runs again under their original keys')
@@ -78,7 +85,9 @@ Example:
   a failed attempt keeps the message (and adds none).`,
     )
     .action(runRedrive);
+}
 
+function registerDiscard(dlq: Command): void {
   const discard = dlq
     .command('discard')
     .description("remove a dead letter on purpose; the run's state stays as it is")
@@ -128,57 +137,63 @@ async function runList(options: ListOptions): Promise<void> {
   } finally {
     connection.destroy();
   }
-  if (options.json) {
-    const doc = {
-      queueUrl: url,
-      messages: messages.map((m) =>
-        m.body
-          ? {
-              messageId: m.messageId,
-              key: m.body.key,
-              jobId: m.body.jobId,
-              scheduledAt: m.body.envelope.scheduledAt,
-              nominal: m.body.envelope.nominal,
-              reason: m.body.reason,
-              attempts: m.body.attempts,
-              lastError: m.body.lastError,
-              failedAt: m.body.failedAt,
-              target: m.body.target,
-            }
-          : { messageId: m.messageId, unreadable: m.rawBody.slice(0, 500) },
-      ),
-    };
-    process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
-    return;
-  }
-  const c = coloursFor(process.stdout);
-  const out: string[] = [
-    `${messages.length} dead-lettered run${messages.length === 1 ? '' : 's'} in ${url}`,
-  ];
+  const text = options.json
+    ? JSON.stringify(listJson(url, messages), null, 2)
+    : listText(url, messages, coloursFor(process.stdout));
+  process.stdout.write(`${text}\n`);
+}
+
+function listJson(queueUrl: string, messages: readonly QueuedDeadLetter[]) {
+  return {
+    queueUrl,
+    messages: messages.map((m) =>
+      m.body
+        ? {
+            messageId: m.messageId,
+            key: m.body.key,
+            jobId: m.body.jobId,
+            scheduledAt: m.body.envelope.scheduledAt,
+            nominal: m.body.envelope.nominal,
+            reason: m.body.reason,
+            attempts: m.body.attempts,
+            lastError: m.body.lastError,
+            failedAt: m.body.failedAt,
+            target: m.body.target,
+          }
+        : { messageId: m.messageId, unreadable: m.rawBody.slice(0, 500) },
+    ),
+  };
+}
+
+function listText(url: string, messages: readonly QueuedDeadLetter[], c: Colours): string {
+  const out = [`${messages.length} dead-lettered run${messages.length === 1 ? '' : 's'} in ${url}`];
   const readable = messages.filter((m) => m.body);
-  if (readable.length > 0) {
-    out.push('');
-    const table = plainTable(
-      ['key', 'job', 'scheduled (UTC)', 'reason', 'tries'],
-      readable.map((m) => [
-        m.body?.key.slice(0, 7) ?? '',
-        m.body?.jobId ?? '',
-        `${scheduledAt(m).slice(0, 10)} ${scheduledAt(m).slice(11, 16)}`,
-        m.body?.reason ?? '',
-        String(m.body?.attempts ?? ''),
-      ]),
-    ).split('\n');
-    out.push(c.dim(table[0] ?? ''));
-    readable.forEach((m, i) => {
-      out.push(table[i + 1] ?? '');
-      out.push(c.dim(wrap(`last error: ${m.body?.lastError ?? ''}`, '        ')));
-    });
-  }
+  if (readable.length > 0) out.push('', ...deadLetterTable(readable, c));
   const unreadable = messages.length - readable.length;
   if (unreadable > 0) {
     out.push(c.yellow(`${unreadable} message(s) are not zonecron dead letters (see --json)`));
   }
-  process.stdout.write(`${out.join('\n')}\n`);
+  return out.join('\n');
+}
+
+/** The readable dead letters as a table, each with its last error under it. */
+function deadLetterTable(readable: readonly QueuedDeadLetter[], c: Colours): string[] {
+  const table = plainTable(
+    ['key', 'job', 'scheduled (UTC)', 'reason', 'tries'],
+    readable.map((m) => [
+      m.body?.key.slice(0, 7) ?? '',
+      m.body?.jobId ?? '',
+      `${scheduledAt(m).slice(0, 10)} ${scheduledAt(m).slice(11, 16)}`,
+      m.body?.reason ?? '',
+      String(m.body?.attempts ?? ''),
+    ]),
+  ).split('\n');
+  const out = [c.dim(table[0] ?? '')];
+  readable.forEach((m, i) => {
+    out.push(table[i + 1] ?? '');
+    out.push(c.dim(wrap(`last error: ${m.body?.lastError ?? ''}`, '        ')));
+  });
+  return out;
 }
 
 /** What became of one dead-lettered run. */
