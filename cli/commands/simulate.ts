@@ -146,7 +146,10 @@ async function simulateWithProgress(
 ): Promise<{ result: SimulationResult; elapsedMs: number }> {
   const { runSimulation } = await import('../simulation/run-simulation.ts');
   const { startProgress } = await import('../format/progress.ts');
+  const { exitOnInterrupt } = await import('../interrupt.ts');
   const progress = startProgress(process.stderr, 'simulating');
+  // Ctrl-C: the simulation is in memory; take the bar down, restore the terminal, exit 130.
+  const guard = exitOnInterrupt({ stream: process.stderr, cleanup: progress.stop });
   const startedMs = performance.now();
   try {
     const result = await runSimulation({
@@ -158,6 +161,7 @@ async function simulateWithProgress(
     });
     return { result, elapsedMs: performance.now() - startedMs };
   } finally {
+    guard.release();
     progress.stop();
   }
 }

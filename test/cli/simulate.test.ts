@@ -1,8 +1,17 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LINE_WRAP_ON, SHOW_CURSOR } from '../../cli/interrupt.ts';
 import { periodBucket } from '../../functions/schedule/index.ts';
-import { hasAnsi, overlongLines, runCli } from './run-cli.ts';
+import {
+  hasAnsi,
+  overlongLines,
+  runCli,
+  startCliOnTerminal,
+  type TerminalSession,
+} from './run-cli.ts';
 
 const FIXTURE = 'test/cli/fixtures/berlin.yaml';
+const HIDE_CURSOR = '\u001b[?25l';
+const LINE_WRAP_OFF = '\u001b[?7l';
 
 interface SimulationJson {
   runs: { jobId: string; at: string; nominal: string; dst: string; key: string }[];
@@ -171,6 +180,35 @@ describe('zonecron simulate', () => {
         'test/cli/fixtures/bad-faults.yaml:3:14: field \'crashes.0.point\': Invalid option: expected one of "after-claim"|"after-delivery"\n' +
           'zonecron: error: 1 problem in test/cli/fixtures/bad-faults.yaml\n',
       );
+    });
+  });
+
+  describe('Ctrl-C', () => {
+    let session: TerminalSession | undefined;
+    afterEach(() => session?.stop());
+
+    it('takes the progress bar down, shows the cursor, turns line wrap back on and exits with 130', async () => {
+      // A year of sweeps: far from done when the progress bar first shows.
+      session = startCliOnTerminal([
+        'simulate',
+        '--config',
+        FIXTURE,
+        '--from',
+        '2027-01-01T00:00Z',
+        '--to',
+        '2027-12-31T00:00Z',
+      ]);
+      await session.shown('simulating |');
+      session.type('\u0003');
+      const { output, code, signal } = await session.ended();
+      // The bar hid the cursor and turned wrap off; the last word on each is the restore.
+      expect(output).toContain(HIDE_CURSOR);
+      expect(output).toContain(LINE_WRAP_OFF);
+      expect(output.lastIndexOf(SHOW_CURSOR)).toBeGreaterThan(output.lastIndexOf(HIDE_CURSOR));
+      expect(output.lastIndexOf(LINE_WRAP_ON)).toBeGreaterThan(output.lastIndexOf(LINE_WRAP_OFF));
+      expect({ code, signal }).toEqual({ code: 130, signal: null });
+      // Stopped in the middle: no report.
+      expect(output).not.toContain('Summary');
     });
   });
 });
