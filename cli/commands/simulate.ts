@@ -14,6 +14,8 @@ interface SimulateOptions {
   duplicateTicks: number;
   faults?: string;
   all?: boolean;
+  /** False with `--no-legend`. */
+  legend: boolean;
   json?: boolean;
 }
 
@@ -51,6 +53,7 @@ export function registerSimulate(program: Command): void {
     )
     .option('--faults <file>', 'inject the faults of a YAML plan (see docs/cli.md)')
     .option('--all', 'list every run (default: runs near DST changes only)')
+    .option('--no-legend', 'leave out the legend that explains the report')
     .option(
       '--json',
       'print one JSON document: {"runs":[…],"duplicatesSuppressed":n}, with --faults also outcomes, deadLetters, signals and invariants',
@@ -90,6 +93,7 @@ async function runSimulate(options: SimulateOptions): Promise<void> {
         duplicateTicks: options.duplicateTicks,
         elapsedMs,
         all: options.all ?? false,
+        legend: options.legend,
         faults: plan && options.faults ? { file: options.faults, seed: plan.seed } : undefined,
       }),
     );

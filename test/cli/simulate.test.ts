@@ -105,8 +105,34 @@ describe('zonecron simulate', () => {
     );
     expect(text).toMatch(/Sun 2023-03-26 03:30 \+02:00 CEST +2023-03-26T01:30:00Z +[0-9a-f]{8} +1/);
     expect(text).toContain('switched-off: disabled, not simulated');
+    // The legend, once, before the first job.
+    expect(text.match(/^How to read it$/gm)).toEqual(['How to read it']);
+    expect(text.indexOf('How to read it')).toBeLessThan(text.indexOf('\nberlin-nightly ·'));
+    expect(text).toMatch(/^ {2}key {2,}the run's ledger key/m);
+    expect(text).toMatch(/^ {2}sweeps {2,}the dispatcher's one-minute safety net/m);
     expect(text).toMatch(/✓ [\d,]+ runs delivered: every run the engine expects, exactly once/);
     expect(text).toMatch(/✓ [\d,]+ duplicate deliveries refused by the ledger/);
+  });
+
+  it('says why a weekday job has no run in a weekend window, and leaves the legend out with --no-legend', async () => {
+    const result = await runCli([
+      'simulate',
+      '--config',
+      'test/cli/fixtures/weekdays.yaml',
+      '--from',
+      '2027-03-13T07:00Z',
+      '--to',
+      '2027-03-15T07:00Z',
+      '--no-legend',
+    ]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(overlongLines(result.stdout)).toEqual([]);
+    expect(result.stdout).not.toContain('How to read it');
+    expect(result.stdout.replace(/\s+/g, ' ')).toContain(
+      ' window: 0 runs — the schedule has none between Sat 2027-03-13 02:00 and Mon' +
+        ' 2027-03-15 03:00 local (at 09:00 on Monday through Friday) ',
+    );
   });
 
   describe('--faults', () => {
