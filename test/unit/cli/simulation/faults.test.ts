@@ -147,6 +147,7 @@ describe('loadFaultPlan', () => {
           column: 0,
           field: '',
           message: 'fault plan: no such file',
+          code: 'unreadable',
         },
       ]);
     }
