@@ -93,66 +93,81 @@ interface UpperBounded {
  * await createDynamoLedger(store).findDue('open#0', Date.now(), 50); //=> [] (no request)
  */
 export function createQueryMemo(): QueryMemo {
-  const stats: QueryMemoStats = { answered: 0, probed: 0, passed: 0 };
-  const partitions = new Map<string, Partition>();
+  const state: MemoState = {
+    stats: { answered: 0, probed: 0, passed: 0 },
+    partitions: new Map(),
+    generation: 0,
+  };
+  return { stats: state.stats, wrap: (store) => wrapStore(state, store) };
+}
+
+/** What one memo knows, shared by the stores it wraps. */
+interface MemoState {
+  readonly stats: QueryMemoStats;
+  readonly partitions: Map<string, Partition>;
   /** Counts the writes that changed what is known: a probe sent before one is not kept. */
-  let generation = 0;
+  generation: number;
+}
 
-  /** After a write (undefined: one that failed, applied or not). */
-  function afterWrite(request: UpdateRequest | undefined): void {
-    let changed = request === undefined;
-    const effects = new Map<string, IndexEffect>();
-    for (const partition of partitions.values()) {
-      if (!request) {
-        forget(partition);
-        continue;
-      }
-      const which = `${partition.key.hash}\u0000${partition.key.sort}`;
-      const effect = effects.get(which) ?? indexEffect(request, partition.key);
-      effects.set(which, effect);
-      if (applyWrite(partition, effect)) changed = true;
-    }
-    if (changed) generation++;
-  }
-
-  async function floorOf(store: LedgerStore, query: UpperBounded): Promise<KnownFloor> {
-    const partition = partitionOf(partitions, query);
-    if (partition.known && (partition.known.exact || query.bound < partition.known.floor)) {
-      return partition.known;
-    }
-    const asked = generation;
-    stats.probed++;
-    const floor = await probe(store, query);
-    // A write that landed while the probe was out may or may not be in its answer.
-    if (asked === generation) partition.known = { floor, exact: true };
-    return { floor, exact: true };
-  }
-
-  const wrap = (store: LedgerStore): LedgerStore => ({
+function wrapStore(state: MemoState, store: LedgerStore): LedgerStore {
+  return {
     ...store,
     async update(request) {
       let result: Awaited<ReturnType<LedgerStore['update']>>;
       try {
         result = await store.update(request);
       } catch (error) {
-        afterWrite(undefined);
+        afterWrite(state, undefined);
         throw error;
       }
-      if (result.applied) afterWrite(request);
+      if (result.applied) afterWrite(state, request);
       return result;
     },
     async query(request) {
       const bounded = upperBounded(request);
-      if (bounded && bounded.bound < (await floorOf(store, bounded)).floor) {
-        stats.answered++;
+      if (bounded && bounded.bound < (await floorOf(state, store, bounded)).floor) {
+        state.stats.answered++;
         return [];
       }
-      stats.passed++;
+      state.stats.passed++;
       return store.query(request);
     },
-  });
+  };
+}
 
-  return { stats, wrap };
+/** After a write (undefined: one that failed, applied or not). */
+function afterWrite(state: MemoState, request: UpdateRequest | undefined): void {
+  let changed = request === undefined;
+  const effects = new Map<string, IndexEffect>();
+  for (const partition of state.partitions.values()) {
+    if (!request) {
+      forget(partition);
+      continue;
+    }
+    const which = `${partition.key.hash}\u0000${partition.key.sort}`;
+    const effect = effects.get(which) ?? indexEffect(request, partition.key);
+    effects.set(which, effect);
+    if (applyWrite(partition, effect)) changed = true;
+  }
+  if (changed) state.generation++;
+}
+
+/** What is known of the query's partition, probed first when that does not settle it. */
+async function floorOf(
+  state: MemoState,
+  store: LedgerStore,
+  query: UpperBounded,
+): Promise<KnownFloor> {
+  const partition = partitionOf(state.partitions, query);
+  if (partition.known && (partition.known.exact || query.bound < partition.known.floor)) {
+    return partition.known;
+  }
+  const asked = state.generation;
+  state.stats.probed++;
+  const floor = await probe(store, query);
+  // A write that landed while the probe was out may or may not be in its answer.
+  if (asked === state.generation) partition.known = { floor, exact: true };
+  return { floor, exact: true };
 }
 
 /** The partition a query reads, registered on its first query. */
