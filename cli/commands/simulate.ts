@@ -28,7 +28,8 @@ Example:
   $ zonecron simulate
   runs the real dispatcher on jobs.yaml over ±1 day around each zone's next
   spring-forward and fall-back nights, every tick delivered twice.
-  $ zonecron simulate --from 2027-03-28T00:00Z --to 2027-03-28T04:00Z --faults faults.yaml
+  $ zonecron simulate --from 2027-03-28T00:00Z --to 2027-03-28T04:00Z \\
+      --faults faults.yaml
   the same night with an outage, late ticks, crashes, throttling and failing
   targets drawn from the plan's seed; exits 1 if an invariant breaks.`;
 
@@ -62,7 +63,8 @@ export function registerSimulate(program: Command): void {
       'after',
       `
 Without --from/--to the windows are ±1 day around the next spring-forward and
-the next fall-back of every configured zone (merged where they overlap).${EXAMPLE}`,
+the next fall-back of every configured zone (merged where they overlap).
+${EXAMPLE}`,
     )
     .action(runSimulate);
 }
