@@ -157,6 +157,7 @@ describe('zonecron validate', () => {
       jobs: [],
       warnings: [],
       deploy: null,
+      zoneData: null,
     });
   });
 
