@@ -7,6 +7,7 @@ import { addConnectionOptions, type ConnectionOptions, connect } from '../aws/co
 import { CliError, describeError } from '../errors.ts';
 import { type Colours, coloursFor } from '../format/colour.ts';
 import { plainTable, wrap } from '../format/table.ts';
+import { exitOnInterrupt, INTERRUPTED_EXIT_CODE } from '../interrupt.ts';
 import { integerAtLeast, parseInstant } from '../options.ts';
 
 interface BackfillOptions extends ConnectionOptions {
@@ -16,9 +17,6 @@ interface BackfillOptions extends ConnectionOptions {
   maxRuns?: number;
   json?: boolean;
 }
-
-/** Exit code of a command stopped by Ctrl-C (128 + SIGINT). */
-const INTERRUPTED_EXIT_CODE = 130;
 
 const EXAMPLE = `
 Example:
@@ -124,19 +122,15 @@ async function deliverWithProgress(
   const { startProgress } = await import('../format/progress.ts');
   const { dispatcher } = dispatcherFor(connection, config);
   const progress = startProgress(process.stderr, `backfilling ${job.id}`, 'runs');
-  let interrupted = false;
-  const onSignal = () => {
-    if (interrupted) {
-      progress.stop();
-      process.exit(INTERRUPTED_EXIT_CODE);
-    }
-    interrupted = true;
-  };
-  process.on('SIGINT', onSignal);
+  const guard = exitOnInterrupt({
+    stream: process.stderr,
+    cleanup: progress.stop,
+    stopAtSafePoint: true,
+  });
   try {
     return await deliverBackfill(dispatcher, job, runs, {
       onProgress: progress.update,
-      interrupted: () => interrupted,
+      interrupted: guard.interrupted,
     });
   } catch (error) {
     if (error instanceof CliError) throw error;
@@ -147,8 +141,8 @@ async function deliverWithProgress(
       },
     );
   } finally {
+    guard.release();
     progress.stop();
-    process.off('SIGINT', onSignal);
   }
 }
 

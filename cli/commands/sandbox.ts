@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
+import { nextStopSignal, SIGNAL_EXIT_CODES } from '../interrupt.ts';
 import { integerAtLeast } from '../options.ts';
 import type { Sandbox } from '../sandbox/start-sandbox.ts';
 
@@ -9,9 +10,6 @@ interface SandboxCommandOptions {
   sqsPort?: number;
   json?: boolean;
 }
-
-/** Exit codes after a signal: 128 + its number. */
-const SIGNAL_EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const;
 
 const EXAMPLE = `
 Example:
@@ -70,21 +68,6 @@ function toJson(sandbox: Sandbox) {
     targetQueues: Object.fromEntries(sandbox.targetQueues),
     env: sandbox.env,
   };
-}
-
-/** Resolves with the first of SIGINT or SIGTERM. */
-function nextStopSignal(): Promise<keyof typeof SIGNAL_EXIT_CODES> {
-  return new Promise((resolve) => {
-    const on = (signal: keyof typeof SIGNAL_EXIT_CODES) => () => {
-      process.off('SIGINT', onInt);
-      process.off('SIGTERM', onTerm);
-      resolve(signal);
-    };
-    const onInt = on('SIGINT');
-    const onTerm = on('SIGTERM');
-    process.on('SIGINT', onInt);
-    process.on('SIGTERM', onTerm);
-  });
 }
 
 async function runSandbox(options: SandboxCommandOptions): Promise<void> {

@@ -14,6 +14,8 @@ interface SimulateOptions {
   duplicateTicks: number;
   faults?: string;
   all?: boolean;
+  /** False with `--no-legend`. */
+  legend: boolean;
   json?: boolean;
 }
 
@@ -53,6 +55,7 @@ export function registerSimulate(program: Command): void {
     )
     .option('--faults <file>', 'inject the faults of a YAML plan (see docs/cli.md)')
     .option('--all', 'list every run (default: runs near DST changes only)')
+    .option('--no-legend', 'leave out the legend that explains the report')
     .option(
       '--json',
       'print one JSON document: {"runs":[…],"duplicatesSuppressed":n}, with --faults also outcomes, deadLetters, signals and invariants',
@@ -61,7 +64,8 @@ export function registerSimulate(program: Command): void {
       'after',
       `
 Without --from/--to the windows are ±1 day around the next spring-forward and
-the next fall-back of every configured zone (merged where they overlap).${EXAMPLE}`,
+the next fall-back of every configured zone (merged where they overlap).
+${EXAMPLE}`,
     )
     .action(runSimulate);
 }
@@ -92,6 +96,7 @@ async function runSimulate(options: SimulateOptions): Promise<void> {
         duplicateTicks: options.duplicateTicks,
         elapsedMs,
         all: options.all ?? false,
+        legend: options.legend,
         faults: plan && options.faults ? { file: options.faults, seed: plan.seed } : undefined,
       }),
     );
@@ -148,7 +153,10 @@ async function simulateWithProgress(
 ): Promise<{ result: SimulationResult; elapsedMs: number }> {
   const { runSimulation } = await import('../simulation/run-simulation.ts');
   const { startProgress } = await import('../format/progress.ts');
+  const { exitOnInterrupt } = await import('../interrupt.ts');
   const progress = startProgress(process.stderr, 'simulating');
+  // Ctrl-C: the simulation is in memory; take the bar down, restore the terminal, exit 130.
+  const guard = exitOnInterrupt({ stream: process.stderr, cleanup: progress.stop });
   const startedMs = performance.now();
   try {
     const result = await runSimulation({
@@ -160,6 +168,7 @@ async function simulateWithProgress(
     });
     return { result, elapsedMs: performance.now() - startedMs };
   } finally {
+    guard.release();
     progress.stop();
   }
 }

@@ -1,11 +1,19 @@
-import { type ScheduleSpec, zoneTransitions } from '../../functions/schedule/index.ts';
+import { DateTime } from 'luxon';
+import {
+  occurrencesBetween,
+  type ScheduleSpec,
+  zoneTransitions,
+} from '../../functions/schedule/index.ts';
 import type { JobDefinition } from '../../functions/shared/job.ts';
 import { scheduleSpecOf } from '../../functions/shared/job.ts';
 import { formatLocal, formatUtc } from '../../functions/shared/zone-time.ts';
 import type { SimulationCheck } from '../simulation/check.ts';
 import type { SimulatedRun, SimulationResult } from '../simulation/run-simulation.ts';
-import { coloursFor } from './colour.ts';
+import type { SimulationWindow } from '../simulation/windows.ts';
+import { type Colours, coloursFor } from './colour.ts';
 import { occurrenceNote, transitionReports } from './dst-notes.ts';
+import { explainCron } from './explain.ts';
+import { legendLines } from './simulation-legend.ts';
 import { plainTable, wrap } from './table.ts';
 
 /** What {@link renderSimulation} shows. */
@@ -20,6 +28,8 @@ export interface SimulationReportInput {
   readonly elapsedMs: number;
   /** List every run instead of the ones near DST changes. */
   readonly all: boolean;
+  /** Explain the report's columns and terms once, after the windows (`--no-legend`: false). */
+  readonly legend: boolean;
   /** The `--faults` plan, when one was injected. */
   readonly faults: { readonly file: string; readonly seed: number } | undefined;
 }
@@ -49,90 +59,192 @@ function shownIndexes(runs: readonly SimulatedRun[], transitions: readonly Date[
   return shown;
 }
 
-function jobBlock(
+/** The windows of a job with no DST change, summed into one line (unless `--all`). */
+interface QuietWindows {
+  readonly windows: number[];
+  runs: number;
+  /** Windows in which the engine has no run of the job at all. */
+  readonly noneScheduled: number[];
+}
+
+/** A job's heading, its covering expression, and a block per window. */
+function jobBlock(job: JobDefinition, input: SimulationReportInput, c: Colours): string[] {
+  const runs = input.result.runs.filter((r) => r.jobId === job.id);
+  const quiet: QuietWindows = { windows: [], runs: 0, noneScheduled: [] };
+  const blocks: string[][] = [];
+  input.result.windows.forEach((window, w) => {
+    const inWindow = runs.filter((r) => r.window === w);
+    const transitions = zoneTransitions(job.timezone, window.from, window.to).map((t) => t.at);
+    if (transitions.length === 0 && !input.all) {
+      quiet.windows.push(w + 1);
+      quiet.runs += inWindow.length;
+      if (!engineHasRuns(job, window)) quiet.noneScheduled.push(w + 1);
+      return;
+    }
+    blocks.push(windowBlock(job, { window, index: w, runs: inWindow, transitions }, input, c));
+  });
+  return [
+    ...jobHeading(job, input.result, runs.length, c),
+    ...(quiet.windows.length > 0 ? [quietLine(job, quiet, input.result.windows.length)] : []),
+    ...blocks.flat(),
+  ];
+}
+
+/** `id · schedule · zone → target`, then its covering expression, runs and duplicates. */
+function jobHeading(
   job: JobDefinition,
-  input: SimulationReportInput,
-  c: ReturnType<typeof coloursFor>,
+  result: SimulationResult,
+  runCount: number,
+  c: Colours,
 ): string[] {
-  const { result } = input;
-  const spec: ScheduleSpec = scheduleSpecOf(job);
-  const runs = result.runs.filter((r) => r.jobId === job.id);
   const duplicates = result.duplicatesByJob.get(job.id) ?? 0;
-  const out: string[] = [];
-  out.push(wrap(`${c.bold(job.id)} · ${job.schedule} · ${job.timezone} → ${job.target.type}`, ''));
-  out.push(
+  return [
+    wrap(`${c.bold(job.id)} · ${job.schedule} · ${job.timezone} → ${job.target.type}`, ''),
     c.dim(
       wrap(
-        `UTC covering ${result.coverings.get(job.id) ?? '?'} · ${plural(runs.length, 'run')}` +
+        `UTC covering ${result.coverings.get(job.id) ?? '?'} · ${plural(runCount, 'run')}` +
           ` · ${plural(duplicates, 'duplicate')} refused`,
         '  ',
       ),
     ),
+  ];
+}
+
+/** Whether the engine has any run of the job in the window (what the simulation expects). */
+function engineHasRuns(job: JobDefinition, window: SimulationWindow): boolean {
+  return occurrencesBetween(scheduleSpecOf(job), window.from, window.to).length > 0;
+}
+
+/** `windows 1, 3: 8 runs, no DST change in Europe/Berlin`, and why none when there are none. */
+function quietLine(job: JobDefinition, quiet: QuietWindows, windowCount: number): string {
+  const which =
+    quiet.windows.length === windowCount
+      ? windowCount === 1
+        ? 'the window'
+        : `all ${quiet.windows.length} windows`
+      : `window${quiet.windows.length === 1 ? '' : 's'} ${quiet.windows.join(', ')}`;
+  const why =
+    quiet.runs === 0 && quiet.noneScheduled.length === quiet.windows.length
+      ? ` — the schedule has none in ${quiet.windows.length === 1 ? 'it' : 'them'} (${scheduleInWords(job)})`
+      : '';
+  return hangingWrap(
+    `${which}: ${plural(quiet.runs, 'run')}, no DST change in ${job.timezone}${why}`,
   );
-  const quiet: number[] = [];
-  const quietRuns = { count: 0 };
-  const blocks: string[][] = [];
-  result.windows.forEach((window, w) => {
-    const inWindow = runs.filter((r) => r.window === w);
-    const transitions = zoneTransitions(job.timezone, window.from, window.to).map((t) => t.at);
-    if (transitions.length === 0 && !input.all) {
-      quiet.push(w + 1);
-      quietRuns.count += inWindow.length;
+}
+
+/** A line of a job's block at indent 2, its continuation lines at indent 4. */
+function hangingWrap(text: string): string {
+  const wrapped = wrap(text, '    ');
+  return `  ${wrapped.slice(4)}`;
+}
+
+/** The schedule in words (`explainCron`), `H` resolved for the job. */
+function scheduleInWords(job: JobDefinition): string {
+  return explainCron(job.schedule, { jobId: job.id });
+}
+
+/** A local instant to the minute, with its weekday: `Sat 2027-03-13 02:00`. */
+function localMinute(at: Date, zone: string): string {
+  return DateTime.fromJSDate(at, { zone }).setLocale('en-US').toFormat('ccc yyyy-LL-dd HH:mm');
+}
+
+/**
+ * Why a job has no run in a window, when the engine has none there either: the window's
+ * bounds in the job's local time and the schedule in words. A weekday job in a window that
+ * spans a weekend reads `the schedule has none between Sat 2027-03-13 02:00 and Mon
+ * 2027-03-15 03:00 local (at 09:00 on Monday through Friday)`.
+ *
+ * @example
+ * noRunsReason(nyWeekdayJob, { from: new Date('2027-03-13T07:00Z'), to: new Date('2027-03-15T07:00Z'), reasons: [] })
+ * //=> 'the schedule has none between Sat 2027-03-13 02:00 and Mon 2027-03-15 03:00 local (at 09:00 on Monday through Friday)'
+ */
+export function noRunsReason(job: JobDefinition, window: SimulationWindow): string {
+  const from = localMinute(window.from, job.timezone);
+  const to = localMinute(window.to, job.timezone);
+  return `the schedule has none between ${from} and ${to} local (${scheduleInWords(job)})`;
+}
+
+/** One window of a job whose zone changes clocks in it (or any window, with `--all`). */
+interface WindowOfJob {
+  readonly window: SimulationWindow;
+  readonly index: number;
+  readonly runs: readonly SimulatedRun[];
+  readonly transitions: readonly Date[];
+}
+
+/** `window 2: 3 runs`, the runs worth showing, and the local times the schedule skipped. */
+function windowBlock(
+  job: JobDefinition,
+  part: WindowOfJob,
+  input: SimulationReportInput,
+  c: Colours,
+): string[] {
+  const { result } = input;
+  const label = result.windows.length > 1 ? `window ${part.index + 1}` : 'window';
+  const count = plural(part.runs.length, 'run');
+  const block =
+    part.runs.length === 0 && !engineHasRuns(job, part.window)
+      ? [hangingWrap(`${label}: ${count} — ${noRunsReason(job, part.window)}`)]
+      : [`  ${label}: ${count}`];
+  if (part.runs.length > 0) block.push(...runLines(job, part, input, c));
+  block.push(...skippedSlotLines(scheduleSpecOf(job), part.window, c));
+  return block;
+}
+
+/** The runs' table: all of them, or those near a transition, the folded ones counted. */
+function runLines(
+  job: JobDefinition,
+  part: WindowOfJob,
+  input: SimulationReportInput,
+  c: Colours,
+): string[] {
+  const spec = scheduleSpecOf(job);
+  const shown =
+    input.all || part.runs.length <= FULL_LIST_MAX
+      ? new Set(part.runs.map((_, i) => i))
+      : shownIndexes(part.runs, part.transitions);
+  const table = runTable(job, part.runs, input.result).split('\n');
+  const lines = [c.dim(`    ${table[0] ?? ''}`)];
+  let hidden = 0;
+  part.runs.forEach((run, i) => {
+    if (!shown.has(i)) {
+      hidden++;
       return;
     }
-    const block: string[] = [];
-    const label = result.windows.length > 1 ? `window ${w + 1}` : 'window';
-    block.push(`  ${label}: ${plural(inWindow.length, 'run')}`);
-    if (inWindow.length > 0) {
-      const shown =
-        input.all || inWindow.length <= FULL_LIST_MAX
-          ? new Set(inWindow.map((_, i) => i))
-          : shownIndexes(inWindow, transitions);
-      const table = plainTable(
-        ['local', 'UTC', 'key', 'dup'],
-        inWindow.map((run) => [
-          formatLocal(run.at, job.timezone),
-          formatUtc(run.at),
-          run.key.slice(0, 8),
-          String(result.duplicatesByKey.get(run.key) ?? 0),
-        ]),
-      ).split('\n');
-      block.push(c.dim(`    ${table[0] ?? ''}`));
-      let hidden = 0;
-      inWindow.forEach((run, i) => {
-        if (!shown.has(i)) {
-          hidden++;
-          return;
-        }
-        if (hidden > 0) {
-          block.push(c.dim(`    ⋮ ${plural(hidden, 'more run')} without DST effect`));
-          hidden = 0;
-        }
-        block.push(`    ${table[i + 1] ?? ''}`);
-        const note = occurrenceNote(spec, run);
-        if (note) block.push(c.yellow(wrap(note, '      ↳ ')));
-      });
-    }
-    for (const report of transitionReports(spec, window.from, window.to)) {
-      for (const line of report.lines) {
-        if (line.skipped) block.push(c.yellow(wrap(line.text, '    ✗ ')));
-      }
-    }
-    blocks.push(block);
+    if (hidden > 0) lines.push(c.dim(`    ⋮ ${plural(hidden, 'more run')} without DST effect`));
+    hidden = 0;
+    lines.push(`    ${table[i + 1] ?? ''}`);
+    const note = occurrenceNote(spec, run);
+    if (note) lines.push(c.yellow(wrap(note, '      ↳ ')));
   });
-  if (quiet.length > 0) {
-    const which =
-      quiet.length === result.windows.length
-        ? result.windows.length === 1
-          ? 'the window'
-          : `all ${quiet.length} windows`
-        : `window${quiet.length === 1 ? '' : 's'} ${quiet.join(', ')}`;
-    out.push(
-      wrap(`${which}: ${plural(quietRuns.count, 'run')}, no DST change in ${job.timezone}`, '  '),
-    );
+  return lines;
+}
+
+function runTable(
+  job: JobDefinition,
+  runs: readonly SimulatedRun[],
+  result: SimulationResult,
+): string {
+  return plainTable(
+    ['local', 'UTC', 'key', 'dup'],
+    runs.map((run) => [
+      formatLocal(run.at, job.timezone),
+      formatUtc(run.at),
+      run.key.slice(0, 8),
+      String(result.duplicatesByKey.get(run.key) ?? 0),
+    ]),
+  );
+}
+
+/** `✗ 01:00, 01:15 do not exist on … — skipped`: the local times the job's gap policy skips. */
+function skippedSlotLines(spec: ScheduleSpec, window: SimulationWindow, c: Colours): string[] {
+  const lines: string[] = [];
+  for (const report of transitionReports(spec, window.from, window.to)) {
+    for (const line of report.lines) {
+      if (line.skipped) lines.push(c.yellow(wrap(line.text, '    ✗ ')));
+    }
   }
-  for (const block of blocks) out.push(...block);
-  return out;
+  return lines;
 }
 
 /**
@@ -144,11 +256,15 @@ function jobBlock(
  * @example
  * process.stdout.write(renderSimulation({ file: 'jobs.yaml', jobs, result, check,
  *   windowsChosen: 'the window given by --from/--to', duplicateTicks: 2, elapsedMs: 1200,
- *   all: false, faults: undefined }));
+ *   all: false, legend: true, faults: undefined }));
  */
 export function renderSimulation(input: SimulationReportInput): string {
   const c = coloursFor(process.stdout);
   const out = [...headerLines(input, c)];
+  if (input.legend) {
+    const legend = { faults: input.faults !== undefined, duplicateTicks: input.duplicateTicks };
+    out.push('', ...legendLines(legend, c));
+  }
   for (const job of input.jobs) {
     out.push('');
     if (!job.enabled) {
@@ -163,8 +279,6 @@ export function renderSimulation(input: SimulationReportInput): string {
   out.push(c.dim(`  took ${(input.elapsedMs / 1000).toFixed(1)} s`));
   return `${out.join('\n')}\n`;
 }
-
-type Colours = ReturnType<typeof coloursFor>;
 
 function headerLines(input: SimulationReportInput, c: Colours): string[] {
   const { result } = input;

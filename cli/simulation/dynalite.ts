@@ -97,6 +97,110 @@ function pathWithQuery(request: SdkHttpRequest): string {
   return query.length > 0 ? `${request.path}?${query.join('&')}` : request.path;
 }
 
+/** Hands one request to dynalite's request listener; resolves with its answer. */
+type Ask = (
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+) => Promise<ListenerAnswer>;
+
+/** A dynalite server's request listener: the server itself never listens on a socket. */
+function dynaliteListener(): RequestListener {
+  const dynalite = createRequire(import.meta.url)('dynalite') as (options: object) => EventEmitter;
+  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  const installed = server.listeners('request')[0] as RequestListener | undefined;
+  if (!installed) throw new Error('dynalite did not install a request listener');
+  return installed;
+}
+
+/** Drives the listener with a fake request and response, as `http.Server` would. */
+function askOf(listener: RequestListener): Ask {
+  return (method, url, headers, body) =>
+    new Promise((resolve, reject) => {
+      const incoming = Object.assign(new EventEmitter(), { method, url, headers });
+      const answerHeaders: Record<string, string> = {};
+      const response: FakeServerResponse = {
+        statusCode: 200,
+        setHeader(name, value) {
+          answerHeaders[name.toLowerCase()] = String(value);
+        },
+        end(text) {
+          resolve({ statusCode: this.statusCode, headers: answerHeaders, body: text ?? '' });
+        },
+      };
+      try {
+        listener(incoming, response);
+        if (body !== '') incoming.emit('data', Buffer.from(body, 'utf8'));
+        incoming.emit('end');
+      } catch (error) {
+        reject(error);
+      }
+    });
+}
+
+/** Adds the refusing item to a failed conditional write that asked for it (see startEmbeddedDynamo). */
+async function withOldItem(
+  ask: Ask,
+  headers: Record<string, string>,
+  body: string,
+  answer: ListenerAnswer,
+): Promise<ListenerAnswer> {
+  const operation = headers['x-amz-target']?.split('.')[1] ?? '';
+  if (answer.statusCode !== 400 || !WRITES_WITH_OLD_ITEM.has(operation)) return answer;
+  if (!answer.body.includes('#ConditionalCheckFailedException')) return answer;
+  const request = JSON.parse(body) as {
+    TableName?: string;
+    Key?: unknown;
+    ReturnValuesOnConditionCheckFailure?: string;
+  };
+  if (request.ReturnValuesOnConditionCheckFailure !== 'ALL_OLD' || !request.Key) return answer;
+  const read = await ask(
+    'POST',
+    '/',
+    { ...headers, 'x-amz-target': 'DynamoDB_20120810.GetItem' },
+    JSON.stringify({ TableName: request.TableName, Key: request.Key, ConsistentRead: true }),
+  );
+  if (read.statusCode !== 200) return answer;
+  const { Item } = JSON.parse(read.body) as { Item?: unknown };
+  if (!Item) return answer;
+  const text = JSON.stringify({ ...(JSON.parse(answer.body) as object), Item });
+  const rewritten: Record<string, string> = { ...answer.headers };
+  delete rewritten['x-amz-crc32']; // it was the checksum of the body without the item
+  rewritten['content-length'] = String(Buffer.byteLength(text));
+  return { statusCode: answer.statusCode, headers: rewritten, body: text };
+}
+
+/** The SDK's request handler: each serialised request to dynalite, its answer back. */
+function inProcessHandler(ask: Ask, stopped: () => boolean): InProcessRequestHandler {
+  return {
+    async handle(request) {
+      if (stopped()) throw new Error('the in-process DynamoDB was stopped');
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(request.headers)) {
+        headers[name.toLowerCase()] = value;
+      }
+      const body = bodyText(request.body);
+      const answer = await withOldItem(
+        ask,
+        headers,
+        body,
+        await ask(request.method, pathWithQuery(request), headers, body),
+      );
+      return {
+        response: {
+          statusCode: answer.statusCode,
+          headers: answer.headers,
+          body: Buffer.from(answer.body, 'utf8'),
+        },
+      };
+    },
+    updateHttpClientConfig() {},
+    httpHandlerConfigs: () => ({}),
+    destroy() {},
+  };
+}
+
 /**
  * Starts dynalite inside this process and connects the SDK to it directly: pure Node, no
  * Java, no port, nothing left behind.
@@ -122,101 +226,10 @@ function pathWithQuery(request: SdkHttpRequest): string {
  * await db.stop();
  */
 export function startEmbeddedDynamo(): EmbeddedDynamo {
-  const dynalite = createRequire(import.meta.url)('dynalite') as (options: object) => EventEmitter;
-  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  const installed = server.listeners('request')[0] as RequestListener | undefined;
-  if (!installed) throw new Error('dynalite did not install a request listener');
-  const listener: RequestListener = installed;
   let stopped = false;
-
-  function ask(
-    method: string,
-    url: string,
-    headers: Record<string, string>,
-    body: string,
-  ): Promise<ListenerAnswer> {
-    return new Promise((resolve, reject) => {
-      const incoming = Object.assign(new EventEmitter(), { method, url, headers });
-      const answerHeaders: Record<string, string> = {};
-      const response: FakeServerResponse = {
-        statusCode: 200,
-        setHeader(name, value) {
-          answerHeaders[name.toLowerCase()] = String(value);
-        },
-        end(text) {
-          resolve({ statusCode: this.statusCode, headers: answerHeaders, body: text ?? '' });
-        },
-      };
-      try {
-        listener(incoming, response);
-        if (body !== '') incoming.emit('data', Buffer.from(body, 'utf8'));
-        incoming.emit('end');
-      } catch (error) {
-        reject(error);
-      }
-    });
-  }
-
-  /** Adds the refusing item to a failed conditional write that asked for it (see above). */
-  async function withOldItem(
-    headers: Record<string, string>,
-    body: string,
-    answer: ListenerAnswer,
-  ): Promise<ListenerAnswer> {
-    const operation = headers['x-amz-target']?.split('.')[1] ?? '';
-    if (answer.statusCode !== 400 || !WRITES_WITH_OLD_ITEM.has(operation)) return answer;
-    if (!answer.body.includes('#ConditionalCheckFailedException')) return answer;
-    const request = JSON.parse(body) as {
-      TableName?: string;
-      Key?: unknown;
-      ReturnValuesOnConditionCheckFailure?: string;
-    };
-    if (request.ReturnValuesOnConditionCheckFailure !== 'ALL_OLD' || !request.Key) return answer;
-    const read = await ask(
-      'POST',
-      '/',
-      { ...headers, 'x-amz-target': 'DynamoDB_20120810.GetItem' },
-      JSON.stringify({ TableName: request.TableName, Key: request.Key, ConsistentRead: true }),
-    );
-    if (read.statusCode !== 200) return answer;
-    const { Item } = JSON.parse(read.body) as { Item?: unknown };
-    if (!Item) return answer;
-    const text = JSON.stringify({ ...(JSON.parse(answer.body) as object), Item });
-    const rewritten: Record<string, string> = { ...answer.headers };
-    delete rewritten['x-amz-crc32']; // it was the checksum of the body without the item
-    rewritten['content-length'] = String(Buffer.byteLength(text));
-    return { statusCode: answer.statusCode, headers: rewritten, body: text };
-  }
-
-  const requestHandler: InProcessRequestHandler = {
-    async handle(request) {
-      if (stopped) throw new Error('the in-process DynamoDB was stopped');
-      const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(request.headers)) {
-        headers[name.toLowerCase()] = value;
-      }
-      const body = bodyText(request.body);
-      const answer = await withOldItem(
-        headers,
-        body,
-        await ask(request.method, pathWithQuery(request), headers, body),
-      );
-      return {
-        response: {
-          statusCode: answer.statusCode,
-          headers: answer.headers,
-          body: Buffer.from(answer.body, 'utf8'),
-        },
-      };
-    },
-    updateHttpClientConfig() {},
-    httpHandlerConfigs: () => ({}),
-    destroy() {},
-  };
-
   return {
     endpoint: 'http://dynalite.in-process',
-    requestHandler,
+    requestHandler: inProcessHandler(askOf(dynaliteListener()), () => stopped),
     signer: placeholderSigner,
     async stop() {
       // The store is in memory and owned by this closure: dropping it frees it.

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 /** The repository root (where `jobs.yaml` and `bin/` live). */
@@ -71,6 +71,76 @@ export function runCliOnTerminal(args: readonly string[]): Promise<CliResult> {
       },
     );
   });
+}
+
+const REPORT_EXIT = fileURLToPath(new URL('./fixtures/report-exit.mjs', import.meta.url));
+
+/** A `zonecron` process on a pseudo-terminal that a test types into. */
+export interface TerminalSession {
+  /** Resolves once the terminal has shown `text` (stdout and stderr, as one stream). */
+  shown(text: string): Promise<void>;
+  /** Types keys on the terminal: `'\u0003'` is Ctrl-C. */
+  type(keys: string): void;
+  /** Resolves when the command ended: everything the terminal showed, and how it ended. */
+  ended(): Promise<TerminalEnd>;
+  /** Ends the session if it still runs (for `afterEach`). */
+  stop(): void;
+}
+
+/** What a terminal session showed, and how its command ended. */
+export interface TerminalEnd {
+  readonly output: string;
+  readonly code: number | null;
+  readonly signal: string | null;
+}
+
+/**
+ * Starts `zonecron` with stdin, stdout and stderr on a pseudo-terminal (util-linux `script`),
+ * as a user at a terminal runs it: keys typed arrive through the terminal's line discipline,
+ * so Ctrl-C becomes SIGINT for the command. The command's exit code and signal come from
+ * `fixtures/report-exit.mjs`, which runs it on the same terminal.
+ */
+export function startCliOnTerminal(args: readonly string[]): TerminalSession {
+  const quote = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`;
+  const command = [process.execPath, REPORT_EXIT, process.execPath, BIN, ...args]
+    .map(quote)
+    .join(' ');
+  const child = spawn('script', ['-qec', command, '/dev/null'], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH ?? '', TZ: 'UTC', TERM: 'xterm', ZONECRON_FROM_SOURCE: '0' },
+  });
+  let output = '';
+  const waiting: { text: string; resolve: () => void }[] = [];
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+    for (const wait of waiting.filter((w) => output.includes(w.text))) {
+      waiting.splice(waiting.indexOf(wait), 1);
+      wait.resolve();
+    }
+  });
+  const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
+  return {
+    shown: (text) =>
+      output.includes(text)
+        ? Promise.resolve()
+        : new Promise((resolve) => waiting.push({ text, resolve })),
+    type: (keys) => {
+      child.stdin.write(keys);
+    },
+    stop: () => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    },
+    async ended() {
+      await exited;
+      const text = output.replaceAll('\r\n', '\n');
+      const last = /\n\[exit code=(\d+|null) signal=(\w+)\]\n$/.exec(text);
+      return {
+        output: last ? text.slice(0, last.index) : text,
+        code: last?.[1] === undefined || last[1] === 'null' ? null : Number(last[1]),
+        signal: last?.[2] === undefined || last[2] === 'null' ? null : last[2],
+      };
+    },
+  };
 }
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: removing ANSI escapes on purpose

@@ -1,8 +1,17 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LINE_WRAP_ON, SHOW_CURSOR } from '../../cli/interrupt.ts';
 import { periodBucket } from '../../functions/schedule/index.ts';
-import { hasAnsi, overlongLines, runCli } from './run-cli.ts';
+import {
+  hasAnsi,
+  overlongLines,
+  runCli,
+  startCliOnTerminal,
+  type TerminalSession,
+} from './run-cli.ts';
 
 const FIXTURE = 'test/cli/fixtures/berlin.yaml';
+const HIDE_CURSOR = '\u001b[?25l';
+const LINE_WRAP_OFF = '\u001b[?7l';
 
 interface SimulationJson {
   runs: { jobId: string; at: string; nominal: string; dst: string; key: string }[];
@@ -96,8 +105,34 @@ describe('zonecron simulate', () => {
     );
     expect(text).toMatch(/Sun 2023-03-26 03:30 \+02:00 CEST +2023-03-26T01:30:00Z +[0-9a-f]{8} +1/);
     expect(text).toContain('switched-off: disabled, not simulated');
+    // The legend, once, before the first job.
+    expect(text.match(/^How to read it$/gm)).toEqual(['How to read it']);
+    expect(text.indexOf('How to read it')).toBeLessThan(text.indexOf('\nberlin-nightly ·'));
+    expect(text).toMatch(/^ {2}key {2,}the run's ledger key/m);
+    expect(text).toMatch(/^ {2}sweeps {2,}the dispatcher's one-minute safety net/m);
     expect(text).toMatch(/✓ [\d,]+ runs delivered: every run the engine expects, exactly once/);
     expect(text).toMatch(/✓ [\d,]+ duplicate deliveries refused by the ledger/);
+  });
+
+  it('says why a weekday job has no run in a weekend window, and leaves the legend out with --no-legend', async () => {
+    const result = await runCli([
+      'simulate',
+      '--config',
+      'test/cli/fixtures/weekdays.yaml',
+      '--from',
+      '2027-03-13T07:00Z',
+      '--to',
+      '2027-03-15T07:00Z',
+      '--no-legend',
+    ]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(overlongLines(result.stdout)).toEqual([]);
+    expect(result.stdout).not.toContain('How to read it');
+    expect(result.stdout.replace(/\s+/g, ' ')).toContain(
+      ' window: 0 runs — the schedule has none between Sat 2027-03-13 02:00 and Mon' +
+        ' 2027-03-15 03:00 local (at 09:00 on Monday through Friday) ',
+    );
   });
 
   describe('--faults', () => {
@@ -171,6 +206,35 @@ describe('zonecron simulate', () => {
         'test/cli/fixtures/bad-faults.yaml:3:14: field \'crashes.0.point\': Invalid option: expected one of "after-claim"|"after-delivery"\n' +
           'zonecron: error: 1 problem in test/cli/fixtures/bad-faults.yaml\n',
       );
+    });
+  });
+
+  describe('Ctrl-C', () => {
+    let session: TerminalSession | undefined;
+    afterEach(() => session?.stop());
+
+    it('takes the progress bar down, shows the cursor, turns line wrap back on and exits with 130', async () => {
+      // A year of sweeps: far from done when the progress bar first shows.
+      session = startCliOnTerminal([
+        'simulate',
+        '--config',
+        FIXTURE,
+        '--from',
+        '2027-01-01T00:00Z',
+        '--to',
+        '2027-12-31T00:00Z',
+      ]);
+      await session.shown('simulating |');
+      session.type('\u0003');
+      const { output, code, signal } = await session.ended();
+      // The bar hid the cursor and turned wrap off; the last word on each is the restore.
+      expect(output).toContain(HIDE_CURSOR);
+      expect(output).toContain(LINE_WRAP_OFF);
+      expect(output.lastIndexOf(SHOW_CURSOR)).toBeGreaterThan(output.lastIndexOf(HIDE_CURSOR));
+      expect(output.lastIndexOf(LINE_WRAP_ON)).toBeGreaterThan(output.lastIndexOf(LINE_WRAP_OFF));
+      expect({ code, signal }).toEqual({ code: 130, signal: null });
+      // Stopped in the middle: no report.
+      expect(output).not.toContain('Summary');
     });
   });
 });
