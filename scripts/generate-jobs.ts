@@ -15,9 +15,11 @@
  *
  * The tests and `npm run bench:synth` call {@link generateJobsYaml} directly.
  */
+
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
+import { seededRandom } from '../cli/simulation/seeded-random.ts';
 
 /** How the schedules are chosen. */
 export type JobMix = 'varied' | 'hourly' | 'daily';
@@ -83,18 +85,6 @@ export const GENERATED_ZONES = [
   'Antarctica/Troll',
   'UTC',
 ] as const;
-
-/** A small, fast, seedable generator (mulberry32): the file must not depend on the machine. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 type Rng = () => number;
 const int = (rng: Rng, min: number, max: number) => min + Math.floor(rng() * (max - min + 1));
@@ -178,7 +168,7 @@ function targetOf(rng: Rng, type: (typeof TARGET_TYPES)[number], index: number) 
  * generateJobsYaml({ count: 2, seed: 1 }).split('\n')[0] //=> '# 2 generated jobs (seed 1, mix varied)'
  */
 export function generateJobsYaml(options: GenerateJobsOptions): string {
-  const rng = random(options.seed);
+  const rng = seededRandom(options.seed);
   const mix = options.mix ?? 'varied';
   const forms = FORMS[mix];
   const dedicated = options.dedicated ?? 0;

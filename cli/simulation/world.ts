@@ -26,7 +26,7 @@ import { completionEvent } from './completions.ts';
 import { ContainerPool, type LedgerWatch, SIMULATION_STACK } from './containers.ts';
 import { type EmbeddedDynamo, startEmbeddedDynamo } from './dynalite.ts';
 import { type CoveringTicks, type ScheduledFire, scheduledFires } from './events.ts';
-import { type FaultPlan, seededRandom } from './faults.ts';
+import type { FaultPlan } from './faults.ts';
 import {
   type FaultCounts,
   faultCounts,
@@ -37,6 +37,7 @@ import {
 } from './faulty-parts.ts';
 import { createQueryMemo, type QueryMemo } from './query-memo.ts';
 import { RecordingDeadLetters, TimedLogger, TimedNotifier } from './recorders.ts';
+import { seededRandom } from './seeded-random.ts';
 import { Timeline } from './timeline.ts';
 import type { SimulationWindow } from './windows.ts';
 
