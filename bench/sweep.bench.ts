@@ -32,7 +32,6 @@ import { createDynamoLedger, type Ledger } from '../functions/dispatcher/ledger.
 import type { SweepResult } from '../functions/dispatcher/sweep.ts';
 import type { TargetDelivery } from '../functions/dispatcher/targets/index.ts';
 import { occurrencesBetween, periodBucket } from '../functions/schedule/index.ts';
-import type { DeadLetters } from '../functions/shared/dead-letters.ts';
 import type { JobDefinition } from '../functions/shared/job.ts';
 import { decodeRun, jobStateKey } from '../functions/shared/ledger-item.ts';
 import { createLedgerStore } from '../functions/shared/ledger-store.ts';
@@ -239,41 +238,63 @@ async function measure(
   const client = localDynamoClient(endpoint);
   const tableName = await createLedgerTable(client, 'sweep-bench');
   const seeded = await seedSteadyState(client, tableName, jobs);
-  let current = counters();
-  // The dispatcher's own client: only the sweep's calls are counted.
+  const bench = countedDispatcher(endpoint, tableName, jobs);
+  // One warm-up sweep a minute earlier, as a warm container (its reads are not counted).
+  await bench.sweepAt(new Date(FIRST_SWEEP.getTime() - 60_000));
+  const figures = emptyFigures(label, jobs.length);
+  bench.delivered = 0;
+  for (let i = 0; i < SWEEPS; i++) {
+    bench.calls = counters();
+    const started = performance.now();
+    const result = await bench.sweepAt(new Date(FIRST_SWEEP.getTime() + i * 60_000));
+    addSweep(figures, performance.now() - started, result, bench.calls);
+  }
+  figures.delivered += bench.delivered;
+  console.log(`  ${label}: ${jobs.length} jobs, ${seeded} ledger items seeded`);
+  return figures;
+}
+
+/**
+ * The real dispatcher on its own client, whose calls are counted into `calls`, with a target
+ * that only counts deliveries; `sweepAt` sweeps 15 s into the given minute.
+ */
+function countedDispatcher(endpoint: string, tableName: string, jobs: JobDefinition[]) {
   const counted = localDynamoClient(endpoint);
-  countCalls(counted, () => current);
-  let delivered = 0;
+  let nowMs = FIRST_SWEEP.getTime();
+  const bench = {
+    calls: counters(),
+    delivered: 0,
+    sweepAt: async (scheduledAt: Date) => {
+      nowMs = scheduledAt.getTime() + 15_000;
+      const event = { sweep: true, scheduledTime: scheduledAt.toISOString() };
+      return (await dispatcher.handle(event)) as SweepResult;
+    },
+  };
+  countCalls(counted, () => bench.calls);
   const targets: TargetDelivery = {
     async deliver() {
-      delivered++;
+      bench.delivered++;
       return { deliveryId: 'bench' };
     },
   };
-  const deadLetters: DeadLetters = { async send() {} };
-  let nowMs = FIRST_SWEEP.getTime();
-  const metrics = new RecordingMetrics();
   const dispatcher = createDispatcher({
     clock: () => new Date(nowMs),
     jobs,
     ledger: createDynamoLedger(createLedgerStore({ client: counted, tableName })),
     targets,
-    deadLetters,
+    deadLetters: { async send() {} },
     notifier: new RecordingNotifier(),
     logger: new RecordingLogger(),
-    metrics,
+    metrics: new RecordingMetrics(),
     stackName: 'Bench',
   });
-  // One warm-up sweep a minute earlier, as a warm container (its reads are not counted).
-  nowMs = FIRST_SWEEP.getTime() - 60_000 + 15_000;
-  await dispatcher.handle({
-    sweep: true,
-    scheduledTime: new Date(FIRST_SWEEP.getTime() - 60_000).toISOString(),
-  });
+  return bench;
+}
 
-  const figures: SweepFigures = {
+function emptyFigures(label: string, jobs: number): SweepFigures {
+  return {
     label,
-    jobs: jobs.length,
+    jobs,
     msPerSweep: [],
     keysRead: [],
     batchGetRequests: [],
@@ -283,32 +304,27 @@ async function measure(
     delivered: 0,
     missed: 0,
   };
-  delivered = 0;
-  for (let i = 0; i < SWEEPS; i++) {
-    const scheduledAt = new Date(FIRST_SWEEP.getTime() + i * 60_000);
-    nowMs = scheduledAt.getTime() + 15_000;
-    current = counters();
-    const started = performance.now();
-    const result = (await dispatcher.handle({
-      sweep: true,
-      scheduledTime: scheduledAt.toISOString(),
-    })) as SweepResult;
-    figures.msPerSweep.push(performance.now() - started);
-    figures.keysRead.push(result.keysRead);
-    figures.batchGetRequests.push(current.batchGetRequests);
-    figures.readUnits.push(current.consumedReadUnits);
-    figures.capacityReported ||= current.capacityReported;
-    figures.missed += result.undecided.length;
-    for (const [name, n] of Object.entries(current.otherCalls)) {
-      figures.otherCalls[name] = (figures.otherCalls[name] ?? 0) + n;
-    }
-    if (current.batchGetKeys !== result.keysRead) {
-      throw new Error(`sweep reported ${result.keysRead} keys, client saw ${current.batchGetKeys}`);
-    }
+}
+
+/** One sweep's figures, checked against what the client saw. */
+function addSweep(
+  figures: SweepFigures,
+  ms: number,
+  result: SweepResult,
+  calls: ReturnType<typeof counters>,
+) {
+  figures.msPerSweep.push(ms);
+  figures.keysRead.push(result.keysRead);
+  figures.batchGetRequests.push(calls.batchGetRequests);
+  figures.readUnits.push(calls.consumedReadUnits);
+  figures.capacityReported ||= calls.capacityReported;
+  figures.missed += result.undecided.length;
+  for (const [name, n] of Object.entries(calls.otherCalls)) {
+    figures.otherCalls[name] = (figures.otherCalls[name] ?? 0) + n;
   }
-  figures.delivered += delivered;
-  console.log(`  ${label}: ${jobs.length} jobs, ${seeded} ledger items seeded`);
-  return figures;
+  if (calls.batchGetKeys !== result.keysRead) {
+    throw new Error(`sweep reported ${result.keysRead} keys, client saw ${calls.batchGetKeys}`);
+  }
 }
 
 /**
@@ -391,75 +407,75 @@ async function main() {
   try {
     console.log('seeding steady-state ledgers…');
     const mixed = await measure('1. mixed', ddb.endpoint, mixedJobs(10_000));
-    const small = await measure('2a. busy + 1,000 idle', ddb.endpoint, [
-      ...listOf('busy', BUSY, 300),
-      ...listOf('idle', IDLE, 1_000),
-    ]);
-    const large = await measure('2b. busy + 10,000 idle', ddb.endpoint, [
-      ...listOf('busy', BUSY, 300),
-      ...listOf('idle', IDLE, 10_000),
-    ]);
-    console.log('');
-    report(mixed);
-    report(small);
-    report(large);
-    console.log(
-      `  reads with 1,000 vs 10,000 idle jobs: ${fmt(mean(small.keysRead))} vs ${fmt(mean(large.keysRead))} keys/sweep, ` +
-        `${fmt(mean(small.batchGetRequests), 2)} vs ${fmt(mean(large.batchGetRequests), 2)} BatchGetItem/sweep`,
-    );
-    // Wall time against DynamoDB Local is noisy on a shared machine; the sweep's own CPU, with
-    // the store faked, shows what 9,000 more idle jobs cost.
-    const cpuSmall = await sweepCpu([...listOf('busy', BUSY, 300), ...listOf('idle', IDLE, 1_000)]);
-    const cpuLarge = await sweepCpu([
-      ...listOf('busy', BUSY, 300),
-      ...listOf('idle', IDLE, 10_000),
-    ]);
-    const perIdleUs = ((Math.min(...cpuLarge) - Math.min(...cpuSmall)) / 9_000) * 1000;
-    console.log(
-      `  sweep CPU, store faked (min / p50 of ${SWEEPS}): busy + 1,000 idle ${fmt(Math.min(...cpuSmall), 2)} / ${fmt(percentile(cpuSmall, 50), 2)} ms; ` +
-        `busy + 10,000 idle ${fmt(Math.min(...cpuLarge), 2)} / ${fmt(percentile(cpuLarge, 50), 2)} ms ` +
-        `(${fmt(perIdleUs, 2)} µs per idle job)`,
-    );
-
-    // 3. Monthly cost of the sweep at 10,000 jobs (figures of experiment 1).
-    const sweepsPerMonth = 60 * 24 * 30;
-    const memoryGb = 0.5; // the dispatcher's 512 MB (infra/constructs/dispatcher-function.ts)
-    const gbSecondUsd = 0.0000133334; // Lambda arm64, per GB-s
-    const requestUsd = 0.2 / 1_000_000;
-    const rruUsd = 0.125 / 1_000_000; // DynamoDB on-demand, per read request unit
-    const rruPerKey = 0.5; // eventually consistent BatchGetItem, item <= 4 KB
-    const meanSeconds = mean(mixed.msPerSweep) / 1000;
-    const keysPerSweep = mean(mixed.keysRead);
-    const scenarios: [string, number][] = [
-      ['as measured here', meanSeconds],
-      ['×4, a 512 MB Lambda has ~0.3 vCPU', meanSeconds * 4],
-    ];
-    // Each sweep also queries the open-run index: one query per partition, 0.5 RRU when empty.
-    const queriesPerSweep = (mixed.otherCalls.QueryCommand ?? 0) / mixed.msPerSweep.length;
-    const readUsd =
-      sweepsPerMonth * (keysPerSweep * rruPerKey + queriesPerSweep * rruPerKey) * rruUsd;
-    const requestsUsd = sweepsPerMonth * requestUsd;
-    console.log(
-      [
-        '',
-        `3. monthly cost of the sweep at 10,000 jobs (${sweepsPerMonth} sweeps / 30-day month)`,
-        '   prices: AWS published on-demand prices, us-east-1 (Lambda arm64 $0.0000133334/GB-s and',
-        '   $0.20 per 1M requests; DynamoDB on-demand $0.125 per 1M read request units, since the',
-        '   November 2024 price change); free tiers ignored.',
-        `   DynamoDB reads: ${fmt(keysPerSweep)} keys and ${fmt(queriesPerSweep, 1)} open-run queries per sweep × ${rruPerKey} RRU ` +
-          `(eventually consistent, ≤ 4 KB) = $${fmt(readUsd, 4)}/month`,
-        `   Lambda requests: $${fmt(requestsUsd, 4)}`,
-        ...scenarios.map(([name, seconds]) => {
-          const computeUsd = sweepsPerMonth * seconds * memoryGb * gbSecondUsd;
-          return `   Lambda compute (${name}: ${fmt(seconds * 1000)} ms × 0.5 GB): $${fmt(computeUsd, 4)} → total $${fmt(computeUsd + requestsUsd + readUsd, 2)}/month`;
-        }),
-        '   Not included: the per-job ticks, their claims and deliveries (they cost the same with or',
-        '   without the sweep), CloudWatch Logs/metrics, and the rare sweep that finds a missed run.',
-      ].join('\n'),
-    );
+    await idleJobsExperiment(ddb.endpoint, mixed);
+    monthlyCost(mixed);
   } finally {
     await ddb.stop();
   }
+}
+
+/** 2. Whether idle jobs cost reads: 300 busy jobs with 1,000, then 10,000 idle ones. */
+async function idleJobsExperiment(endpoint: string, mixed: SweepFigures) {
+  const withIdle = (idle: number) => [...listOf('busy', BUSY, 300), ...listOf('idle', IDLE, idle)];
+  const small = await measure('2a. busy + 1,000 idle', endpoint, withIdle(1_000));
+  const large = await measure('2b. busy + 10,000 idle', endpoint, withIdle(10_000));
+  console.log('');
+  report(mixed);
+  report(small);
+  report(large);
+  console.log(
+    `  reads with 1,000 vs 10,000 idle jobs: ${fmt(mean(small.keysRead))} vs ${fmt(mean(large.keysRead))} keys/sweep, ` +
+      `${fmt(mean(small.batchGetRequests), 2)} vs ${fmt(mean(large.batchGetRequests), 2)} BatchGetItem/sweep`,
+  );
+  // Wall time against DynamoDB Local is noisy on a shared machine; the sweep's own CPU, with
+  // the store faked, shows what 9,000 more idle jobs cost.
+  const cpuSmall = await sweepCpu(withIdle(1_000));
+  const cpuLarge = await sweepCpu(withIdle(10_000));
+  const perIdleUs = ((Math.min(...cpuLarge) - Math.min(...cpuSmall)) / 9_000) * 1000;
+  console.log(
+    `  sweep CPU, store faked (min / p50 of ${SWEEPS}): busy + 1,000 idle ${fmt(Math.min(...cpuSmall), 2)} / ${fmt(percentile(cpuSmall, 50), 2)} ms; ` +
+      `busy + 10,000 idle ${fmt(Math.min(...cpuLarge), 2)} / ${fmt(percentile(cpuLarge, 50), 2)} ms ` +
+      `(${fmt(perIdleUs, 2)} µs per idle job)`,
+  );
+}
+
+/** 3. Monthly cost of the sweep at 10,000 jobs, from the figures of experiment 1. */
+function monthlyCost(mixed: SweepFigures) {
+  const sweepsPerMonth = 60 * 24 * 30;
+  const memoryGb = 0.5; // the dispatcher's 512 MB (infra/constructs/dispatcher-function.ts)
+  const gbSecondUsd = 0.0000133334; // Lambda arm64, per GB-s
+  const requestUsd = 0.2 / 1_000_000;
+  const rruUsd = 0.125 / 1_000_000; // DynamoDB on-demand, per read request unit
+  const rruPerKey = 0.5; // eventually consistent BatchGetItem, item <= 4 KB
+  const meanSeconds = mean(mixed.msPerSweep) / 1000;
+  const keysPerSweep = mean(mixed.keysRead);
+  const scenarios: [string, number][] = [
+    ['as measured here', meanSeconds],
+    ['×4, a 512 MB Lambda has ~0.3 vCPU', meanSeconds * 4],
+  ];
+  // Each sweep also queries the open-run index: one query per partition, 0.5 RRU when empty.
+  const queriesPerSweep = (mixed.otherCalls.QueryCommand ?? 0) / mixed.msPerSweep.length;
+  const readUsd =
+    sweepsPerMonth * (keysPerSweep * rruPerKey + queriesPerSweep * rruPerKey) * rruUsd;
+  const requestsUsd = sweepsPerMonth * requestUsd;
+  console.log(
+    [
+      '',
+      `3. monthly cost of the sweep at 10,000 jobs (${sweepsPerMonth} sweeps / 30-day month)`,
+      '   prices: AWS published on-demand prices, us-east-1 (Lambda arm64 $0.0000133334/GB-s and',
+      '   $0.20 per 1M requests; DynamoDB on-demand $0.125 per 1M read request units, since the',
+      '   November 2024 price change); free tiers ignored.',
+      `   DynamoDB reads: ${fmt(keysPerSweep)} keys and ${fmt(queriesPerSweep, 1)} open-run queries per sweep × ${rruPerKey} RRU ` +
+        `(eventually consistent, ≤ 4 KB) = $${fmt(readUsd, 4)}/month`,
+      `   Lambda requests: $${fmt(requestsUsd, 4)}`,
+      ...scenarios.map(([name, seconds]) => {
+        const computeUsd = sweepsPerMonth * seconds * memoryGb * gbSecondUsd;
+        return `   Lambda compute (${name}: ${fmt(seconds * 1000)} ms × 0.5 GB): $${fmt(computeUsd, 4)} → total $${fmt(computeUsd + requestsUsd + readUsd, 2)}/month`;
+      }),
+      '   Not included: the per-job ticks, their claims and deliveries (they cost the same with or',
+      '   without the sweep), CloudWatch Logs/metrics, and the rare sweep that finds a missed run.',
+    ].join('\n'),
+  );
 }
 
 await main();

@@ -130,7 +130,13 @@ async function main() {
   const enabled = jobs.filter((job) => job.enabled).length;
   console.log(`zone-drift benchmark: node ${process.version}, tz ${zoneDataVersion()}`);
   console.log(`10,000 generated jobs (${enabled} enabled), synth at ${SYNTH_TIME.toISOString()}\n`);
+  const { withRecord, without } = recordSize(jobs, enabled);
+  await printModuleLoads(without, withRecord);
+  printFirstSweepChecks(checkFiles(jobs, withRecord));
+}
 
+/** 1) What the zone-data record adds to jobs.json, and what computing it costs at synth. */
+function recordSize(jobs: readonly JobDefinition[], enabled: number) {
   const started = performance.now();
   const record = recordSchedules(jobs, SYNTH_TIME);
   const recordMs = performance.now() - started;
@@ -147,7 +153,11 @@ async function main() {
   console.log(
     `   computing the record at synth (this process, first engine use): ${recordMs.toFixed(0)} ms\n`,
   );
+  return { withRecord, without };
+}
 
+/** 2) The dispatcher's module load with each jobs.json. */
+async function printModuleLoads(without: JobsBundle, withRecord: JobsBundle) {
   const { bare, loads, parseMs } = await moduleLoads({ without, with: withRecord });
   console.log(
     `2) dispatcher module load over bare node (${bare.toFixed(0)} ms), median of 15, taking turns`,
@@ -158,7 +168,10 @@ async function main() {
     );
   }
   console.log('');
+}
 
+/** The three records the check runs on: as synth made it, Berlin moved, 2,000 minutely jobs. */
+function checkFiles(jobs: readonly JobDefinition[], withRecord: JobsBundle) {
   const same = join(OUT_DIR, 'same.json');
   writeFileSync(same, JSON.stringify(withRecord));
   const drifted = join(OUT_DIR, 'berlin-moved.json');
@@ -179,13 +192,18 @@ async function main() {
     minutely,
     JSON.stringify(createJobsBundle(everyMinute, { synthTime: SYNTH_TIME, zoneRules: moved })),
   );
+  return { same, drifted, minutely };
+}
+
+/** 3) The check at a container's first sweep, each scenario in a fresh process. */
+function printFirstSweepChecks(files: ReturnType<typeof checkFiles>) {
   console.log("3) the check at a container's first sweep, fresh process, median of 5");
   const rows: [string, string, string][] = [
-    ['nothing drifted, cold', 'cold', same],
-    ['nothing drifted, after the sweep', 'after-sweep', same],
-    ['Europe/Berlin drifted, cold', 'cold', drifted],
-    ['Europe/Berlin drifted, after the sweep', 'after-sweep', drifted],
-    ['2,000 every-minute jobs, Berlin drifted', 'cold', minutely],
+    ['nothing drifted, cold', 'cold', files.same],
+    ['nothing drifted, after the sweep', 'after-sweep', files.same],
+    ['Europe/Berlin drifted, cold', 'cold', files.drifted],
+    ['Europe/Berlin drifted, after the sweep', 'after-sweep', files.drifted],
+    ['2,000 every-minute jobs, Berlin drifted', 'cold', files.minutely],
   ];
   for (const [label, scenario, file] of rows) {
     const r = inFreshProcess(scenario, file);

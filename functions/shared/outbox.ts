@@ -91,7 +91,10 @@ export async function leaveOpenIndex(store: LedgerStore, move: LeavingMove): Pro
   };
   const closed = await attempt(true);
   if (closed.applied || closed.current?.outbox === undefined) return closed;
-  return attempt(false);
+  const kept = await attempt(false);
+  // The effect was confirmed between the two writes: the index keys can go after all.
+  if (!kept.applied && kept.current && kept.current.outbox === undefined) return attempt(true);
+  return kept;
 }
 
 /** The outbox operations on the ledger table. */
