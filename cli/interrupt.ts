@@ -1,5 +1,6 @@
 /**
- * Ctrl-C for the commands that draw on the terminal: put the terminal back, then exit 130.
+ * Ctrl-C (and SIGTERM) for the commands that draw on the terminal: put the terminal back, then
+ * exit 130 (143).
  *
  * A live display (the progress bar of `simulate` and `backfill`) hides the cursor and turns
  * line wrap off while it draws. A process that dies of SIGINT leaves both so: the shell's
@@ -25,8 +26,8 @@ export const LINE_WRAP_ON = '\u001b[?7h';
 
 /** What a process that exits for a signal may listen on: `process`, or a stand-in in tests. */
 export interface SignalSource {
-  on(signal: 'SIGINT', listener: () => void): unknown;
-  off(signal: 'SIGINT', listener: () => void): unknown;
+  on(signal: StopSignal, listener: () => void): unknown;
+  off(signal: StopSignal, listener: () => void): unknown;
 }
 
 /** Options of {@link exitOnInterrupt}. */
@@ -69,7 +70,8 @@ export function restoreTerminal(stream: Writable): void {
 
 /**
  * Until released, Ctrl-C takes the display down, restores the terminal and exits with 130
- * (with `stopAtSafePoint`: the second Ctrl-C does).
+ * (with `stopAtSafePoint`: the second Ctrl-C does); SIGTERM (`kill`, a CI job's timeout) does
+ * the same at once and exits with 143.
  *
  * The exit is immediate: what a command holds is in memory (`simulate`) or was made safe by
  * the first Ctrl-C (`backfill`), so there is nothing to flush.
@@ -83,18 +85,24 @@ export function exitOnInterrupt(options: InterruptOptions): InterruptGuard {
   const signals = options.signals ?? process;
   const exit = options.exit ?? ((code: number) => process.exit(code));
   let pressed = 0;
+  const stop = (signal: StopSignal) => {
+    options.cleanup?.();
+    restoreTerminal(options.stream);
+    exit(SIGNAL_EXIT_CODES[signal]);
+  };
   const onSigint = () => {
     pressed++;
     if (pressed === 1 && options.stopAtSafePoint === true) return;
-    options.cleanup?.();
-    restoreTerminal(options.stream);
-    exit(INTERRUPTED_EXIT_CODE);
+    stop('SIGINT');
   };
+  const onSigterm = () => stop('SIGTERM');
   signals.on('SIGINT', onSigint);
+  signals.on('SIGTERM', onSigterm);
   return {
     interrupted: () => pressed > 0,
     release: () => {
       signals.off('SIGINT', onSigint);
+      signals.off('SIGTERM', onSigterm);
     },
   };
 }

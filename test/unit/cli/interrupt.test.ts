@@ -80,10 +80,17 @@ describe('exitOnInterrupt', () => {
     expect(events).toEqual(['cleanup', expect.stringContaining('wrote'), 'exit 130']);
   });
 
-  it('once released, leaves Ctrl-C alone', () => {
+  it('on SIGTERM takes the display down, restores the terminal and exits with 143 at once, even with stopAtSafePoint', () => {
+    const { signals, events } = guarded({ isTTY: true, stopAtSafePoint: true });
+    signals.emit('SIGTERM');
+    expect(events).toEqual(['cleanup', expect.stringContaining('wrote'), 'exit 143']);
+  });
+
+  it('once released, leaves Ctrl-C and SIGTERM alone', () => {
     const { guard, signals, events, press } = guarded({ isTTY: true });
     guard.release();
     expect(signals.listenerCount('SIGINT')).toBe(0);
+    expect(signals.listenerCount('SIGTERM')).toBe(0);
     press();
     expect(events).toEqual([]);
   });
