@@ -9,7 +9,7 @@ import { type JobStateItem, openShards } from '../shared/ledger-item.ts';
 import { catchUpUnderLease } from './catch-up.ts';
 import type { CoreContext, RunOutcome } from './deliver-run.ts';
 import { reconcileRun, type Settled } from './reconcile.ts';
-import { CONFIG_PAUSED_BY, pauseEnded, skipPaused } from './tick.ts';
+import { CONFIG_PAUSED_BY, pauseEndAt, pauseEnded, skipPaused } from './tick.ts';
 
 /** What one sweep found and did. */
 export interface SweepResult {
@@ -299,7 +299,9 @@ async function catchUpJobRuns(
     for (const occurrence of live) skipped.push(await skipPaused(ctx, job, occurrence, state));
     return skipped;
   }
-  if (state.pausedAt) await ctx.ledger.resume(job.id, { at: ctx.clock(), catchUp: false });
+  if (state.pausedAt) {
+    await ctx.ledger.resume(job.id, { at: pauseEndAt(state, ctx.clock()), catchUp: false });
+  }
   const upTo = new Date(range.to.getTime() - job.alarm.graceSeconds * 1000);
   const watermarkMs = Date.parse(state.watermarkAt ?? state.sinceAt);
   return catchUpUnderLease(ctx, job, {

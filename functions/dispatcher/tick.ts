@@ -129,6 +129,20 @@ export function pauseEnded(job: JobDefinition, state: JobStateItem, now: Date): 
   return state.pausedUntil !== undefined && Date.parse(state.pausedUntil) <= now.getTime();
 }
 
+/**
+ * When an ended pause ended: at its `--until` instant, however late the first tick or sweep
+ * after it came (a run due after it is live, one due before it was paused); now for a pause
+ * that jobs.yaml ended.
+ *
+ * @example
+ * pauseEndAt({ jobId: 'j', pausedAt: '…', pausedUntil: '2023-06-01T10:30:00.000Z' },
+ *   new Date('2023-06-01T10:34:00Z')) //=> 2023-06-01T10:30:00.000Z
+ */
+export function pauseEndAt(state: JobStateItem, now: Date): Date {
+  const until = state.pausedUntil === undefined ? Number.NaN : Date.parse(state.pausedUntil);
+  return until < now.getTime() ? new Date(until) : now;
+}
+
 async function paused(
   ctx: CoreContext,
   job: JobDefinition,
@@ -136,18 +150,22 @@ async function paused(
   state: JobStateItem,
 ): Promise<RunOutcome[]> {
   const now = ctx.clock();
-  if (pauseEnded(job, state, now)) {
-    await ctx.ledger.resume(job.id, { at: now, catchUp: false });
-    ctx.logger.info('resumed', {
-      decision: 'resumed',
-      jobId: job.id,
-      pausedAt: state.pausedAt,
-      pausedBy: state.pausedBy,
-      by: state.pausedBy === CONFIG_PAUSED_BY ? 'jobs.yaml enables the job' : 'the pause ended',
-    });
-    return [await deliverRun(ctx, ownRun(job, own))];
-  }
-  return [await skipPaused(ctx, job, own, state)];
+  if (!pauseEnded(job, state, now)) return [await skipPaused(ctx, job, own, state)];
+  const endedAt = pauseEndAt(state, now);
+  await ctx.ledger.resume(job.id, { at: endedAt, catchUp: false });
+  ctx.logger.info('resumed', {
+    decision: 'resumed',
+    jobId: job.id,
+    pausedAt: state.pausedAt,
+    pausedBy: state.pausedBy,
+    resumedAt: endedAt.toISOString(),
+    by: state.pausedBy === CONFIG_PAUSED_BY ? 'jobs.yaml enables the job' : 'the pause ended',
+  });
+  // A late tick of a run due before the pause's --until: it fell in the pause. (A pause by
+  // jobs.yaml ends with the deploy that enables the job, whose first tick this is.)
+  const fellInPause = state.pausedBy !== CONFIG_PAUSED_BY && own.at < endedAt;
+  if (fellInPause) return [await skipPaused(ctx, job, own, state)];
+  return [await deliverRun(ctx, ownRun(job, own))];
 }
 
 /** Records a run of a paused job as skipped(paused) and moves the watermark past it. */

@@ -77,8 +77,10 @@ export interface JobStateLedger {
   /** Pauses the job (again, updating the reason and end); the state as written. */
   pause(jobId: string, request: PauseRequest): Promise<JobStateItem>;
   /**
-   * Ends a pause. Without `catchUp`, W moves to `at` so nothing paused is replayed; the pause
-   * is remembered (`lastPauseFrom`/`lastPauseTo`). False when the job was not paused.
+   * Ends a pause. Without `catchUp`, W moves to just before `at` (1 ms) so nothing paused is
+   * replayed while a run due at the very instant of the resume stays live, as the pause is
+   * half-open; the pause is remembered (`lastPauseFrom`/`lastPauseTo`). False when the job was
+   * not paused.
    */
   resume(
     jobId: string,
@@ -310,7 +312,10 @@ async function resume(
     .set('lastPauseTo', at);
   const lastFrom = u.name('lastPauseFrom');
   const pausedAt = u.name('pausedAt');
-  if (!request.catchUp) u.set('watermarkAt', at).setIfAbsent('sinceAt', at);
+  if (!request.catchUp) {
+    const justBefore = av.s(new Date(request.at.getTime() - 1).toISOString());
+    u.set('watermarkAt', justBefore).setIfAbsent('sinceAt', at);
+  }
   const { update, names, values } = u.build();
   const result = await store.update({
     key: jobStateKey(jobId),

@@ -166,3 +166,26 @@ describe('found by the chaos simulation', () => {
     expect(targets.instants()).toEqual(['2023-06-01T10:50:00.000Z']);
   });
 });
+
+describe('a pause with --until', () => {
+  it('ends at its until instant: a late tick of a run before it is skipped, runs after it are live, even when no tick came in between', async () => {
+    const { client, tableName } = await faultableLedgerTable('until');
+    const clock = new TestClock('2023-06-01T10:20:00Z');
+    const targets = new RecordingTargets();
+    const h = harness({ client, tableName, clock, jobs: [fiveMinutely], targets });
+    await h.ledger.createJobState(fiveMinutely.id, new Date('2023-06-01T10:15:00Z'));
+    await h.ledger.pause(fiveMinutely.id, {
+      at: clock.now(),
+      by: 'ops',
+      reason: 'migration',
+      until: new Date('2023-06-01T10:30:00Z'),
+    });
+    // Nothing reached the dispatcher from 10:20 on; the 10:25 tick arrives at 10:36.
+    clock.set('2023-06-01T10:36:00Z');
+    const late = await h.dispatcher.handle(tickEvent(fiveMinutely.id, '2023-06-01T10:25:00Z'));
+    expect(late).toMatchObject({ outcomes: [{ outcome: 'skipped', reason: 'paused' }] });
+    // 10:30 (the instant the pause ended) and 10:35 were due after it: the sweep catches them up.
+    await sweepMinutes(h, clock, '2023-06-01T10:41:00Z', '2023-06-01T10:43:00Z');
+    expect(targets.instants()).toEqual(['2023-06-01T10:30:00.000Z', '2023-06-01T10:35:00.000Z']);
+  });
+});

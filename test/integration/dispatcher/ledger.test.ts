@@ -413,7 +413,7 @@ describe.each(stores)('the ledger on %s', (_name, open) => {
       expect((await ledger.getJobState('j'))?.runningKey).toBeUndefined();
     });
 
-    it('resumes without replay by moving W to the resume, and remembers the pause', async () => {
+    it('resumes without replay by moving W to 1 ms before the resume (a run due at the resume is live), and remembers the pause', async () => {
       const ledger = await open();
       const from = new Date('2023-06-01T10:00:00Z');
       const to = new Date('2023-06-03T10:00:00Z');
@@ -429,7 +429,7 @@ describe.each(stores)('the ledger on %s', (_name, open) => {
       expect(await ledger.resume('j', { at: to, catchUp: false })).toBe(true);
       expect(await ledger.getJobState('j')).toEqual({
         jobId: 'j',
-        watermarkAt: to.toISOString(),
+        watermarkAt: new Date(to.getTime() - 1).toISOString(),
         sinceAt: '2023-05-01T00:00:00.000Z',
         lastPauseFrom: from.toISOString(),
         lastPauseTo: to.toISOString(),
