@@ -247,7 +247,10 @@ async function redrive(
   const job = jobOrThrow(ctx, input.jobId);
   const manual = input.manual ?? false;
   const key = manual ? manualRunKey(job.id, input.at) : periodBucket(job.id, input.at);
-  const reset = await ctx.ledger.resetForRedrive(key, ctx.clock().getTime());
+  // Due for the sweep only after this redrive's lease: a sweep that came in between could
+  // otherwise retry the run itself, and dead-letter it a second time if its attempts failed.
+  const dueAtEpochMs = ctx.clock().getTime() + ctx.options.leaseSeconds * 1000;
+  const reset = await ctx.ledger.resetForRedrive(key, dueAtEpochMs);
   if (!reset.reset && reset.item) throw new RedriveRefusedError(reset.item);
   const identity = reset.item ?? (manual ? undefined : occurrenceOf(job, input.at));
   ctx.logger.info('redrive', {

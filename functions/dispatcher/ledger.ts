@@ -152,11 +152,12 @@ export interface RunLedger extends OutboxLedger {
   ): Promise<boolean>;
   /**
    * `failed` | `delivery-failed` | `skipped` → `delivery-failed` with a fresh round of attempts,
-   * due now; the item, or the stored one that refused it.
+   * due for the sweep at `dueAtEpochMs` (the redriver's lease end: the sweep takes it up only if
+   * the redriver died before it claimed the run); the item, or the stored one that refused it.
    */
   resetForRedrive(
     key: string,
-    nowEpochMs: number,
+    dueAtEpochMs: number,
   ): Promise<{ readonly reset: boolean; readonly item: RunItem | undefined }>;
   getRun(key: string): Promise<RunItem | undefined>;
   /** Batched reads; absent keys are absent from the map. */
@@ -224,7 +225,7 @@ export function createDynamoLedger(store: LedgerStore): Ledger {
     recordSkipped: (record) => recordSkipped(store, record),
     markStuck: (key, outboxLeaseUntilEpochMs) => markStuck(store, key, outboxLeaseUntilEpochMs),
     closeOpen: (key, seen, nextCheckAtEpochMs) => closeOpen(store, key, seen, nextCheckAtEpochMs),
-    resetForRedrive: (key, nowEpochMs) => resetForRedrive(store, key, nowEpochMs),
+    resetForRedrive: (key, dueAtEpochMs) => resetForRedrive(store, key, dueAtEpochMs),
     getRun: (key) => getRun(store, key),
     getRuns: (keys, consistent) => getRuns(store, keys, consistent),
     findDue: (shard, nowEpochMs, limit) => findDue(store, shard, nowEpochMs, limit),
@@ -439,13 +440,13 @@ function closeOpen(
 async function resetForRedrive(
   store: LedgerStore,
   key: string,
-  nowEpochMs: number,
+  dueAtEpochMs: number,
 ): ReturnType<RunLedger['resetForRedrive']> {
   const u = new UpdateExpression()
     .set('status', av.s('delivery-failed'))
     .set('roundAttempts', av.n(0))
     .set('openShard', av.s(openShardOf(key)))
-    .set('checkAtEpochMs', av.n(nowEpochMs))
+    .set('checkAtEpochMs', av.n(dueAtEpochMs))
     .add('generation', av.n(1))
     .remove(
       'failure',

@@ -295,7 +295,7 @@ describe.each(stores)('the ledger on %s', (_name, open) => {
       expect((await ledger.claim(claim({ mode: 'backfill' }))).claimed).toBe(true);
     });
 
-    it('redrives a failed run with a fresh round, attempts counting on, but not a delivered one', async () => {
+    it('redrives a failed run with a fresh round due when the redriver says, attempts counting on, but not a delivered one', async () => {
       const ledger = await open();
       await ledger.claim(claim({ maxAttempts: 1 }));
       await ledger.failDelivery(KEY, 1, {
@@ -316,6 +316,9 @@ describe.each(stores)('the ledger on %s', (_name, open) => {
           signals: [],
         },
       });
+      // Due for the sweep only at the time the redriver gave, not before.
+      expect(await ledger.findDue(shard, T + 9, 10)).toEqual([]);
+      expect(await ledger.findDue(shard, T + 10, 10)).toHaveLength(1);
       const again = await ledger.claim(claim({ mode: 'reclaim', maxAttempts: 1 }));
       expect(again).toMatchObject({ claimed: true, item: { attempts: 2, roundAttempts: 1 } });
       await ledger.markDispatched(KEY, 2, delivered());
