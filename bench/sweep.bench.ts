@@ -27,17 +27,17 @@ import {
   type DynamoDBClient,
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
+import type { JobDefinition } from '#shared/job.ts';
+import { decodeRun, jobStateKey } from '#shared/ledger-item.ts';
+import { createLedgerStore } from '#shared/ledger-store.ts';
+import { RecordingLogger } from '#shared/logger.ts';
+import { RecordingMetrics } from '#shared/metrics.ts';
+import { RecordingNotifier } from '#shared/notifications.ts';
 import { createDispatcher } from '../functions/dispatcher/dispatch.ts';
 import { createDynamoLedger, type Ledger } from '../functions/dispatcher/ledger.ts';
 import type { SweepResult } from '../functions/dispatcher/sweep.ts';
 import type { TargetDelivery } from '../functions/dispatcher/targets/index.ts';
 import { occurrencesBetween, periodBucket } from '../functions/schedule/index.ts';
-import type { JobDefinition } from '../functions/shared/job.ts';
-import { decodeRun, jobStateKey } from '../functions/shared/ledger-item.ts';
-import { createLedgerStore } from '../functions/shared/ledger-store.ts';
-import { RecordingLogger } from '../functions/shared/logger.ts';
-import { RecordingMetrics } from '../functions/shared/metrics.ts';
-import { RecordingNotifier } from '../functions/shared/notifications.ts';
 import { startDynamoDbLocal } from '../test/support/dynamodb-local.ts';
 import { makeJob } from '../test/support/jobs.ts';
 import { createLedgerTable, localDynamoClient } from '../test/support/ledger.ts';

@@ -17,11 +17,11 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { type JobDefinition, scheduleSpecOf } from '#shared/job.ts';
+import { type JobsBundle, unpackFingerprints } from '#shared/jobs-bundle.ts';
+import { findZoneDrift, recordSchedules } from '#shared/zone-drift.ts';
+import { zoneDataVersion } from '#shared/zone-fingerprint.ts';
 import { nextOccurrences, shiftedTransitionRules } from '../functions/schedule/index.ts';
-import { type JobDefinition, scheduleSpecOf } from '../functions/shared/job.ts';
-import { type JobsBundle, unpackFingerprints } from '../functions/shared/jobs-bundle.ts';
-import { findZoneDrift, recordSchedules } from '../functions/shared/zone-drift.ts';
-import { zoneDataVersion } from '../functions/shared/zone-fingerprint.ts';
 import { bundleFunction, FUNCTION_HANDLER_FILE } from '../infra/bundling.ts';
 import { parseJobsConfig } from '../infra/config/load-jobs.ts';
 import { createJobsBundle, writeJobsBundle } from '../infra/jobs-bundle-file.ts';

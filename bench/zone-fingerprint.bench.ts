@@ -12,8 +12,8 @@
  * `npx tsx bench/zone-fingerprint.bench.ts`.
  */
 import { createHash } from 'node:crypto';
+import { scheduleFingerprint, zoneDataVersion } from '#shared/zone-fingerprint.ts';
 import { occurrencesBetween, type ScheduleSpec } from '../functions/schedule/index.ts';
-import { scheduleFingerprint, zoneDataVersion } from '../functions/shared/zone-fingerprint.ts';
 
 const FROM = new Date('2027-01-01T00:00:00Z');
 const TO = new Date(FROM.getTime() + 366 * 86_400_000);

@@ -14,7 +14,7 @@
  * services' pricing pages, cited next to each; durations and sizes are stated assumptions
  * (`ASSUMPTIONS`), printed with the result.
  */
-import type { GlobalMetricName, RunMetricName } from '../functions/shared/metrics.ts';
+import type { GlobalMetricName, RunMetricName } from '#shared/metrics.ts';
 import type { JobsConfig } from './config/load-jobs.ts';
 import type { TemplateSummary } from './limits/check-assembly.ts';
 import { synthesizeOffline } from './offline-synth.ts';

@@ -13,8 +13,8 @@ import {
 } from 'aws-cdk-lib';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import type { Construct } from 'constructs';
-import type { JobDefinition } from '../functions/shared/job.ts';
-import type { LambdaTargetRef } from '../functions/shared/target-arn.ts';
+import type { JobDefinition } from '#shared/job.ts';
+import type { LambdaTargetRef } from '#shared/target-arn.ts';
 import { TargetInvokeConfig } from './constructs/completion-tracking.ts';
 import { DedicatedJobAlarms } from './constructs/on-call-alarms.ts';
 import { dispatcherTarget, type ScheduleTargetRefs } from './constructs/scheduling.ts';

@@ -1,16 +1,16 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ZoneRules } from '../functions/schedule/index.ts';
-import type { JobDefinition } from '../functions/shared/job.ts';
+import type { JobDefinition } from '#shared/job.ts';
 import {
   currentPlatform,
   JOBS_BUNDLE_FILE,
   type JobsBundle,
   packFingerprints,
   serializeJobsBundle,
-} from '../functions/shared/jobs-bundle.ts';
-import { recordSchedules } from '../functions/shared/zone-drift.ts';
-import { zoneDataVersion } from '../functions/shared/zone-fingerprint.ts';
+} from '#shared/jobs-bundle.ts';
+import { recordSchedules } from '#shared/zone-drift.ts';
+import { zoneDataVersion } from '#shared/zone-fingerprint.ts';
+import type { ZoneRules } from '../functions/schedule/index.ts';
 
 /** What a jobs bundle records besides the jobs. */
 export interface JobsBundleOptions {

@@ -5,9 +5,9 @@
  */
 import { App } from 'aws-cdk-lib';
 import type { AwsSolutionsChecks } from 'cdk-nag';
-import { DEFAULT_STACK_NAME } from '../functions/shared/defaults.ts';
-import type { JobDefinition } from '../functions/shared/job.ts';
-import { type LambdaTargetRef, lambdaTargetRef } from '../functions/shared/target-arn.ts';
+import { DEFAULT_STACK_NAME } from '#shared/defaults.ts';
+import type { JobDefinition } from '#shared/job.ts';
+import { type LambdaTargetRef, lambdaTargetRef } from '#shared/target-arn.ts';
 import type { JobsConfig } from './config/load-jobs.ts';
 import { lambdaRetriesOf } from './constructs/completion-tracking.ts';
 import { onCallTopicArn } from './constructs/on-call-topic.ts';
@@ -17,7 +17,7 @@ import { addNagChecks } from './nag.ts';
 import { functionShard, jobShard, SHARD_COUNT, shardStackName } from './sharding.ts';
 import { ZonecronStack } from './zonecron-stack.ts';
 
-export { DEFAULT_STACK_NAME } from '../functions/shared/defaults.ts';
+export { DEFAULT_STACK_NAME } from '#shared/defaults.ts';
 
 /**
  * Longest stack name: the shard stacks add `-jobs-NN`, the Contributor Insights rule

@@ -1,3 +1,5 @@
+import { type JobDefinition, scheduleSpecOf } from '#shared/job.ts';
+import type { RunItem } from '#shared/ledger-item.ts';
 import { planCatchup } from '../../functions/dispatcher/catch-up.ts';
 import type { Dispatcher, RunOutcome } from '../../functions/dispatcher/dispatch.ts';
 import type { RunLedger } from '../../functions/dispatcher/ledger.ts';
@@ -7,8 +9,6 @@ import {
   occurrencesBetween,
   periodBucket,
 } from '../../functions/schedule/index.ts';
-import { type JobDefinition, scheduleSpecOf } from '../../functions/shared/job.ts';
-import type { RunItem } from '../../functions/shared/ledger-item.ts';
 import { CliError } from '../errors.ts';
 
 /** Most runs one backfill delivers unless `--max-runs` says otherwise. */

@@ -1,7 +1,7 @@
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import type { Command } from 'commander';
-import type { AwsClients, AwsService, Sender } from '../../functions/shared/aws-clients.ts';
-import { DEFAULT_STACK_NAME } from '../../functions/shared/defaults.ts';
+import type { AwsClients, AwsService, Sender } from '#shared/aws-clients.ts';
+import { DEFAULT_STACK_NAME } from '#shared/defaults.ts';
 import { CliError, describeError, usageError } from '../errors.ts';
 import {
   type DeployedStack,
@@ -165,7 +165,7 @@ export interface CliClients extends AwsClients {
  * clients (about a quarter of a second).
  */
 export async function createCliClients(options: ConnectionOptions): Promise<CliClients> {
-  const { createAwsClients } = await import('../../functions/shared/aws-clients.ts');
+  const { createAwsClients } = await import('#shared/aws-clients.ts');
   const endpoints = parseEndpoints(options.endpointUrl ?? []);
   const base = clientBase(options.region);
   const given = [

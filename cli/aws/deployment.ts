@@ -1,5 +1,5 @@
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
-import type { Sender } from '../../functions/shared/aws-clients.ts';
+import type { Sender } from '#shared/aws-clients.ts';
 import { failingAs } from '../errors.ts';
 import {
   type ConnectionOptions,

@@ -1,6 +1,6 @@
-import type { JobDefinition } from '../../functions/shared/job.ts';
-import type { JobStateLedger } from '../../functions/shared/job-state-ledger.ts';
-import type { JobStateItem } from '../../functions/shared/ledger-item.ts';
+import type { JobDefinition } from '#shared/job.ts';
+import type { JobStateLedger } from '#shared/job-state-ledger.ts';
+import type { JobStateItem } from '#shared/ledger-item.ts';
 import { CliError } from '../errors.ts';
 import type { OperatorLog } from './operator-log.ts';
 

@@ -1,8 +1,8 @@
+import { type JobDefinition, scheduleSpecOf } from '#shared/job.ts';
+import { decodeRun, type RunItem } from '#shared/ledger-item.ts';
+import type { LedgerStore } from '#shared/ledger-store.ts';
 import { previousRun } from '../../functions/dispatcher/tick.ts';
 import { type Occurrence, periodBucket } from '../../functions/schedule/index.ts';
-import { type JobDefinition, scheduleSpecOf } from '../../functions/shared/job.ts';
-import { decodeRun, type RunItem } from '../../functions/shared/ledger-item.ts';
-import type { LedgerStore } from '../../functions/shared/ledger-store.ts';
 
 /** A job's last scheduled run as `list` shows it. */
 export interface LastRun {

@@ -1,5 +1,5 @@
+import { createLedgerStore, type LedgerStore } from '#shared/ledger-store.ts';
 import { createDynamoLedger, type Ledger } from '../../functions/dispatcher/ledger.ts';
-import { createLedgerStore, type LedgerStore } from '../../functions/shared/ledger-store.ts';
 import { failingAs } from '../errors.ts';
 import type { OperateConnection } from './connection.ts';
 import { createOperatorLog, type OperatorLog } from './operator-log.ts';

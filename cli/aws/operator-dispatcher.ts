@@ -1,14 +1,14 @@
+import type { DeadLetters } from '#shared/dead-letters.ts';
+import { createSqsDeadLetters } from '#shared/dead-letters.ts';
+import type { JobDefinition } from '#shared/job.ts';
+import { createLedgerStore } from '#shared/ledger-store.ts';
+import { RecordingLogger } from '#shared/logger.ts';
+import { RecordingMetrics } from '#shared/metrics.ts';
+import { type Notifier, RecordingNotifier } from '#shared/notifications.ts';
 import { createDispatcher, type Dispatcher } from '../../functions/dispatcher/dispatch.ts';
 import { createDynamoLedger } from '../../functions/dispatcher/ledger.ts';
 import { createTargetDelivery } from '../../functions/dispatcher/targets/index.ts';
 import { queueUrlViaGetQueueUrl } from '../../functions/dispatcher/targets/sqs.ts';
-import type { DeadLetters } from '../../functions/shared/dead-letters.ts';
-import { createSqsDeadLetters } from '../../functions/shared/dead-letters.ts';
-import type { JobDefinition } from '../../functions/shared/job.ts';
-import { createLedgerStore } from '../../functions/shared/ledger-store.ts';
-import { RecordingLogger } from '../../functions/shared/logger.ts';
-import { RecordingMetrics } from '../../functions/shared/metrics.ts';
-import { type Notifier, RecordingNotifier } from '../../functions/shared/notifications.ts';
 import { CliError } from '../errors.ts';
 import type { CliClients, OperateConnection } from './connection.ts';
 

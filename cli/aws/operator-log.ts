@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { av, type Item } from '../../functions/shared/ledger-item.ts';
-import type { LedgerStore } from '../../functions/shared/ledger-store.ts';
+import { av, type Item } from '#shared/ledger-item.ts';
+import type { LedgerStore } from '#shared/ledger-store.ts';
 import {
   LEDGER_BY_JOB_INDEX,
   LEDGER_BY_JOB_PARTITION_KEY,
   LEDGER_BY_JOB_SORT_KEY,
   LEDGER_PARTITION_KEY,
   LEDGER_TTL_ATTRIBUTE,
-} from '../../functions/shared/ledger-table.ts';
-import { UpdateExpression } from '../../functions/shared/update-expression.ts';
+} from '#shared/ledger-table.ts';
+import { UpdateExpression } from '#shared/update-expression.ts';
 
 /** What an operator did to a job by hand. */
 export type OperatorAction = 'paused' | 'resumed' | 'backfilled' | 'discarded';

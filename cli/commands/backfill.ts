@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
+import type { JobDefinition } from '#shared/job.ts';
 import type { RunOutcome } from '../../functions/dispatcher/dispatch.ts';
-import type { JobDefinition } from '../../functions/shared/job.ts';
 import type { JobsConfig } from '../../infra/config/load-jobs.ts';
 import type { BackfillReport, BackfillRun } from '../aws/backfill.ts';
 import { addConnectionOptions, type ConnectionOptions, connect } from '../aws/connection.ts';
@@ -205,7 +205,7 @@ async function print(
   runs: readonly BackfillRun[],
   report: BackfillReport | undefined,
 ): Promise<void> {
-  const { formatUtc } = await import('../../functions/shared/zone-time.ts');
+  const { formatUtc } = await import('#shared/zone-time.ts');
   const rows = await rowsOf(job, options, runs, report);
   const summary = summarize(rows.map((r) => r.result));
   const range = `from ${formatUtc(options.from)} to ${formatUtc(options.to)}`;
@@ -232,9 +232,9 @@ async function rowsOf(
   runs: readonly BackfillRun[],
   report: BackfillReport | undefined,
 ): Promise<BackfillRow[]> {
-  const { scheduleSpecOf } = await import('../../functions/shared/job.ts');
+  const { scheduleSpecOf } = await import('#shared/job.ts');
   const { occurrenceNote } = await import('../format/dst-notes.ts');
-  const { formatLocal, formatUtc } = await import('../../functions/shared/zone-time.ts');
+  const { formatLocal, formatUtc } = await import('#shared/zone-time.ts');
   const spec = scheduleSpecOf(job);
   return runs.map((run, i) => {
     const outcome = report?.outcomes[i];

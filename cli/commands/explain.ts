@@ -1,7 +1,7 @@
 import { type Command, Option } from 'commander';
 import { DateTime } from 'luxon';
+import { formatUtc } from '#shared/zone-time.ts';
 import type { GapPolicy, OverlapPolicy, ScheduleSpec } from '../../functions/schedule/index.ts';
-import { formatUtc } from '../../functions/shared/zone-time.ts';
 import { usageError } from '../errors.ts';
 import { type Colours, coloursFor } from '../format/colour.ts';
 import type { DstNight } from '../format/dst-nights.ts';

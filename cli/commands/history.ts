@@ -1,5 +1,5 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import type { RunItem } from '../../functions/shared/ledger-item.ts';
+import type { RunItem } from '#shared/ledger-item.ts';
 import {
   addConnectionOptions,
   type ConnectionOptions,

@@ -1,6 +1,6 @@
 import { type Command, Option } from 'commander';
+import { formatUtc } from '#shared/zone-time.ts';
 import type { GapPolicy, OverlapPolicy, ScheduleSpec } from '../../functions/schedule/index.ts';
-import { formatUtc } from '../../functions/shared/zone-time.ts';
 import { usageError } from '../errors.ts';
 import { type Colours, coloursFor } from '../format/colour.ts';
 import type { RunPreview } from '../format/run-preview.ts';
@@ -198,7 +198,7 @@ async function previewFile(
     );
   }
   const { loadJobsFile } = await import('../../infra/config/load-jobs.ts');
-  const { scheduleSpecOf } = await import('../../functions/shared/job.ts');
+  const { scheduleSpecOf } = await import('#shared/job.ts');
   const config = loadJobsFile(file);
   const jobs = options.jobId === undefined ? config.jobs : [findJob(config, options.jobId)];
   const previews: Preview[] = [];

@@ -6,6 +6,7 @@
  * policies, for `zonecron explain --tz`.
  */
 import { DateTime, FixedOffsetZone } from 'luxon';
+import { zoneLabel } from '#shared/zone-time.ts';
 import {
   type GapPolicy,
   type OverlapPolicy,
@@ -15,7 +16,6 @@ import {
   type ZoneTransition,
   zoneTransitions,
 } from '../../functions/schedule/index.ts';
-import { zoneLabel } from '../../functions/shared/zone-time.ts';
 import { transitionReports } from './dst-notes.ts';
 
 /** One night a zone changes its clocks, and what that does to a schedule. */

@@ -1,3 +1,4 @@
+import { formatLocalClock, zoneLabel } from '#shared/zone-time.ts';
 import {
   type Occurrence,
   occurrencesBetween,
@@ -6,7 +7,6 @@ import {
   type ZoneTransition,
   zoneTransitions,
 } from '../../functions/schedule/index.ts';
-import { formatLocalClock, zoneLabel } from '../../functions/shared/zone-time.ts';
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;

@@ -4,10 +4,11 @@
  * (pause, last runs, open signals, the deployed schedule and its drift). Pure: the command
  * reads, this builds the `--json` document and the text.
  */
+
+import type { JobDefinition } from '#shared/job.ts';
+import type { RunItem } from '#shared/ledger-item.ts';
+import { formatUtc } from '#shared/zone-time.ts';
 import type { DstPolicies, ScheduleKind } from '../../functions/schedule/index.ts';
-import type { JobDefinition } from '../../functions/shared/job.ts';
-import type { RunItem } from '../../functions/shared/ledger-item.ts';
-import { formatUtc } from '../../functions/shared/zone-time.ts';
 import { formatDurationSeconds } from '../../infra/config/duration.ts';
 import type { CoveringSchedule } from '../../infra/covering/covering-cron.ts';
 import type { DeployedSchedule } from '../aws/deployed-schedules.ts';

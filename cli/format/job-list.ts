@@ -4,10 +4,10 @@
  * rows, the `--json` document and the text.
  */
 import { DateTime } from 'luxon';
+import { type JobDefinition, scheduleSpecOf, type TargetType } from '#shared/job.ts';
+import type { RunStatus } from '#shared/ledger-item.ts';
+import { zoneAbbreviation } from '#shared/zone-time.ts';
 import { nextOccurrences } from '../../functions/schedule/index.ts';
-import { type JobDefinition, scheduleSpecOf, type TargetType } from '../../functions/shared/job.ts';
-import type { RunStatus } from '../../functions/shared/ledger-item.ts';
-import { zoneAbbreviation } from '../../functions/shared/zone-time.ts';
 import type { DeployedSchedule } from '../aws/deployed-schedules.ts';
 import type { PauseState } from '../aws/job-control.ts';
 import type { LastRun } from '../aws/last-runs.ts';

@@ -2,12 +2,13 @@
  * The next runs of a schedule as `next` and `describe` show them: the engine's occurrences,
  * each with its DST note in plain words, and the slots a `skip` policy drops.
  */
+
+import { formatLocal, formatUtc } from '#shared/zone-time.ts';
 import {
   nextOccurrences,
   type Occurrence,
   type ScheduleSpec,
 } from '../../functions/schedule/index.ts';
-import { formatLocal, formatUtc } from '../../functions/shared/zone-time.ts';
 import type { Colours } from './colour.ts';
 import { occurrenceNote, transitionReports } from './dst-notes.ts';
 import { plainTable, wrap } from './table.ts';

@@ -1,12 +1,12 @@
 import { DateTime } from 'luxon';
+import type { JobDefinition } from '#shared/job.ts';
+import { scheduleSpecOf } from '#shared/job.ts';
+import { formatLocal, formatUtc } from '#shared/zone-time.ts';
 import {
   occurrencesBetween,
   type ScheduleSpec,
   zoneTransitions,
 } from '../../functions/schedule/index.ts';
-import type { JobDefinition } from '../../functions/shared/job.ts';
-import { scheduleSpecOf } from '../../functions/shared/job.ts';
-import { formatLocal, formatUtc } from '../../functions/shared/zone-time.ts';
 import type { SimulationCheck } from '../simulation/check.ts';
 import type { SimulatedRun, SimulationResult } from '../simulation/run-simulation.ts';
 import type { SimulationWindow } from '../simulation/windows.ts';

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import type { JobDefinition } from '../../functions/shared/job.ts';
+import type { JobDefinition } from '#shared/job.ts';
 
 /** Region, credentials and names of every sandbox: fixed, so the export lines are stable. */
 export const SANDBOX = {
@@ -65,7 +65,7 @@ async function createLedgerTable(endpoint: string): Promise<void> {
   const { CreateTableCommand, DescribeTableCommand, DynamoDBClient } = await import(
     '@aws-sdk/client-dynamodb'
   );
-  const { ledgerTableDefinition } = await import('../../functions/shared/ledger-table.ts');
+  const { ledgerTableDefinition } = await import('#shared/ledger-table.ts');
   const client = new DynamoDBClient({
     endpoint,
     region: SANDBOX.region,

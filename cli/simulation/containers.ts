@@ -1,19 +1,16 @@
-import { createDispatcher, type Dispatcher } from '../../functions/dispatcher/dispatch.ts';
-import type { Ledger } from '../../functions/dispatcher/ledger.ts';
-import type { DeadLetters } from '../../functions/shared/dead-letters.ts';
-import {
-  DEFAULT_DISPATCHER_TIMEOUT_SECONDS,
-  LEASE_MARGIN_SECONDS,
-} from '../../functions/shared/defaults.ts';
-import type { JobDefinition } from '../../functions/shared/job.ts';
-import type { AppLogger, LogFields } from '../../functions/shared/logger.ts';
+import type { DeadLetters } from '#shared/dead-letters.ts';
+import { DEFAULT_DISPATCHER_TIMEOUT_SECONDS, LEASE_MARGIN_SECONDS } from '#shared/defaults.ts';
+import type { JobDefinition } from '#shared/job.ts';
+import type { AppLogger, LogFields } from '#shared/logger.ts';
 import type {
   AppMetrics,
   GlobalMetricName,
   RecordingMetrics,
   RunMetricName,
-} from '../../functions/shared/metrics.ts';
-import type { Notifier } from '../../functions/shared/notifications.ts';
+} from '#shared/metrics.ts';
+import type { Notifier } from '#shared/notifications.ts';
+import { createDispatcher, type Dispatcher } from '../../functions/dispatcher/dispatch.ts';
+import type { Ledger } from '../../functions/dispatcher/ledger.ts';
 import type { FaultPlan } from './faults.ts';
 import {
   type ContainerState,

@@ -1,6 +1,6 @@
+import { LedgerThrottledError } from '#shared/ledger-store.ts';
+import { isTransient } from '#shared/retry.ts';
 import type { DispatchResult } from '../../functions/dispatcher/dispatch.ts';
-import { LedgerThrottledError } from '../../functions/shared/ledger-store.ts';
-import { isTransient } from '../../functions/shared/retry.ts';
 import type { ScheduledFire } from './events.ts';
 import { within } from './faults.ts';
 import { SimulatedCrash } from './faulty-parts.ts';

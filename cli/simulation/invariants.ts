@@ -1,5 +1,5 @@
-import type { JobDefinition } from '../../functions/shared/job.ts';
-import type { RunItem, Signal } from '../../functions/shared/ledger-item.ts';
+import type { JobDefinition } from '#shared/job.ts';
+import type { RunItem, Signal } from '#shared/ledger-item.ts';
 import type { SimulatedDelivery } from './faulty-parts.ts';
 import {
   deliveriesByKey,

@@ -1,8 +1,8 @@
+import type { DeadLetterMessage } from '#shared/dead-letters.ts';
+import type { JobDefinition } from '#shared/job.ts';
+import type { RunItem } from '#shared/ledger-item.ts';
 import type { Occurrence } from '../../functions/schedule/index.ts';
 import { periodBucket } from '../../functions/schedule/index.ts';
-import type { DeadLetterMessage } from '../../functions/shared/dead-letters.ts';
-import type { JobDefinition } from '../../functions/shared/job.ts';
-import type { RunItem } from '../../functions/shared/ledger-item.ts';
 import type { FirstClaim, SlotHold } from './containers.ts';
 import type { Interval } from './faults.ts';
 import type { SimulatedDelivery } from './faulty-parts.ts';

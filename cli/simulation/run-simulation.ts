@@ -1,6 +1,6 @@
+import type { DeadLetterMessage } from '#shared/dead-letters.ts';
+import type { JobDefinition } from '#shared/job.ts';
 import type { Occurrence } from '../../functions/schedule/index.ts';
-import type { DeadLetterMessage } from '../../functions/shared/dead-letters.ts';
-import type { JobDefinition } from '../../functions/shared/job.ts';
 import { runTimeline } from './event-loop.ts';
 import { type FaultPlan, injectsFaults, NO_FAULTS } from './faults.ts';
 import type { FaultCounts, SimulatedDelivery } from './faulty-parts.ts';

@@ -1,4 +1,11 @@
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { type JobDefinition, scheduleSpecOf, tracksCompletion } from '#shared/job.ts';
+import { createJobStateLedger, type JobStateLedger } from '#shared/job-state-ledger.ts';
+import { decodeRun, type RunItem } from '#shared/ledger-item.ts';
+import { createLedgerStore, type LedgerStore } from '#shared/ledger-store.ts';
+import { ledgerTableDefinition } from '#shared/ledger-table.ts';
+import { RecordingLogger } from '#shared/logger.ts';
+import { RecordingMetrics } from '#shared/metrics.ts';
 import { createDynamoLedger } from '../../functions/dispatcher/ledger.ts';
 import { createRecorderLedger } from '../../functions/recorder/ledger.ts';
 import { createRecorder, type RecordOutcome } from '../../functions/recorder/record.ts';
@@ -7,20 +14,6 @@ import {
   occurrencesBetween,
   periodBucket,
 } from '../../functions/schedule/index.ts';
-import {
-  type JobDefinition,
-  scheduleSpecOf,
-  tracksCompletion,
-} from '../../functions/shared/job.ts';
-import {
-  createJobStateLedger,
-  type JobStateLedger,
-} from '../../functions/shared/job-state-ledger.ts';
-import { decodeRun, type RunItem } from '../../functions/shared/ledger-item.ts';
-import { createLedgerStore, type LedgerStore } from '../../functions/shared/ledger-store.ts';
-import { ledgerTableDefinition } from '../../functions/shared/ledger-table.ts';
-import { RecordingLogger } from '../../functions/shared/logger.ts';
-import { RecordingMetrics } from '../../functions/shared/metrics.ts';
 import { coveringSchedule } from '../../infra/covering/covering-cron.ts';
 import { completionEvent } from './completions.ts';
 import { ContainerPool, type LedgerWatch, SIMULATION_STACK } from './containers.ts';

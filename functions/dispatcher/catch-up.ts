@@ -1,11 +1,11 @@
-import { type Occurrence, occurrencesBetween, periodBucket } from '../schedule/index.ts';
-import { type JobDefinition, scheduleSpecOf } from '../shared/job.ts';
+import { type JobDefinition, scheduleSpecOf } from '#shared/job.ts';
 import {
   inLastPause,
   type JobStateItem,
   type RunItem,
   type SkipReason,
-} from '../shared/ledger-item.ts';
+} from '#shared/ledger-item.ts';
+import { type Occurrence, occurrencesBetween, periodBucket } from '../schedule/index.ts';
 import {
   type CoreContext,
   deliverRun,

@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
+import { type JobDefinition, scheduleSpecOf } from '#shared/job.ts';
 import { type Occurrence, occurrencesBetween, periodBucket } from '../schedule/index.ts';
-import { type JobDefinition, scheduleSpecOf } from '../shared/job.ts';
 import {
   type CoreContext,
   coreContext,

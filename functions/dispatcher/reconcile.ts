@@ -1,6 +1,6 @@
-import { type JobDefinition, tracksCompletion } from '../shared/job.ts';
-import type { RunItem } from '../shared/ledger-item.ts';
-import { performOutbox } from '../shared/outbox.ts';
+import { type JobDefinition, tracksCompletion } from '#shared/job.ts';
+import type { RunItem } from '#shared/ledger-item.ts';
+import { performOutbox } from '#shared/outbox.ts';
 import {
   type CoreContext,
   deadLetter,

@@ -1,11 +1,11 @@
+import { type JobDefinition, scheduleSpecOf } from '#shared/job.ts';
+import { type JobStateItem, openShards } from '#shared/ledger-item.ts';
 import {
   nextOccurrences,
   type Occurrence,
   occurrencesBetween,
   periodBucket,
 } from '../schedule/index.ts';
-import { type JobDefinition, scheduleSpecOf } from '../shared/job.ts';
-import { type JobStateItem, openShards } from '../shared/ledger-item.ts';
 import { catchUpUnderLease } from './catch-up.ts';
 import type { CoreContext, RunOutcome } from './deliver-run.ts';
 import { reconcileRun, type Settled } from './reconcile.ts';

@@ -1,6 +1,6 @@
+import { type JobDefinition, scheduleSpecOf } from '#shared/job.ts';
+import { inLastPause, type JobStateItem } from '#shared/ledger-item.ts';
 import { type Occurrence, occurrencesBetween, periodBucket } from '../schedule/index.ts';
-import { type JobDefinition, scheduleSpecOf } from '../shared/job.ts';
-import { inLastPause, type JobStateItem } from '../shared/ledger-item.ts';
 import { catchUpJob } from './catch-up.ts';
 import {
   type CoreContext,

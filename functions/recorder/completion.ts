@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { RunEnvelope } from '../shared/envelope.ts';
-import type { TargetType } from '../shared/job.ts';
+import type { RunEnvelope } from '#shared/envelope.ts';
+import type { TargetType } from '#shared/job.ts';
 
 /**
  * The run envelope v1 (architecture §6) as it comes back from a target.

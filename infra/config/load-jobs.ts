@@ -10,6 +10,9 @@ import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { type Document, LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
+import { DEFAULT_RETENTION_DAYS } from '#shared/defaults.ts';
+import { type JobDefinition, scheduleSpecOf, tracksCompletion } from '#shared/job.ts';
+import { lambdaTargetRef } from '#shared/target-arn.ts';
 import {
   closestName,
   excerpt,
@@ -19,13 +22,6 @@ import {
   type ScheduleSpec,
   validateTimeZone,
 } from '../../functions/schedule/index.ts';
-import { DEFAULT_RETENTION_DAYS } from '../../functions/shared/defaults.ts';
-import {
-  type JobDefinition,
-  scheduleSpecOf,
-  tracksCompletion,
-} from '../../functions/shared/job.ts';
-import { lambdaTargetRef } from '../../functions/shared/target-arn.ts';
 import {
   ConfigError,
   type ConfigIssue,

@@ -4,12 +4,9 @@ import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as destinations from 'aws-cdk-lib/aws-lambda-destinations';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import {
-  DEFAULT_DISPATCHER_TIMEOUT_SECONDS,
-  LEASE_MARGIN_SECONDS,
-} from '../../functions/shared/defaults.ts';
-import type { JobsBundle } from '../../functions/shared/jobs-bundle.ts';
-import { METRICS_NAMESPACE } from '../../functions/shared/metrics.ts';
+import { DEFAULT_DISPATCHER_TIMEOUT_SECONDS, LEASE_MARGIN_SECONDS } from '#shared/defaults.ts';
+import type { JobsBundle } from '#shared/jobs-bundle.ts';
+import { METRICS_NAMESPACE } from '#shared/metrics.ts';
 import type { DeadLetterQueue } from './dead-letter-queue.ts';
 import type { LedgerTable } from './ledger-table.ts';
 import type { OnCallTopic } from './on-call-topic.ts';

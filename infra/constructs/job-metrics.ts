@@ -6,7 +6,7 @@ import {
   METRICS_NAMESPACE,
   type RunMetricName,
   STACK_DIMENSION,
-} from '../../functions/shared/metrics.ts';
+} from '#shared/metrics.ts';
 
 export type { GlobalMetricName, RunMetricName };
 

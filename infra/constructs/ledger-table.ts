@@ -12,7 +12,7 @@ import {
   LEDGER_OPEN_SORT_KEY,
   LEDGER_PARTITION_KEY,
   LEDGER_TTL_ATTRIBUTE,
-} from '../../functions/shared/ledger-table.ts';
+} from '#shared/ledger-table.ts';
 
 /**
  * The DynamoDB calls the dispatcher makes, on the table and both indexes: claims and moves

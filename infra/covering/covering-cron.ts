@@ -18,6 +18,7 @@
  * is resolved, zone, DST policies and start) are computed once per process.
  */
 
+import { type JobDefinition, scheduleSpecOf } from '#shared/job.ts';
 import {
   type GapPolicy,
   iterateOccurrences,
@@ -29,7 +30,6 @@ import {
   type ScheduleSpec,
   zoneTransitions,
 } from '../../functions/schedule/index.ts';
-import { type JobDefinition, scheduleSpecOf } from '../../functions/shared/job.ts';
 import {
   AWS_DAY_OF_WEEK_STYLE,
   AWS_STYLE,

@@ -2,11 +2,11 @@ import { DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { GetScheduleCommand } from '@aws-sdk/client-scheduler';
 import pc from 'picocolors';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type JobDefinition, scheduleSpecOf } from '#shared/job.ts';
 import { buildDescription, type DescribeOptions } from '../../cli/commands/describe.ts';
 import { CliError } from '../../cli/errors.ts';
 import { describeJson, describeText } from '../../cli/format/job-description.ts';
 import { nextOccurrences } from '../../functions/schedule/index.ts';
-import { type JobDefinition, scheduleSpecOf } from '../../functions/shared/job.ts';
 import { parseJobsConfig } from '../../infra/config/load-jobs.ts';
 import { tickInput } from '../../infra/schedule-inputs.ts';
 import {

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AwsClients } from '../../functions/shared/aws-clients.ts';
+import type { AwsClients } from '#shared/aws-clients.ts';
 import { queueBodies } from '../support/fauxqs.ts';
 import { type SandboxCli, sandboxClients, startSandboxCli, TEST_USER } from './sandbox-cli.ts';
 

@@ -2,10 +2,10 @@ import { hostname } from 'node:os';
 import { DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { GetScheduleCommand, ListSchedulesCommand } from '@aws-sdk/client-scheduler';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { scheduleSpecOf } from '#shared/job.ts';
 import { buildJobList } from '../../cli/commands/list.ts';
 import { listJson, listText } from '../../cli/format/job-list.ts';
 import { nextOccurrences } from '../../functions/schedule/index.ts';
-import { scheduleSpecOf } from '../../functions/shared/job.ts';
 import { parseJobsConfig } from '../../infra/config/load-jobs.ts';
 import { tickInput } from '../../infra/schedule-inputs.ts';
 import {

@@ -1,11 +1,11 @@
 import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AwsClients } from '#shared/aws-clients.ts';
+import { createLedgerStore } from '#shared/ledger-store.ts';
 import { createDynamoLedger } from '../../functions/dispatcher/ledger.ts';
 import { createTargetDelivery } from '../../functions/dispatcher/targets/index.ts';
 import { queueUrlViaGetQueueUrl } from '../../functions/dispatcher/targets/sqs.ts';
 import { periodBucket } from '../../functions/schedule/index.ts';
-import type { AwsClients } from '../../functions/shared/aws-clients.ts';
-import { createLedgerStore } from '../../functions/shared/ledger-store.ts';
 import { TestClock } from '../support/doubles.ts';
 import { harness } from '../support/harness.ts';
 import {

@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createAwsClients } from '#shared/aws-clients.ts';
+import type { RunEnvelope } from '#shared/envelope.ts';
+import type { JobDefinition } from '#shared/job.ts';
 import { type Sandbox, startSandbox } from '../../cli/sandbox/start-sandbox.ts';
 import type { Occurrence } from '../../functions/schedule/index.ts';
-import { createAwsClients } from '../../functions/shared/aws-clients.ts';
-import type { RunEnvelope } from '../../functions/shared/envelope.ts';
-import type { JobDefinition } from '../../functions/shared/job.ts';
 import { parseJobsConfig } from '../../infra/config/load-jobs.ts';
 import { queueBodies } from '../support/fauxqs.ts';
 import { type CliResult, runCli } from './run-cli.ts';

@@ -5,6 +5,7 @@
  * (test/unit/covering/covering-reference.test.ts). Not used by anything that ships.
  */
 
+import { type JobDefinition, scheduleSpecOf } from '#shared/job.ts';
 import {
   type GapPolicy,
   iterateOccurrences,
@@ -13,7 +14,6 @@ import {
   type ScheduleSpec,
   zoneTransitions,
 } from '../../functions/schedule/index.ts';
-import { type JobDefinition, scheduleSpecOf } from '../../functions/shared/job.ts';
 import {
   AWS_DAY_OF_WEEK_STYLE,
   AWS_STYLE,

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { JobDefinition } from '../../functions/shared/job.ts';
+import type { JobDefinition } from '#shared/job.ts';
 import { bundleFunction, FUNCTION_HANDLER_FILE } from '../../infra/bundling.ts';
 import {
   createJobsBundle,

@@ -1,7 +1,7 @@
+import type { DeadLetterMessage, DeadLetters } from '#shared/dead-letters.ts';
+import type { RunEnvelope } from '#shared/envelope.ts';
+import type { JobTarget } from '#shared/job.ts';
 import type { TargetDelivery } from '../../functions/dispatcher/targets/index.ts';
-import type { DeadLetterMessage, DeadLetters } from '../../functions/shared/dead-letters.ts';
-import type { RunEnvelope } from '../../functions/shared/envelope.ts';
-import type { JobTarget } from '../../functions/shared/job.ts';
 
 /** A clock the test moves by hand. */
 export class TestClock {

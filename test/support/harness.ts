@@ -1,4 +1,12 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DeadLetters } from '#shared/dead-letters.ts';
+import type { RunEnvelope } from '#shared/envelope.ts';
+import type { JobDefinition } from '#shared/job.ts';
+import { createLedgerStore } from '#shared/ledger-store.ts';
+import { RecordingLogger } from '#shared/logger.ts';
+import { RecordingMetrics } from '#shared/metrics.ts';
+import { RecordingNotifier } from '#shared/notifications.ts';
+import { createZoneDriftLedger } from '#shared/zone-drift-ledger.ts';
 import {
   createDispatcher,
   type Dispatcher,
@@ -13,14 +21,6 @@ import {
 } from '../../functions/dispatcher/zone-drift-check.ts';
 import { createRecorderLedger } from '../../functions/recorder/ledger.ts';
 import { createRecorder, type RecordOutcome } from '../../functions/recorder/record.ts';
-import type { DeadLetters } from '../../functions/shared/dead-letters.ts';
-import type { RunEnvelope } from '../../functions/shared/envelope.ts';
-import type { JobDefinition } from '../../functions/shared/job.ts';
-import { createLedgerStore } from '../../functions/shared/ledger-store.ts';
-import { RecordingLogger } from '../../functions/shared/logger.ts';
-import { RecordingMetrics } from '../../functions/shared/metrics.ts';
-import { RecordingNotifier } from '../../functions/shared/notifications.ts';
-import { createZoneDriftLedger } from '../../functions/shared/zone-drift-ledger.ts';
 import { RecordingDeadLetters, RecordingTargets, type TestClock } from './doubles.ts';
 
 /** The stack name every harness runs as. */

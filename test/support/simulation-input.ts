@@ -1,10 +1,10 @@
+import type { JobDefinition } from '#shared/job.ts';
+import type { RunItem, Signal } from '#shared/ledger-item.ts';
 import type { SlotHold } from '../../cli/simulation/containers.ts';
 import type { SimulatedDelivery } from '../../cli/simulation/faulty-parts.ts';
 import type { OutcomeInput } from '../../cli/simulation/outcomes.ts';
 import type { SentNotification } from '../../cli/simulation/recorders.ts';
 import { periodBucket } from '../../functions/schedule/index.ts';
-import type { JobDefinition } from '../../functions/shared/job.ts';
-import type { RunItem, Signal } from '../../functions/shared/ledger-item.ts';
 import { makeJob } from './jobs.ts';
 
 /** An hourly UTC job to a Lambda function: 5 minutes of grace, 30 minutes of maxRuntime. */

@@ -28,10 +28,19 @@ function sourceFiles(folder: string): string[] {
     .map((name) => join(folder, name));
 }
 
-/** Every relative import (static or dynamic) of a file, as a repository path. */
+/** The repository's own subpath imports (package.json `imports`), `#shared/*` → its folder. */
+const SUBPATH_IMPORTS = { '#shared/': 'functions/shared/' } as const;
+
+/** Every import of the repository's own files (static or dynamic), as a repository path. */
 function importsOf(file: string, text: string): string[] {
-  const specifiers = [...text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)];
-  return specifiers.map((m) => relative(ROOT, resolve(ROOT, dirname(file), m[1] as string)));
+  const specifiers = [...text.matchAll(/(?:from|import)\s*\(?\s*'((?:\.{1,2}|#shared)\/[^']+)'/g)];
+  return specifiers.map((m) => {
+    const specifier = m[1] as string;
+    if (specifier.startsWith('#shared/')) {
+      return `${SUBPATH_IMPORTS['#shared/']}${specifier.slice('#shared/'.length)}`;
+    }
+    return relative(ROOT, resolve(ROOT, dirname(file), specifier));
+  });
 }
 
 /** The imports of `file` that go up a layer, sideways to another folder, or out of the layers. */
@@ -59,6 +68,7 @@ describe('import layers: engine ← shared ← dispatcher, recorder ← infra �
     const text = [
       "import { createDynamoLedger } from '../dispatcher/ledger.ts';",
       "import type { JobDefinition } from './job.ts';",
+      "import { decodeRun } from '#shared/ledger-item.ts';",
       "const { runCli } = await import('../../cli/main.ts');",
       "import { generateJobsYaml } from '../../scripts/generate-jobs.ts';",
     ].join('\n');
@@ -68,5 +78,11 @@ describe('import layers: engine ← shared ← dispatcher, recorder ← infra �
       'functions/shared/example.ts → scripts/generate-jobs.ts',
     ]);
     expect(wrongWay('functions/recorder/example.ts', text)).toHaveLength(3);
+  });
+
+  it('resolves #shared/ (package.json imports) to functions/shared/: the engine may not use it', () => {
+    expect(
+      wrongWay('functions/schedule/example.ts', "import { x } from '#shared/job.ts';"),
+    ).toEqual(['functions/schedule/example.ts → functions/shared/job.ts']);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { JobDefinition } from '#shared/job.ts';
 import { isStrictInstant } from '../../../functions/dispatcher/events.ts';
 import { periodBucket } from '../../../functions/schedule/index.ts';
-import type { JobDefinition } from '../../../functions/shared/job.ts';
 import { updating } from '../../support/ddb-faults.ts';
 import { RecordingTargets, TestClock } from '../../support/doubles.ts';
 import {

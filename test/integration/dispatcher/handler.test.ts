@@ -1,10 +1,10 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createLedgerStore } from '#shared/ledger-store.ts';
+import { createZoneDriftLedger } from '#shared/zone-drift-ledger.ts';
+import { zoneDataVersion } from '#shared/zone-fingerprint.ts';
 import { createDynamoLedger } from '../../../functions/dispatcher/ledger.ts';
 import { periodBucket } from '../../../functions/schedule/index.ts';
-import { createLedgerStore } from '../../../functions/shared/ledger-store.ts';
-import { createZoneDriftLedger } from '../../../functions/shared/zone-drift-ledger.ts';
-import { zoneDataVersion } from '../../../functions/shared/zone-fingerprint.ts';
 import { bundleHandler } from '../../support/bundle-handler.ts';
 import { freePort } from '../../support/dynamodb-local.ts';
 import { type LocalSqs, startLocalSqs } from '../../support/fauxqs.ts';

@@ -1,15 +1,15 @@
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { openShardOf } from '#shared/ledger-item.ts';
+import {
+  createZoneDriftLedger,
+  type ZoneDriftClaim,
+  type ZoneDriftLedger,
+} from '#shared/zone-drift-ledger.ts';
 import {
   type ClaimRequest,
   createDynamoLedger,
   type Ledger,
 } from '../../../functions/dispatcher/ledger.ts';
-import { openShardOf } from '../../../functions/shared/ledger-item.ts';
-import {
-  createZoneDriftLedger,
-  type ZoneDriftClaim,
-  type ZoneDriftLedger,
-} from '../../../functions/shared/zone-drift-ledger.ts';
 import { startContractStores } from '../../support/ledger-stores.ts';
 
 // One contract, two stores: DynamoDB Local (what the tests trust) and dynalite (the CLI

@@ -1,5 +1,10 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { createSqsDeadLetters, type DeadLetterMessage } from '#shared/dead-letters.ts';
+import type { RunEnvelope } from '#shared/envelope.ts';
+import type { JobDefinition } from '#shared/job.ts';
+import { createLedgerStore } from '#shared/ledger-store.ts';
+import type { RunMetricName } from '#shared/metrics.ts';
 import { createDynamoLedger } from '../../../functions/dispatcher/ledger.ts';
 import {
   createTargetDelivery,
@@ -7,14 +12,6 @@ import {
 } from '../../../functions/dispatcher/targets/index.ts';
 import { queueUrlViaGetQueueUrl } from '../../../functions/dispatcher/targets/sqs.ts';
 import { occurrencesBetween, periodBucket } from '../../../functions/schedule/index.ts';
-import {
-  createSqsDeadLetters,
-  type DeadLetterMessage,
-} from '../../../functions/shared/dead-letters.ts';
-import type { RunEnvelope } from '../../../functions/shared/envelope.ts';
-import type { JobDefinition } from '../../../functions/shared/job.ts';
-import { createLedgerStore } from '../../../functions/shared/ledger-store.ts';
-import type { RunMetricName } from '../../../functions/shared/metrics.ts';
 import { coveringSchedule } from '../../../infra/covering/covering-cron.ts';
 import { RecordingTargets, TestClock } from '../../support/doubles.ts';
 import { freePort } from '../../support/dynamodb-local.ts';

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunEnvelope } from '#shared/envelope.ts';
 import {
   createTargetDelivery,
   type TargetClients,
 } from '../../../functions/dispatcher/targets/index.ts';
 import { queueUrlViaGetQueueUrl } from '../../../functions/dispatcher/targets/sqs.ts';
-import type { RunEnvelope } from '../../../functions/shared/envelope.ts';
 import { type LocalSqs, startLocalSqs } from '../../support/fauxqs.ts';
 
 let local: LocalSqs;

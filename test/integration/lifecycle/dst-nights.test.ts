@@ -1,4 +1,5 @@
 import { describe, expect, inject, it } from 'vitest';
+import { type JobDefinition, scheduleSpecOf } from '#shared/job.ts';
 import {
   type GapPolicy,
   type OverlapPolicy,
@@ -6,7 +7,6 @@ import {
   periodBucket,
   zoneTransitions,
 } from '../../../functions/schedule/index.ts';
-import { type JobDefinition, scheduleSpecOf } from '../../../functions/shared/job.ts';
 import { coveringSchedule } from '../../../infra/covering/covering-cron.ts';
 import { referenceOccurrences } from '../../reference/minute-reference.ts';
 import { TestClock } from '../../support/doubles.ts';

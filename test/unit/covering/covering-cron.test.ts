@@ -1,13 +1,13 @@
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { type JobDefinition, scheduleSpecOf } from '#shared/job.ts';
 import {
   type GapPolicy,
   nextOccurrences,
   type OverlapPolicy,
   occurrencesBetween,
 } from '../../../functions/schedule/index.ts';
-import { type JobDefinition, scheduleSpecOf } from '../../../functions/shared/job.ts';
 import { loadJobsFile } from '../../../infra/config/load-jobs.ts';
 import { type CoveringSchedule, coveringSchedule } from '../../../infra/covering/covering-cron.ts';
 import { makeJob } from '../../support/jobs.ts';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, inject, it } from 'vitest';
+import type { JobDefinition } from '#shared/job.ts';
 import { RedriveRefusedError } from '../../../functions/dispatcher/dispatch.ts';
 import { periodBucket } from '../../../functions/schedule/index.ts';
-import type { JobDefinition } from '../../../functions/shared/job.ts';
 import { instrument } from '../../support/ddb-faults.ts';
 import { RecordingTargets, TestClock } from '../../support/doubles.ts';
 import { harness, sweepEvent, tickEvent as tick } from '../../support/harness.ts';

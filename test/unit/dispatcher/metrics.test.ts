@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { jobCatalog } from '../../../functions/shared/jobs-bundle.ts';
-import { createMetrics } from '../../../functions/shared/metrics.ts';
+import { jobCatalog } from '#shared/jobs-bundle.ts';
+import { createMetrics } from '#shared/metrics.ts';
 import { makeJob } from '../../support/jobs.ts';
 
 afterEach(() => vi.restoreAllMocks());

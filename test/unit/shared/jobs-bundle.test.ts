@@ -11,7 +11,7 @@ import {
   packFingerprints,
   serializeJobsBundle,
   unpackFingerprints,
-} from '../../../functions/shared/jobs-bundle.ts';
+} from '#shared/jobs-bundle.ts';
 import { createJobsBundle } from '../../../infra/jobs-bundle-file.ts';
 import { makeJob } from '../../support/jobs.ts';
 

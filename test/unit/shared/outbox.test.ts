@@ -2,14 +2,10 @@
 // from a script (the writes themselves run on DynamoDB Local and dynalite in the ledger
 // contract, test/integration/dispatcher/ledger.test.ts).
 import { describe, expect, it } from 'vitest';
-import { av } from '../../../functions/shared/ledger-item.ts';
-import type {
-  ConditionalUpdate,
-  LedgerStore,
-  UpdateResult,
-} from '../../../functions/shared/ledger-store.ts';
-import { leaveOpenIndex } from '../../../functions/shared/outbox.ts';
-import { UpdateExpression } from '../../../functions/shared/update-expression.ts';
+import { av } from '#shared/ledger-item.ts';
+import type { ConditionalUpdate, LedgerStore, UpdateResult } from '#shared/ledger-store.ts';
+import { leaveOpenIndex } from '#shared/outbox.ts';
+import { UpdateExpression } from '#shared/update-expression.ts';
 
 const OWED = { outbox: av.ss(['notify:missed']) };
 

@@ -8,18 +8,18 @@
 // record three days more on either side: 2026-12-29T00:00Z to 2028-01-05T00:00Z.
 import { describe, expect, it } from 'vitest';
 import {
+  recordedZoneRules,
+  recordZone,
+  sameRecordedZone,
+  UnrecordedZoneError,
+} from '#shared/recorded-zones.ts';
+import { scheduleFingerprint } from '#shared/zone-fingerprint.ts';
+import {
   InvalidTimeZoneError,
   intlZoneRules,
   type ScheduleSpec,
   shiftedTransitionRules,
 } from '../../../functions/schedule/index.ts';
-import {
-  recordedZoneRules,
-  recordZone,
-  sameRecordedZone,
-  UnrecordedZoneError,
-} from '../../../functions/shared/recorded-zones.ts';
-import { scheduleFingerprint } from '../../../functions/shared/zone-fingerprint.ts';
 import { GENERATED_ZONES } from '../../../scripts/generate-jobs.ts';
 
 const FROM = new Date('2027-01-01T00:00:00Z');

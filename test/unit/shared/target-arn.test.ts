@@ -4,7 +4,7 @@ import {
   completionFromTarget,
   lambdaTargetRef,
   stateMachineArnOf,
-} from '../../../functions/shared/target-arn.ts';
+} from '#shared/target-arn.ts';
 
 describe('target ARNs', () => {
   it('splits a Lambda ARN into function and qualifier, $LATEST when unqualified', () => {

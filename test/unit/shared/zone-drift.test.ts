@@ -7,14 +7,11 @@
 // differs first on 2027-03-29: 00:30Z (CEST) against 01:30Z (CET). Every 15 minutes runs at
 // the same UTC instants under both. Asia/Tokyo and Europe/London do not move.
 import { describe, expect, it } from 'vitest';
+import { scheduleSpecOf } from '#shared/job.ts';
+import { recordZone } from '#shared/recorded-zones.ts';
+import { findZoneDrift, recordSchedules } from '#shared/zone-drift.ts';
+import { disagreementsOf, scheduleFingerprint } from '#shared/zone-fingerprint.ts';
 import { intlZoneRules } from '../../../functions/schedule/index.ts';
-import { scheduleSpecOf } from '../../../functions/shared/job.ts';
-import { recordZone } from '../../../functions/shared/recorded-zones.ts';
-import { findZoneDrift, recordSchedules } from '../../../functions/shared/zone-drift.ts';
-import {
-  disagreementsOf,
-  scheduleFingerprint,
-} from '../../../functions/shared/zone-fingerprint.ts';
 import { makeJob } from '../../support/jobs.ts';
 import { DRIFT_JOBS, DRIFT_SYNTH_TIME, springMovedAWeek } from '../../support/zone-drift.ts';
 

@@ -8,18 +8,18 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
-  InvalidArgumentError,
-  intlZoneRules,
-  type ScheduleSpec,
-  shiftedTransitionRules,
-} from '../../../functions/schedule/index.ts';
-import {
   compareZoneDataVersions,
   disagreementsOf,
   firstDisagreement,
   scheduleFingerprint,
   zoneDataVersion,
-} from '../../../functions/shared/zone-fingerprint.ts';
+} from '#shared/zone-fingerprint.ts';
+import {
+  InvalidArgumentError,
+  intlZoneRules,
+  type ScheduleSpec,
+  shiftedTransitionRules,
+} from '../../../functions/schedule/index.ts';
 
 const FROM = new Date('2027-01-01T00:00:00Z');
 const WEEK_MINUTES = 7 * 24 * 60;

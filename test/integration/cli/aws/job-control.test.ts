@@ -1,4 +1,6 @@
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { av } from '#shared/ledger-item.ts';
+import { LEDGER_BY_JOB_INDEX, LEDGER_BY_JOB_PARTITION_KEY } from '#shared/ledger-table.ts';
 import {
   DisabledInConfigError,
   PauseEndInPastError,
@@ -8,11 +10,6 @@ import {
 } from '../../../../cli/aws/job-control.ts';
 import { createOperatorLog } from '../../../../cli/aws/operator-log.ts';
 import { createDynamoLedger } from '../../../../functions/dispatcher/ledger.ts';
-import { av } from '../../../../functions/shared/ledger-item.ts';
-import {
-  LEDGER_BY_JOB_INDEX,
-  LEDGER_BY_JOB_PARTITION_KEY,
-} from '../../../../functions/shared/ledger-table.ts';
 import { TestClock } from '../../../support/doubles.ts';
 import { makeJob } from '../../../support/jobs.ts';
 import { startContractStores } from '../../../support/ledger-stores.ts';

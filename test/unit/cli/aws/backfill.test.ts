@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { RunItem } from '#shared/ledger-item.ts';
 import {
   BackfillRangeError,
   type BackfillRun,
@@ -7,7 +8,6 @@ import {
   runsOfPause,
 } from '../../../../cli/aws/backfill.ts';
 import { periodBucket } from '../../../../functions/schedule/index.ts';
-import type { RunItem } from '../../../../functions/shared/ledger-item.ts';
 import { makeJob } from '../../../support/jobs.ts';
 
 const NOW = new Date('2026-11-29T12:00:00Z');

@@ -1,5 +1,6 @@
 import pc from 'picocolors';
 import { describe, expect, it } from 'vitest';
+import type { RunItem } from '#shared/ledger-item.ts';
 import type { DeployedSchedule } from '../../../../cli/aws/deployed-schedules.ts';
 import type { PauseState } from '../../../../cli/aws/job-control.ts';
 import { offlineInput } from '../../../../cli/commands/describe.ts';
@@ -9,7 +10,6 @@ import {
   describeJson,
   describeText,
 } from '../../../../cli/format/job-description.ts';
-import type { RunItem } from '../../../../functions/shared/ledger-item.ts';
 import { tickInput } from '../../../../infra/schedule-inputs.ts';
 import { makeJob } from '../../../support/jobs.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { RunItem } from '#shared/ledger-item.ts';
 import { runSignals } from '../../../../cli/format/run-signals.ts';
-import type { RunItem } from '../../../../functions/shared/ledger-item.ts';
 import { makeJob } from '../../../support/jobs.ts';
 
 const NOW = new Date('2026-11-29T12:20:00.000Z');

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { scheduleSpecOf } from '#shared/job.ts';
 import {
   noRunsReason,
   renderSimulation,
@@ -9,7 +10,6 @@ import { faultCounts } from '../../../../cli/simulation/faulty-parts.ts';
 import type { SimulationResult } from '../../../../cli/simulation/run-simulation.ts';
 import type { SimulationWindow } from '../../../../cli/simulation/windows.ts';
 import { occurrencesBetween } from '../../../../functions/schedule/index.ts';
-import { scheduleSpecOf } from '../../../../functions/shared/job.ts';
 import { parseJobsConfig } from '../../../../infra/config/load-jobs.ts';
 
 const { jobs } = parseJobsConfig(

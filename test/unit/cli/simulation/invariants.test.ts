@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { DeadLetterMessage } from '#shared/dead-letters.ts';
+import type { JobDefinition } from '#shared/job.ts';
+import type { RunItem } from '#shared/ledger-item.ts';
 import {
   atMostOnce,
   catchupPolicyHeld,
@@ -12,9 +15,6 @@ import {
   signalsOnce,
 } from '../../../../cli/simulation/invariants.ts';
 import { type OutcomeInput, runOutcomes } from '../../../../cli/simulation/outcomes.ts';
-import type { DeadLetterMessage } from '../../../../functions/shared/dead-letters.ts';
-import type { JobDefinition } from '../../../../functions/shared/job.ts';
-import type { RunItem } from '../../../../functions/shared/ledger-item.ts';
 import { makeJob } from '../../../support/jobs.ts';
 import {
   at,

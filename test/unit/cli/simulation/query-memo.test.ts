@@ -2,19 +2,19 @@ import { randomUUID } from 'node:crypto';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startEmbeddedDynamo } from '../../../../cli/simulation/dynalite.ts';
-import { createQueryMemo, type QueryMemo } from '../../../../cli/simulation/query-memo.ts';
-import { av, type Item } from '../../../../functions/shared/ledger-item.ts';
+import { av, type Item } from '#shared/ledger-item.ts';
 import {
   type ConditionalUpdate,
   createLedgerStore,
   type LedgerStore,
-} from '../../../../functions/shared/ledger-store.ts';
+} from '#shared/ledger-store.ts';
 import {
   LEDGER_OPEN_INDEX,
   LEDGER_PARTITION_KEY,
   ledgerTableDefinition,
-} from '../../../../functions/shared/ledger-table.ts';
+} from '#shared/ledger-table.ts';
+import { startEmbeddedDynamo } from '../../../../cli/simulation/dynalite.ts';
+import { createQueryMemo, type QueryMemo } from '../../../../cli/simulation/query-memo.ts';
 
 const db = startEmbeddedDynamo();
 const client = new DynamoDBClient({

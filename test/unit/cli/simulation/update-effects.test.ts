@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { av } from '#shared/ledger-item.ts';
+import { UpdateExpression } from '#shared/update-expression.ts';
 import { type IndexEffect, indexEffect } from '../../../../cli/simulation/update-effects.ts';
-import { av } from '../../../../functions/shared/ledger-item.ts';
-import { UpdateExpression } from '../../../../functions/shared/update-expression.ts';
 
 const OPEN = { hash: 'openShard', sort: 'checkAtEpochMs' };
 
