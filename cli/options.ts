@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, Option } from 'commander';
 import { DateTime } from 'luxon';
 import { DurationError, parseDurationSeconds } from '../infra/config/duration.ts';
 
@@ -69,4 +69,27 @@ export function instantOrDuration(value: string, now: Date, direction: 1 | -1): 
  */
 export function parseSince(value: string, now: Date): Date {
   return instantOrDuration(value, now, -1);
+}
+
+/**
+ * `--gap <policy>`: what a local time that does not exist does (the engine's gap policies).
+ *
+ * @example
+ * program.command('next').addOption(gapOption()).addOption(overlapOption());
+ */
+export function gapOption(): Option {
+  return new Option('--gap <policy>', 'when a local time does not exist').choices([
+    'shift',
+    'transition',
+    'skip',
+  ]);
+}
+
+/** `--overlap <policy>`: what a local time that happens twice does. */
+export function overlapOption(): Option {
+  return new Option('--overlap <policy>', 'when a local time happens twice').choices([
+    'first',
+    'last',
+    'both',
+  ]);
 }

@@ -1,4 +1,4 @@
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { DateTime } from 'luxon';
 import { formatUtc } from '#shared/zone-time.ts';
 import type { GapPolicy, OverlapPolicy, ScheduleSpec } from '../../functions/schedule/index.ts';
@@ -6,7 +6,7 @@ import { usageError } from '../errors.ts';
 import { type Colours, coloursFor } from '../format/colour.ts';
 import type { DstNight } from '../format/dst-nights.ts';
 import { wrap } from '../format/table.ts';
-import { parseInstant } from '../options.ts';
+import { gapOption, overlapOption, parseInstant } from '../options.ts';
 import { asUsage, checkZone, sentenceOf } from '../schedule-input.ts';
 
 interface ExplainOptions {
@@ -41,20 +41,8 @@ export function registerExplain(program: Command): void {
       `DST nights in the ${LOOKAHEAD_MONTHS} months after this ISO instant (default: now)`,
       parseInstant,
     )
-    .addOption(
-      new Option('--gap <policy>', 'when a local time does not exist').choices([
-        'shift',
-        'transition',
-        'skip',
-      ]),
-    )
-    .addOption(
-      new Option('--overlap <policy>', 'when a local time happens twice').choices([
-        'first',
-        'last',
-        'both',
-      ]),
-    )
+    .addOption(gapOption())
+    .addOption(overlapOption())
     .option('--job-id <id>', 'job id: say which values H (hash) fields pick')
     .option('--json', 'print one JSON document')
     .addHelpText('after', EXAMPLE)

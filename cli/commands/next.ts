@@ -5,7 +5,7 @@ import { usageError } from '../errors.ts';
 import { type Colours, coloursFor } from '../format/colour.ts';
 import type { RunPreview } from '../format/run-preview.ts';
 import { wrap } from '../format/table.ts';
-import { integerAtLeast, parseInstant } from '../options.ts';
+import { gapOption, integerAtLeast, overlapOption, parseInstant } from '../options.ts';
 import { checkZone, findJob, sentenceOf } from '../schedule-input.ts';
 
 type RunFormat = typeof import('../format/run-preview.ts');
@@ -46,20 +46,8 @@ export function registerNext(program: Command): void {
       parseInstant,
     )
     .option('-n, --count <n>', `how many runs (1-${MAX_COUNT})`, integerAtLeast(1, MAX_COUNT), 10)
-    .addOption(
-      new Option('--gap <policy>', 'when a local time does not exist').choices([
-        'shift',
-        'transition',
-        'skip',
-      ]),
-    )
-    .addOption(
-      new Option('--overlap <policy>', 'when a local time happens twice').choices([
-        'first',
-        'last',
-        'both',
-      ]),
-    )
+    .addOption(gapOption())
+    .addOption(overlapOption())
     .option('--job-id <id>', 'job id, needed by H (hash) fields; with --config, that job only')
     .option(
       '--config <file>',

@@ -14,6 +14,7 @@ import {
   performNewOutbox,
   type RunOutcome,
   reportMissed,
+  tickRun,
 } from './deliver-run.ts';
 import type { SkipRecord } from './ledger.ts';
 
@@ -167,12 +168,7 @@ function planned(
 ): PlannedRun {
   const own = isSame(occurrence, request.own);
   return {
-    job,
-    key: periodBucket(job.id, occurrence.at),
-    at: occurrence.at,
-    nominal: occurrence.nominal,
-    dst: occurrence.dst,
-    manual: false,
+    ...tickRun(job, occurrence),
     origin: own ? 'tick' : request.origin === 'sweep' ? 'sweep' : 'catch-up',
     mode: own ? 'any' : 'create',
     missed,

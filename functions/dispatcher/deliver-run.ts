@@ -1,7 +1,7 @@
 import type { DeadLetters } from '#shared/dead-letters.ts';
 import { DEFAULT_LEASE_SECONDS, DEFAULT_RETENTION_DAYS } from '#shared/defaults.ts';
 import { buildEnvelope } from '#shared/envelope.ts';
-import { type JobDefinition, tracksCompletion } from '#shared/job.ts';
+import { type JobDefinition, scheduleSpecOf, tracksCompletion } from '#shared/job.ts';
 import { catalogOf, type JobCatalog } from '#shared/jobs-bundle.ts';
 import type { OutboxEffect, RunItem, RunOrigin, Signal, SkipReason } from '#shared/ledger-item.ts';
 import type { AppLogger } from '#shared/logger.ts';
@@ -9,6 +9,7 @@ import type { AppMetrics } from '#shared/metrics.ts';
 import type { Notifier } from '#shared/notifications.ts';
 import { type OutboxDeps, performOutbox } from '#shared/outbox.ts';
 import { withRetries } from '#shared/retry.ts';
+import { type Occurrence, occurrencesBetween, periodBucket } from '../schedule/index.ts';
 import type { ClaimMode, Ledger } from './ledger.ts';
 import type { TargetDelivery } from './targets/index.ts';
 import type { ZoneDriftCheck } from './zone-drift-check.ts';
@@ -111,6 +112,40 @@ export interface PlannedRun {
   readonly mode: ClaimMode;
   /** The run was due and nobody decided it: raise `missed` when the claim creates it. */
   readonly missed: boolean;
+}
+
+/**
+ * A scheduled run as its own tick delivers it; other paths (catch-up, backfill) override the
+ * origin, the claim mode and `missed`.
+ *
+ * @example
+ * tickRun(job, occurrence).key //=> periodBucket(job.id, occurrence.at)
+ */
+export function tickRun(job: JobDefinition, occurrence: Occurrence): PlannedRun {
+  return {
+    job,
+    key: periodBucket(job.id, occurrence.at),
+    at: occurrence.at,
+    nominal: occurrence.nominal,
+    dst: occurrence.dst,
+    manual: false,
+    origin: 'tick',
+    mode: 'any',
+    missed: false,
+  };
+}
+
+/**
+ * The job's run at exactly `at`, or undefined when `at` is no run of it (a covering tick
+ * that stands for none).
+ *
+ * @example
+ * runAt(berlinNightly, new Date('2027-03-28T01:30:00Z'))?.nominal //=> '2027-03-28T02:30'
+ */
+export function runAt(job: JobDefinition, at: Date): Occurrence | undefined {
+  return occurrencesBetween(scheduleSpecOf(job), new Date(at.getTime() - 60_000), at).find(
+    (o) => o.at.getTime() === at.getTime(),
+  );
 }
 
 interface OutcomeBase {

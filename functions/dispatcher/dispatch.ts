@@ -1,13 +1,14 @@
 import { DateTime } from 'luxon';
-import { type JobDefinition, scheduleSpecOf } from '#shared/job.ts';
-import { type Occurrence, occurrencesBetween, periodBucket } from '../schedule/index.ts';
+import type { JobDefinition } from '#shared/job.ts';
+import { type Occurrence, periodBucket } from '../schedule/index.ts';
 import {
   type CoreContext,
   coreContext,
   type DispatcherDeps,
   deliverRun,
-  type PlannedRun,
   type RunOutcome,
+  runAt,
+  tickRun,
 } from './deliver-run.ts';
 import { NotARunError, RedriveRefusedError, UnknownJobError } from './errors.ts';
 import { isMalformedEventError, parseEvent, type TickEvent } from './events.ts';
@@ -110,7 +111,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     ),
     backfill: flushing((input: { jobId: string; occurrence: Occurrence }) =>
       deliverRun(ctx, {
-        ...plannedOf(jobOrThrow(ctx, input.jobId), input.occurrence),
+        ...tickRun(jobOrThrow(ctx, input.jobId), input.occurrence),
         origin: 'backfill',
         mode: 'backfill',
       }),
@@ -205,20 +206,6 @@ function jobOrThrow(ctx: CoreContext, jobId: string): JobDefinition {
   return job;
 }
 
-function plannedOf(job: JobDefinition, occurrence: Occurrence): PlannedRun {
-  return {
-    job,
-    key: periodBucket(job.id, occurrence.at),
-    at: occurrence.at,
-    nominal: occurrence.nominal,
-    dst: occurrence.dst,
-    manual: false,
-    origin: 'tick',
-    mode: 'any',
-    missed: false,
-  };
-}
-
 function localSlot(job: JobDefinition, at: Date): string {
   return DateTime.fromJSDate(at, { zone: job.timezone }).toFormat("yyyy-MM-dd'T'HH:mm");
 }
@@ -274,9 +261,7 @@ async function redrive(
 
 /** The job's run at exactly `at`; a redrive of anything else has no scheduled key. */
 function occurrenceOf(job: JobDefinition, at: Date): Occurrence {
-  const found = occurrencesBetween(scheduleSpecOf(job), new Date(at.getTime() - 60_000), at).find(
-    (o) => o.at.getTime() === at.getTime(),
-  );
+  const found = runAt(job, at);
   if (!found) throw new NotARunError(job.id, at);
   return found;
 }

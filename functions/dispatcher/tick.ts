@@ -1,13 +1,14 @@
 import { type JobDefinition, scheduleSpecOf } from '#shared/job.ts';
 import { inLastPause, type JobStateItem } from '#shared/ledger-item.ts';
-import { type Occurrence, occurrencesBetween, periodBucket } from '../schedule/index.ts';
+import { type Occurrence, occurrencesBetween } from '../schedule/index.ts';
 import { catchUpJob } from './catch-up.ts';
 import {
   type CoreContext,
   deliverRun,
   logFields,
-  type PlannedRun,
   type RunOutcome,
+  runAt,
+  tickRun,
 } from './deliver-run.ts';
 import type { TickEvent } from './events.ts';
 
@@ -49,27 +50,6 @@ export function previousRun(
   return undefined;
 }
 
-/** The job's run at exactly `at`, or undefined when `at` is a covering tick with no run. */
-function runAt(job: JobDefinition, at: Date): Occurrence | undefined {
-  return occurrencesBetween(scheduleSpecOf(job), new Date(at.getTime() - 60_000), at).find(
-    (o) => o.at.getTime() === at.getTime(),
-  );
-}
-
-function ownRun(job: JobDefinition, occurrence: Occurrence): PlannedRun {
-  return {
-    job,
-    key: periodBucket(job.id, occurrence.at),
-    at: occurrence.at,
-    nominal: occurrence.nominal,
-    dst: occurrence.dst,
-    manual: false,
-    origin: 'tick',
-    mode: 'any',
-    missed: false,
-  };
-}
-
 /**
  * Handles one per-job tick at S (already validated: known, enabled, not in the future).
  *
@@ -100,7 +80,7 @@ export async function handleTick(
   if (!own) return result([]);
   const previous = previousRun(scheduleSpecOf(job), s);
   const swap = await ctx.ledger.swapWatermark(job.id, { previous: previous?.at, scheduledAt: s });
-  if (swap.swapped) return result([await deliverRun(ctx, ownRun(job, own))]);
+  if (swap.swapped) return result([await deliverRun(ctx, tickRun(job, own))]);
   return result(await slowPath(ctx, job, own, swap.state));
 }
 
@@ -113,12 +93,12 @@ async function slowPath(
   if (state?.pausedAt) return paused(ctx, job, own, state);
   if (!state?.sinceAt) {
     await ctx.ledger.createJobState(job.id, own.at);
-    return [await deliverRun(ctx, ownRun(job, own))];
+    return [await deliverRun(ctx, tickRun(job, own))];
   }
   if (Date.parse(state.watermarkAt ?? state.sinceAt) >= own.at.getTime()) {
     // A tick late enough to arrive after its pause ended: the resume moved W past its run.
     if (inLastPause(state, own.at)) return [await skipPaused(ctx, job, own, state)];
-    return [await deliverRun(ctx, ownRun(job, own))];
+    return [await deliverRun(ctx, tickRun(job, own))];
   }
   return catchUpJob(ctx, job, { upTo: own.at, own, origin: 'tick' });
 }
@@ -165,7 +145,7 @@ async function paused(
   // jobs.yaml ends with the deploy that enables the job, whose first tick this is.)
   const fellInPause = state.pausedBy !== CONFIG_PAUSED_BY && own.at < endedAt;
   if (fellInPause) return [await skipPaused(ctx, job, own, state)];
-  return [await deliverRun(ctx, ownRun(job, own))];
+  return [await deliverRun(ctx, tickRun(job, own))];
 }
 
 /** Records a run of a paused job as skipped(paused) and moves the watermark past it. */
@@ -175,7 +155,7 @@ export async function skipPaused(
   occurrence: Occurrence,
   state: JobStateItem,
 ): Promise<RunOutcome> {
-  const run = ownRun(job, occurrence);
+  const run = tickRun(job, occurrence);
   const nowEpochMs = ctx.clock().getTime();
   const detail = `paused by ${state.pausedBy ?? 'an operator'}${state.pauseReason ? `: ${state.pauseReason}` : ''}`;
   const recorded = await ctx.ledger.recordSkipped({

@@ -6,6 +6,7 @@
  * The contract is docs/semantics.md.
  */
 
+export { civilFromDays, daysInMonth, weekdayOfDays } from './civil-calendar.ts';
 export { createEngine, type EngineOptions, type ScheduleEngine } from './engine.ts';
 export {
   type CronField,
