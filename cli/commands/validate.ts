@@ -12,7 +12,6 @@ import {
   problemOfRun,
   type ValidationReport,
   validationJson,
-  validationText,
 } from '../format/validation-report.ts';
 import { parseInstant } from '../options.ts';
 
@@ -87,6 +86,7 @@ async function runValidate(fileArgument: string | undefined, options: ValidateOp
   if (options.json) {
     process.stdout.write(`${JSON.stringify(validationJson(report), null, 2)}\n`);
   } else {
+    const { validationText } = await import('../format/validation-text.ts');
     process.stdout.write(`${validationText(report, coloursFor(process.stdout))}\n`);
   }
   const { violations } = report.deploy;
