@@ -17,15 +17,19 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import {
+  createDynamoLedger,
+  createLedgerStore,
+  decodeRun,
+  type Ledger,
+  RecordingNotifier,
+  type RunItem,
+} from '#ledger/index.ts';
 import type { JobDefinition } from '#shared/job.ts';
 import { JOBS_BUNDLE_FILE, openJobsBundle } from '#shared/jobs-bundle.ts';
-import { decodeRun, type RunItem } from '#shared/ledger-item.ts';
-import { createLedgerStore } from '#shared/ledger-store.ts';
 import type { AppLogger } from '#shared/logger.ts';
 import type { AppMetrics } from '#shared/metrics.ts';
-import { RecordingNotifier } from '#shared/notifications.ts';
 import { createDispatcher, type Dispatcher } from '../functions/dispatcher/dispatch.ts';
-import { createDynamoLedger, type Ledger } from '../functions/dispatcher/ledger.ts';
 import type { TargetDelivery } from '../functions/dispatcher/targets/index.ts';
 import { bundleFunction, FUNCTION_HANDLER_FILE } from '../infra/bundling.ts';
 import { createJobsBundle, writeJobsBundle } from '../infra/jobs-bundle-file.ts';

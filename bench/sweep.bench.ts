@@ -27,14 +27,18 @@ import {
   type DynamoDBClient,
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
+import {
+  createDynamoLedger,
+  createLedgerStore,
+  decodeRun,
+  jobStateKey,
+  type Ledger,
+  RecordingNotifier,
+} from '#ledger/index.ts';
 import type { JobDefinition } from '#shared/job.ts';
-import { decodeRun, jobStateKey } from '#shared/ledger-item.ts';
-import { createLedgerStore } from '#shared/ledger-store.ts';
 import { RecordingLogger } from '#shared/logger.ts';
 import { RecordingMetrics } from '#shared/metrics.ts';
-import { RecordingNotifier } from '#shared/notifications.ts';
 import { createDispatcher } from '../functions/dispatcher/dispatch.ts';
-import { createDynamoLedger, type Ledger } from '../functions/dispatcher/ledger.ts';
 import type { SweepResult } from '../functions/dispatcher/sweep.ts';
 import type { TargetDelivery } from '../functions/dispatcher/targets/index.ts';
 import { occurrencesBetween, periodBucket } from '../functions/schedule/index.ts';

@@ -8,7 +8,13 @@ import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** The folders run a second time under a zone with DST; everything else runs once. */
-const ZONE_SENSITIVE = ['test/unit/schedule', 'test/unit/shared', 'test/reference', 'test/cli'];
+const ZONE_SENSITIVE = [
+  'test/unit/schedule',
+  'test/unit/shared',
+  'test/unit/ledger',
+  'test/reference',
+  'test/cli',
+];
 const RUNS = [
   { zone: 'UTC', paths: [] },
   { zone: 'America/New_York', paths: ZONE_SENSITIVE },

@@ -1,8 +1,7 @@
+import type { RunItem, RunLedger } from '#ledger/index.ts';
 import { type JobDefinition, scheduleSpecOf } from '#shared/job.ts';
-import type { RunItem } from '#shared/ledger-item.ts';
 import { planCatchup } from '../../functions/dispatcher/catch-up.ts';
 import type { Dispatcher, RunOutcome } from '../../functions/dispatcher/dispatch.ts';
-import type { RunLedger } from '../../functions/dispatcher/ledger.ts';
 import {
   nextOccurrences,
   type Occurrence,

@@ -1,6 +1,5 @@
+import type { JobStateItem, JobStateLedger } from '#ledger/index.ts';
 import type { JobDefinition } from '#shared/job.ts';
-import type { JobStateLedger } from '#shared/job-state-ledger.ts';
-import type { JobStateItem } from '#shared/ledger-item.ts';
 import { CliError } from '../errors.ts';
 import type { OperatorLog } from './operator-log.ts';
 

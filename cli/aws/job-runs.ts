@@ -1,5 +1,5 @@
 import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { RunItem } from '#shared/ledger-item.ts';
+import type { RunItem } from '#ledger/index.ts';
 
 /**
  * A job's runs from the ledger's `byJob` index, newest first, page by page up to `limit`;
@@ -16,10 +16,8 @@ export async function readJobRuns(
   query: { readonly since?: Date; readonly limit: number },
 ): Promise<RunItem[]> {
   const { QueryCommand } = await import('@aws-sdk/client-dynamodb');
-  const { decodeRun } = await import('#shared/ledger-item.ts');
-  const { LEDGER_BY_JOB_INDEX, LEDGER_BY_JOB_PARTITION_KEY, LEDGER_BY_JOB_SORT_KEY } = await import(
-    '#shared/ledger-table.ts'
-  );
+  const { decodeRun, LEDGER_BY_JOB_INDEX, LEDGER_BY_JOB_PARTITION_KEY, LEDGER_BY_JOB_SORT_KEY } =
+    await import('#ledger/index.ts');
   const since = query.since;
   const runs: RunItem[] = [];
   let startKey: Record<string, AttributeValue> | undefined;

@@ -1,6 +1,5 @@
+import { decodeRun, type LedgerStore, type RunItem } from '#ledger/index.ts';
 import { type JobDefinition, scheduleSpecOf } from '#shared/job.ts';
-import { decodeRun, type RunItem } from '#shared/ledger-item.ts';
-import type { LedgerStore } from '#shared/ledger-store.ts';
 import { previousRun } from '../../functions/dispatcher/tick.ts';
 import { type Occurrence, periodBucket } from '../../functions/schedule/index.ts';
 

@@ -1,5 +1,9 @@
-import { createLedgerStore, type LedgerStore } from '#shared/ledger-store.ts';
-import { createDynamoLedger, type Ledger } from '../../functions/dispatcher/ledger.ts';
+import {
+  createDynamoLedger,
+  createLedgerStore,
+  type Ledger,
+  type LedgerStore,
+} from '#ledger/index.ts';
 import { failingAs } from '../errors.ts';
 import type { OperateConnection } from './connection.ts';
 import { createOperatorLog, type OperatorLog } from './operator-log.ts';

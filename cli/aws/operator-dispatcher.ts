@@ -1,12 +1,15 @@
+import {
+  createDynamoLedger,
+  createLedgerStore,
+  type Notifier,
+  RecordingNotifier,
+} from '#ledger/index.ts';
 import type { DeadLetters } from '#shared/dead-letters.ts';
 import { createSqsDeadLetters } from '#shared/dead-letters.ts';
 import type { JobDefinition } from '#shared/job.ts';
-import { createLedgerStore } from '#shared/ledger-store.ts';
 import { RecordingLogger } from '#shared/logger.ts';
 import { RecordingMetrics } from '#shared/metrics.ts';
-import { type Notifier, RecordingNotifier } from '#shared/notifications.ts';
 import { createDispatcher, type Dispatcher } from '../../functions/dispatcher/dispatch.ts';
-import { createDynamoLedger } from '../../functions/dispatcher/ledger.ts';
 import { createTargetDelivery } from '../../functions/dispatcher/targets/index.ts';
 import { queueUrlViaGetQueueUrl } from '../../functions/dispatcher/targets/sqs.ts';
 import { CliError } from '../errors.ts';

@@ -1,5 +1,5 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import type { RunItem } from '#shared/ledger-item.ts';
+import type { OperatorEvent, RunItem } from '#ledger/index.ts';
 import {
   addConnectionOptions,
   type ConnectionOptions,
@@ -7,7 +7,6 @@ import {
   type OperateConnection,
 } from '../aws/connection.ts';
 import type { PauseState } from '../aws/job-control.ts';
-import type { OperatorEvent } from '../aws/operator-log.ts';
 import { usageError } from '../errors.ts';
 import { type Colours, coloursFor } from '../format/colour.ts';
 import { lagMs, pauseLines, runHistoryLines } from '../format/run-history.ts';

@@ -5,8 +5,8 @@
  * reads, this builds the `--json` document and the text.
  */
 
+import type { RunItem } from '#ledger/index.ts';
 import type { JobDefinition } from '#shared/job.ts';
-import type { RunItem } from '#shared/ledger-item.ts';
 import { formatUtc } from '#shared/zone-time.ts';
 import type { DstPolicies, ScheduleKind } from '../../functions/schedule/index.ts';
 import { formatDurationSeconds } from '../../infra/config/duration.ts';

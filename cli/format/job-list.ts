@@ -4,8 +4,8 @@
  * rows, the `--json` document and the text.
  */
 import { DateTime } from 'luxon';
+import type { RunStatus } from '#ledger/index.ts';
 import { type JobDefinition, scheduleSpecOf, type TargetType } from '#shared/job.ts';
-import type { RunStatus } from '#shared/ledger-item.ts';
 import { zoneAbbreviation } from '#shared/zone-time.ts';
 import { nextOccurrences } from '../../functions/schedule/index.ts';
 import type { DeployedSchedule } from '../aws/deployed-schedules.ts';

@@ -1,5 +1,5 @@
 /** A job's runs from the ledger and its pause, as `history` and `describe` show them. */
-import type { RunItem } from '#shared/ledger-item.ts';
+import type { RunItem } from '#ledger/index.ts';
 import type { PauseState } from '../aws/job-control.ts';
 import type { Colours } from './colour.ts';
 import { shortDuration } from './durations.ts';

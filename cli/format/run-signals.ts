@@ -4,8 +4,9 @@
  * runs that raised a signal (dead-lettered, failed, missed, late). Pure: the runs are read
  * elsewhere, and `now` is the clock's reading.
  */
+
+import type { RunItem } from '#ledger/index.ts';
 import { type JobDefinition, tracksCompletion } from '#shared/job.ts';
-import type { RunItem } from '#shared/ledger-item.ts';
 import { shortDuration } from './durations.ts';
 import { lagMs } from './run-history.ts';
 

@@ -65,7 +65,7 @@ async function createLedgerTable(endpoint: string): Promise<void> {
   const { CreateTableCommand, DescribeTableCommand, DynamoDBClient } = await import(
     '@aws-sdk/client-dynamodb'
   );
-  const { ledgerTableDefinition } = await import('#shared/ledger-table.ts');
+  const { ledgerTableDefinition } = await import('#ledger/index.ts');
   const client = new DynamoDBClient({
     endpoint,
     region: SANDBOX.region,

@@ -1,3 +1,4 @@
+import type { Ledger, Notifier } from '#ledger/index.ts';
 import type { DeadLetters } from '#shared/dead-letters.ts';
 import { DEFAULT_DISPATCHER_TIMEOUT_SECONDS, LEASE_MARGIN_SECONDS } from '#shared/defaults.ts';
 import type { JobDefinition } from '#shared/job.ts';
@@ -8,9 +9,7 @@ import type {
   RecordingMetrics,
   RunMetricName,
 } from '#shared/metrics.ts';
-import type { Notifier } from '#shared/notifications.ts';
 import { createDispatcher, type Dispatcher } from '../../functions/dispatcher/dispatch.ts';
-import type { Ledger } from '../../functions/dispatcher/ledger.ts';
 import type { FaultPlan } from './faults.ts';
 import {
   type ContainerState,

@@ -1,4 +1,4 @@
-import { LedgerThrottledError } from '#shared/ledger-store.ts';
+import { LedgerThrottledError } from '#ledger/index.ts';
 import { isTransient } from '#shared/retry.ts';
 import type { DispatchResult } from '../../functions/dispatcher/dispatch.ts';
 import type { ScheduledFire } from './events.ts';

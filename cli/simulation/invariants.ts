@@ -1,5 +1,5 @@
+import type { RunItem, Signal } from '#ledger/index.ts';
 import type { JobDefinition } from '#shared/job.ts';
-import type { RunItem, Signal } from '#shared/ledger-item.ts';
 import type { SimulatedDelivery } from './faulty-parts.ts';
 import {
   deliveriesByKey,
@@ -347,7 +347,7 @@ const lateMs = (f: RunFacts) =>
   f.outcome.deliveredAt !== null &&
   Date.parse(f.outcome.deliveredAt) > Date.parse(f.outcome.at) + f.job.alarm.graceSeconds * 1000;
 
-/** Each signal's meaning (`Signal` in functions/shared/ledger-item.ts), held against the facts. */
+/** Each signal's meaning (`Signal` in functions/ledger/ledger-item.ts), held against the facts. */
 const SIGNAL_TRUE: Record<Signal, (facts: RunFacts, sentAt: Date) => boolean> = {
   // Decided by a catch-up, not its own tick: skipped for a reason other than a pause, or
   // delivered after its grace (or never, when every attempt failed).

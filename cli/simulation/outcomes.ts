@@ -1,6 +1,6 @@
+import type { RunItem } from '#ledger/index.ts';
 import type { DeadLetterMessage } from '#shared/dead-letters.ts';
 import type { JobDefinition } from '#shared/job.ts';
-import type { RunItem } from '#shared/ledger-item.ts';
 import type { Occurrence } from '../../functions/schedule/index.ts';
 import { periodBucket } from '../../functions/schedule/index.ts';
 import type { FirstClaim, SlotHold } from './containers.ts';

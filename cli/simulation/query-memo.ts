@@ -1,5 +1,5 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import type { LedgerStore } from '#shared/ledger-store.ts';
+import type { LedgerStore } from '#ledger/index.ts';
 import {
   type IndexEffect,
   type IndexKeyAttributes,

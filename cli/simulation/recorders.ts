@@ -1,6 +1,6 @@
+import type { Notifier, RunNotification } from '#ledger/index.ts';
 import type { DeadLetterMessage, DeadLetters } from '#shared/dead-letters.ts';
 import type { AppLogger, LogFields } from '#shared/logger.ts';
-import type { Notifier, RunNotification } from '#shared/notifications.ts';
 
 /** The simulation's dead-letter queue: keeps what would have been sent to SQS. */
 export class RecordingDeadLetters implements DeadLetters {

@@ -1,13 +1,18 @@
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  createDynamoLedger,
+  createJobStateLedger,
+  createLedgerStore,
+  createRecorderLedger,
+  decodeRun,
+  type JobStateLedger,
+  type LedgerStore,
+  ledgerTableDefinition,
+  type RunItem,
+} from '#ledger/index.ts';
 import { type JobDefinition, scheduleSpecOf, tracksCompletion } from '#shared/job.ts';
-import { createJobStateLedger, type JobStateLedger } from '#shared/job-state-ledger.ts';
-import { decodeRun, type RunItem } from '#shared/ledger-item.ts';
-import { createLedgerStore, type LedgerStore } from '#shared/ledger-store.ts';
-import { ledgerTableDefinition } from '#shared/ledger-table.ts';
 import { RecordingLogger } from '#shared/logger.ts';
 import { RecordingMetrics } from '#shared/metrics.ts';
-import { createDynamoLedger } from '../../functions/dispatcher/ledger.ts';
-import { createRecorderLedger } from '../../functions/recorder/ledger.ts';
 import { createRecorder, type RecordOutcome } from '../../functions/recorder/record.ts';
 import {
   type Occurrence,

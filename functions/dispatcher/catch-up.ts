@@ -1,10 +1,11 @@
-import { type JobDefinition, scheduleSpecOf } from '#shared/job.ts';
 import {
   inLastPause,
   type JobStateItem,
   type RunItem,
   type SkipReason,
-} from '#shared/ledger-item.ts';
+  type SkipRecord,
+} from '#ledger/index.ts';
+import { type JobDefinition, scheduleSpecOf } from '#shared/job.ts';
 import { type Occurrence, occurrencesBetween, periodBucket } from '../schedule/index.ts';
 import {
   type CoreContext,
@@ -16,7 +17,6 @@ import {
   reportMissed,
   tickRun,
 } from './deliver-run.ts';
-import type { SkipRecord } from './ledger.ts';
 
 /** Which of the undecided runs of a catch-up are delivered, and which are skipped and why. */
 export interface CatchupPlan {

@@ -1,16 +1,24 @@
+import {
+  type ClaimMode,
+  type Ledger,
+  type Notifier,
+  type OutboxDeps,
+  type OutboxEffect,
+  performOutbox,
+  type RunItem,
+  type RunOrigin,
+  type Signal,
+  type SkipReason,
+} from '#ledger/index.ts';
 import type { DeadLetters } from '#shared/dead-letters.ts';
 import { DEFAULT_LEASE_SECONDS, DEFAULT_RETENTION_DAYS } from '#shared/defaults.ts';
 import { buildEnvelope } from '#shared/envelope.ts';
 import { type JobDefinition, scheduleSpecOf, tracksCompletion } from '#shared/job.ts';
 import { catalogOf, type JobCatalog } from '#shared/jobs-bundle.ts';
-import type { OutboxEffect, RunItem, RunOrigin, Signal, SkipReason } from '#shared/ledger-item.ts';
 import type { AppLogger } from '#shared/logger.ts';
 import type { AppMetrics } from '#shared/metrics.ts';
-import type { Notifier } from '#shared/notifications.ts';
-import { type OutboxDeps, performOutbox } from '#shared/outbox.ts';
 import { withRetries } from '#shared/retry.ts';
 import { type Occurrence, occurrencesBetween, periodBucket } from '../schedule/index.ts';
-import type { ClaimMode, Ledger } from './ledger.ts';
 import type { TargetDelivery } from './targets/index.ts';
 import type { ZoneDriftCheck } from './zone-drift-check.ts';
 

@@ -1,4 +1,4 @@
-import type { RunItem } from '#shared/ledger-item.ts';
+import type { RunItem } from '#ledger/index.ts';
 
 /** A job id the deployed configuration does not know. */
 export class UnknownJobError extends Error {

@@ -1,15 +1,17 @@
+import {
+  createDynamoLedger,
+  createLedgerStore,
+  createSnsNotifier,
+  createZoneDriftLedger,
+} from '#ledger/index.ts';
 import { createAwsClients } from '#shared/aws-clients.ts';
 import { createSqsDeadLetters } from '#shared/dead-letters.ts';
 import { DEFAULT_LEASE_SECONDS, DEFAULT_RETENTION_DAYS } from '#shared/defaults.ts';
 import { positiveNumberEnv, requiredEnv } from '#shared/env.ts';
 import { JOBS_BUNDLE_FILE, openJobsBundle } from '#shared/jobs-bundle.ts';
-import { createLedgerStore } from '#shared/ledger-store.ts';
 import { createLogger } from '#shared/logger.ts';
 import { createMetrics } from '#shared/metrics.ts';
-import { createSnsNotifier } from '#shared/notifications.ts';
-import { createZoneDriftLedger } from '#shared/zone-drift-ledger.ts';
 import { createDispatcher, type DispatchResult } from './dispatch.ts';
-import { createDynamoLedger } from './ledger.ts';
 import { createTargetDelivery } from './targets/index.ts';
 import { createZoneDriftCheck } from './zone-drift-check.ts';
 

@@ -1,6 +1,5 @@
+import { performOutbox, type RunItem } from '#ledger/index.ts';
 import { type JobDefinition, tracksCompletion } from '#shared/job.ts';
-import type { RunItem } from '#shared/ledger-item.ts';
-import { performOutbox } from '#shared/outbox.ts';
 import {
   type CoreContext,
   deadLetter,

@@ -1,5 +1,5 @@
+import { type JobStateItem, openShards } from '#ledger/index.ts';
 import { type JobDefinition, scheduleSpecOf } from '#shared/job.ts';
-import { type JobStateItem, openShards } from '#shared/ledger-item.ts';
 import {
   nextOccurrences,
   type Occurrence,

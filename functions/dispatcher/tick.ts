@@ -1,5 +1,5 @@
+import { inLastPause, type JobStateItem } from '#ledger/index.ts';
 import { type JobDefinition, scheduleSpecOf } from '#shared/job.ts';
-import { inLastPause, type JobStateItem } from '#shared/ledger-item.ts';
 import { type Occurrence, occurrencesBetween } from '../schedule/index.ts';
 import { catchUpJob } from './catch-up.ts';
 import {

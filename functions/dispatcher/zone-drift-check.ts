@@ -1,16 +1,20 @@
 import {
+  buildZoneDriftNotification,
+  type ZoneDriftLedger,
+  type ZoneDriftNoticeId,
+  type ZoneDriftNotifier,
+  zoneDriftKey,
+} from '#ledger/index.ts';
+import {
   currentPlatform,
   emptyJobsBundle,
   type JobsBundle,
   unpackFingerprints,
   type ZoneDataPlatform,
 } from '#shared/jobs-bundle.ts';
-import { zoneDriftKey } from '#shared/ledger-item.ts';
 import type { AppLogger } from '#shared/logger.ts';
 import type { AppMetrics } from '#shared/metrics.ts';
-import { buildZoneDriftNotification, type ZoneDriftNotifier } from '#shared/notifications.ts';
 import { findZoneDrift, type ScheduleRecord, type ZoneDriftFinding } from '#shared/zone-drift.ts';
-import type { ZoneDriftLedger, ZoneDriftNoticeId } from '#shared/zone-drift-ledger.ts';
 import { zoneDataVersion } from '#shared/zone-fingerprint.ts';
 import type { ZoneRules } from '../schedule/index.ts';
 import { type Clock, describeError } from './deliver-run.ts';

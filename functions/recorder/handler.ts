@@ -1,12 +1,10 @@
+import { createLedgerStore, createRecorderLedger, createSnsNotifier } from '#ledger/index.ts';
 import { createAwsClients } from '#shared/aws-clients.ts';
 import { createSqsDeadLetters } from '#shared/dead-letters.ts';
 import { requiredEnv } from '#shared/env.ts';
 import { JOBS_BUNDLE_FILE, openJobsBundle } from '#shared/jobs-bundle.ts';
-import { createLedgerStore } from '#shared/ledger-store.ts';
 import { createLogger } from '#shared/logger.ts';
 import { createMetrics } from '#shared/metrics.ts';
-import { createSnsNotifier } from '#shared/notifications.ts';
-import { createRecorderLedger } from './ledger.ts';
 import { createRecorder, type RecordOutcome } from './record.ts';
 
 // Read on first use: a tick parses only its own job's line (architecture §7).

@@ -1,16 +1,20 @@
+import {
+  isTerminal,
+  type Notifier,
+  type OutboxEffect,
+  performOutbox,
+  type RecorderLedger,
+  type RunItem,
+} from '#ledger/index.ts';
 import type { DeadLetters } from '#shared/dead-letters.ts';
 import type { JobDefinition } from '#shared/job.ts';
 import { catalogOf, type JobCatalog } from '#shared/jobs-bundle.ts';
-import { isTerminal, type OutboxEffect, type RunItem } from '#shared/ledger-item.ts';
 import type { AppLogger } from '#shared/logger.ts';
 import type { AppMetrics } from '#shared/metrics.ts';
-import type { Notifier } from '#shared/notifications.ts';
-import { performOutbox } from '#shared/outbox.ts';
 import { withRetries } from '#shared/retry.ts';
 import { completionFromTarget } from '#shared/target-arn.ts';
 import type { Completion } from './completion.ts';
 import { parseCompletionEvent } from './completion.ts';
-import type { RecorderLedger } from './ledger.ts';
 
 /** Everything the recorder core depends on, injected. */
 export interface RecorderDeps {

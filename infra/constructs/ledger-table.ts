@@ -12,7 +12,7 @@ import {
   LEDGER_OPEN_SORT_KEY,
   LEDGER_PARTITION_KEY,
   LEDGER_TTL_ATTRIBUTE,
-} from '#shared/ledger-table.ts';
+} from '#ledger/index.ts';
 
 /**
  * The DynamoDB calls the dispatcher makes, on the table and both indexes: claims and moves
@@ -50,7 +50,7 @@ export interface LedgerTableProps {
 
 /**
  * The run ledger: one DynamoDB table, keyed and indexed exactly as
- * `functions/shared/ledger-table.ts` says (architecture §5): `byJob` for a job's history,
+ * `functions/ledger/ledger-table.ts` says (architecture §5): `byJob` for a job's history,
  * `byOpen` (sparse) for the runs the sweep still has to look at.
  *
  * On-demand, because the load is a few writes per run with long idle stretches. Items expire

@@ -11,10 +11,9 @@ import {
 } from '@aws-sdk/client-scheduler';
 import { mockClient } from 'aws-sdk-client-mock';
 import { vi } from 'vitest';
+import { createDynamoLedger, createLedgerStore, type Ledger } from '#ledger/index.ts';
 import { type JobDefinition, tracksCompletion } from '#shared/job.ts';
-import { createLedgerStore } from '#shared/ledger-store.ts';
 import type { DeployedSchedule } from '../../cli/aws/deployed-schedules.ts';
-import { createDynamoLedger, type Ledger } from '../../functions/dispatcher/ledger.ts';
 import { type Occurrence, periodBucket } from '../../functions/schedule/index.ts';
 import { createLedgerTable, LOCAL_CREDENTIALS, localDynamoClient } from '../support/ledger.ts';
 

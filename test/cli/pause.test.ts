@@ -1,8 +1,7 @@
 import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDynamoLedger, createLedgerStore } from '#ledger/index.ts';
 import type { AwsClients } from '#shared/aws-clients.ts';
-import { createLedgerStore } from '#shared/ledger-store.ts';
-import { createDynamoLedger } from '../../functions/dispatcher/ledger.ts';
 import { createTargetDelivery } from '../../functions/dispatcher/targets/index.ts';
 import { queueUrlViaGetQueueUrl } from '../../functions/dispatcher/targets/sqs.ts';
 import { periodBucket } from '../../functions/schedule/index.ts';

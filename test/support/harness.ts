@@ -1,25 +1,28 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  createDynamoLedger,
+  createLedgerStore,
+  createRecorderLedger,
+  createZoneDriftLedger,
+  type Ledger,
+  RecordingNotifier,
+} from '#ledger/index.ts';
 import type { DeadLetters } from '#shared/dead-letters.ts';
 import type { RunEnvelope } from '#shared/envelope.ts';
 import type { JobDefinition } from '#shared/job.ts';
-import { createLedgerStore } from '#shared/ledger-store.ts';
 import { RecordingLogger } from '#shared/logger.ts';
 import { RecordingMetrics } from '#shared/metrics.ts';
-import { RecordingNotifier } from '#shared/notifications.ts';
-import { createZoneDriftLedger } from '#shared/zone-drift-ledger.ts';
 import {
   createDispatcher,
   type Dispatcher,
   type DispatcherOptions,
 } from '../../functions/dispatcher/dispatch.ts';
-import { createDynamoLedger, type Ledger } from '../../functions/dispatcher/ledger.ts';
 import type { TargetDelivery } from '../../functions/dispatcher/targets/index.ts';
 import {
   createZoneDriftCheck,
   type RecordedZoneData,
   type RuntimeZoneData,
 } from '../../functions/dispatcher/zone-drift-check.ts';
-import { createRecorderLedger } from '../../functions/recorder/ledger.ts';
 import { createRecorder, type RecordOutcome } from '../../functions/recorder/record.ts';
 import { RecordingDeadLetters, RecordingTargets, type TestClock } from './doubles.ts';
 

@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { createLedgerStore, type LedgerStore } from '#shared/ledger-store.ts';
+import { createLedgerStore, type LedgerStore } from '#ledger/index.ts';
 import { createLedgerTable, localDynamoClient } from './ledger.ts';
 
 /** The two DynamoDB emulators a ledger contract runs on, each with a way to make a fresh table. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { inject, onTestFinished } from 'vitest';
-import { ledgerTableDefinition } from '#shared/ledger-table.ts';
+import { ledgerTableDefinition } from '#ledger/index.ts';
 import { instrument } from './ddb-faults.ts';
 
 /** Dummy credentials every local emulator accepts. */

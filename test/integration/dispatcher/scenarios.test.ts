@@ -1,11 +1,10 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { createDynamoLedger, createLedgerStore } from '#ledger/index.ts';
 import { createSqsDeadLetters, type DeadLetterMessage } from '#shared/dead-letters.ts';
 import type { RunEnvelope } from '#shared/envelope.ts';
 import type { JobDefinition } from '#shared/job.ts';
-import { createLedgerStore } from '#shared/ledger-store.ts';
 import type { RunMetricName } from '#shared/metrics.ts';
-import { createDynamoLedger } from '../../../functions/dispatcher/ledger.ts';
 import {
   createTargetDelivery,
   type TargetClients,

@@ -8,10 +8,8 @@
 // 2027-04-04 01:00Z against the platform's 2027-03-28 01:00Z; 02:30 every day first runs at
 // another instant on 2027-03-29 (00:30Z CEST against 01:30Z CET); every 15 minutes never does.
 import { afterEach, describe, expect, inject, it } from 'vitest';
+import { createLedgerStore, createZoneDriftLedger, RecordingNotifier } from '#ledger/index.ts';
 import { currentPlatform } from '#shared/jobs-bundle.ts';
-import { createLedgerStore } from '#shared/ledger-store.ts';
-import { RecordingNotifier } from '#shared/notifications.ts';
-import { createZoneDriftLedger } from '#shared/zone-drift-ledger.ts';
 import { zoneDataVersion } from '#shared/zone-fingerprint.ts';
 import type {
   RecordedZoneData,

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, expect, inject, it, vi } from 'vitest';
-import { createLedgerStore } from '#shared/ledger-store.ts';
-import { createDynamoLedger } from '../../../functions/dispatcher/ledger.ts';
+import { createDynamoLedger, createLedgerStore } from '#ledger/index.ts';
 import { type BundledHandler, bundleHandler } from '../../support/bundle-handler.ts';
 import { type FakeSns, startFakeSns } from '../../support/fake-sns.ts';
 import { type LocalSqs, startLocalSqs } from '../../support/fauxqs.ts';

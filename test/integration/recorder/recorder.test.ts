@@ -1,14 +1,17 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import {
+  createDynamoLedger,
+  createLedgerStore,
+  createRecorderLedger,
+  type Ledger,
+  openShardOf,
+  RecordingNotifier,
+} from '#ledger/index.ts';
 import { createSqsDeadLetters, type DeadLetters } from '#shared/dead-letters.ts';
 import type { JobDefinition } from '#shared/job.ts';
-import { openShardOf } from '#shared/ledger-item.ts';
-import { createLedgerStore } from '#shared/ledger-store.ts';
 import { RecordingLogger } from '#shared/logger.ts';
 import { RecordingMetrics } from '#shared/metrics.ts';
-import { RecordingNotifier } from '#shared/notifications.ts';
-import { createDynamoLedger, type Ledger } from '../../../functions/dispatcher/ledger.ts';
-import { createRecorderLedger } from '../../../functions/recorder/ledger.ts';
 import { createRecorder } from '../../../functions/recorder/record.ts';
 import { instrument, updating } from '../../support/ddb-faults.ts';
 import { type LocalSqs, startLocalSqs } from '../../support/fauxqs.ts';

@@ -1,6 +1,10 @@
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { av } from '#shared/ledger-item.ts';
-import { LEDGER_BY_JOB_INDEX, LEDGER_BY_JOB_PARTITION_KEY } from '#shared/ledger-table.ts';
+import {
+  av,
+  createDynamoLedger,
+  LEDGER_BY_JOB_INDEX,
+  LEDGER_BY_JOB_PARTITION_KEY,
+} from '#ledger/index.ts';
 import {
   DisabledInConfigError,
   PauseEndInPastError,
@@ -9,12 +13,11 @@ import {
   resumeJob,
 } from '../../../../cli/aws/job-control.ts';
 import { createOperatorLog } from '../../../../cli/aws/operator-log.ts';
-import { createDynamoLedger } from '../../../../functions/dispatcher/ledger.ts';
 import { TestClock } from '../../../support/doubles.ts';
 import { makeJob } from '../../../support/jobs.ts';
 import { startContractStores } from '../../../support/ledger-stores.ts';
 
-// One contract, two stores, as the ledger's own (test/integration/dispatcher/ledger.test.ts).
+// One contract, two stores, as the ledger's own (test/integration/ledger/ledger.test.ts).
 const contract = await startContractStores(inject('dynamoEndpoint'));
 afterAll(() => contract.stop());
 

@@ -1,6 +1,6 @@
 import pc from 'picocolors';
 import { describe, expect, it } from 'vitest';
-import type { RunItem } from '#shared/ledger-item.ts';
+import type { RunItem } from '#ledger/index.ts';
 import type { DeployedSchedule } from '../../../../cli/aws/deployed-schedules.ts';
 import type { PauseState } from '../../../../cli/aws/job-control.ts';
 import { offlineInput } from '../../../../cli/commands/describe.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RunItem } from '#shared/ledger-item.ts';
+import type { RunItem } from '#ledger/index.ts';
 import { runSignals } from '../../../../cli/format/run-signals.ts';
 import { makeJob } from '../../../support/jobs.ts';
 

@@ -2,17 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { av, type Item } from '#shared/ledger-item.ts';
 import {
+  av,
   type ConditionalUpdate,
   createLedgerStore,
-  type LedgerStore,
-} from '#shared/ledger-store.ts';
-import {
+  type Item,
   LEDGER_OPEN_INDEX,
   LEDGER_PARTITION_KEY,
+  type LedgerStore,
   ledgerTableDefinition,
-} from '#shared/ledger-table.ts';
+} from '#ledger/index.ts';
 import { startEmbeddedDynamo } from '../../../../cli/simulation/dynalite.ts';
 import { createQueryMemo, type QueryMemo } from '../../../../cli/simulation/query-memo.ts';
 

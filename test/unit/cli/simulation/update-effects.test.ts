@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { av } from '#shared/ledger-item.ts';
-import { UpdateExpression } from '#shared/update-expression.ts';
+import { av, UpdateExpression } from '#ledger/index.ts';
 import { type IndexEffect, indexEffect } from '../../../../cli/simulation/update-effects.ts';
 
 const OPEN = { hash: 'openShard', sort: 'checkAtEpochMs' };

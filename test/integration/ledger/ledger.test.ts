@@ -1,15 +1,13 @@
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { openShardOf } from '#shared/ledger-item.ts';
-import {
-  createZoneDriftLedger,
-  type ZoneDriftClaim,
-  type ZoneDriftLedger,
-} from '#shared/zone-drift-ledger.ts';
 import {
   type ClaimRequest,
   createDynamoLedger,
+  createZoneDriftLedger,
   type Ledger,
-} from '../../../functions/dispatcher/ledger.ts';
+  openShardOf,
+  type ZoneDriftClaim,
+  type ZoneDriftLedger,
+} from '#ledger/index.ts';
 import { startContractStores } from '../../support/ledger-stores.ts';
 
 // One contract, two stores: DynamoDB Local (what the tests trust) and dynalite (the CLI

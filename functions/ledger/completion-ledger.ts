@@ -1,20 +1,14 @@
-import { createJobStateLedger } from '#shared/job-state-ledger.ts';
-import {
-  av,
-  decodeRun,
-  type OutboxEffect,
-  type RunItem,
-  type Signal,
-} from '#shared/ledger-item.ts';
-import type { LedgerStore } from '#shared/ledger-store.ts';
+import { createJobStateLedger } from './job-state-ledger.ts';
+import { av, decodeRun, type OutboxEffect, type RunItem, type Signal } from './ledger-item.ts';
+import type { LedgerStore } from './ledger-store.ts';
 import {
   addOutbox,
   createOutboxLedger,
   type LeavingMove,
   leaveOpenIndex,
   type OutboxLedger,
-} from '#shared/outbox.ts';
-import { UpdateExpression } from '#shared/update-expression.ts';
+} from './outbox.ts';
+import { UpdateExpression } from './update-expression.ts';
 
 /** The terminal write the recorder makes for one completion. */
 export interface CompletionWrite {

@@ -1,4 +1,4 @@
-import { createJobStateLedger, type JobStateLedger } from '#shared/job-state-ledger.ts';
+import { createJobStateLedger, type JobStateLedger } from './job-state-ledger.ts';
 import {
   av,
   decodeRun,
@@ -6,16 +6,11 @@ import {
   type RunItem,
   type RunOrigin,
   type SkipReason,
-} from '#shared/ledger-item.ts';
-import type { LedgerStore, UpdateResult } from '#shared/ledger-store.ts';
-import { LEDGER_OPEN_INDEX, LEDGER_TTL_ATTRIBUTE } from '#shared/ledger-table.ts';
-import {
-  addOutbox,
-  createOutboxLedger,
-  leaveOpenIndex,
-  type OutboxLedger,
-} from '#shared/outbox.ts';
-import { UpdateExpression } from '#shared/update-expression.ts';
+} from './ledger-item.ts';
+import type { LedgerStore, UpdateResult } from './ledger-store.ts';
+import { LEDGER_OPEN_INDEX, LEDGER_TTL_ATTRIBUTE } from './ledger-table.ts';
+import { addOutbox, createOutboxLedger, leaveOpenIndex, type OutboxLedger } from './outbox.ts';
+import { UpdateExpression } from './update-expression.ts';
 
 /** How a claim may take a run: only a new one, or also one that is due for another attempt. */
 export type ClaimMode =

@@ -1,7 +1,10 @@
-import type { DeadLetterMessage, DeadLetters } from './dead-letters.ts';
-import { buildEnvelope } from './envelope.ts';
-import type { JobDefinition } from './job.ts';
-import type { JobCatalog } from './jobs-bundle.ts';
+import type { DeadLetterMessage, DeadLetters } from '#shared/dead-letters.ts';
+import { buildEnvelope } from '#shared/envelope.ts';
+import type { JobDefinition } from '#shared/job.ts';
+import type { JobCatalog } from '#shared/jobs-bundle.ts';
+import type { AppLogger } from '#shared/logger.ts';
+import type { AppMetrics } from '#shared/metrics.ts';
+import { withRetries } from '#shared/retry.ts';
 import {
   av,
   decodeRun,
@@ -11,10 +14,7 @@ import {
   type Signal,
 } from './ledger-item.ts';
 import type { LedgerStore, UpdateResult } from './ledger-store.ts';
-import type { AppLogger } from './logger.ts';
-import type { AppMetrics } from './metrics.ts';
 import { buildNotification, type Notifier } from './notifications.ts';
-import { withRetries } from './retry.ts';
 import { UpdateExpression } from './update-expression.ts';
 
 /**

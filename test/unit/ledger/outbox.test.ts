@@ -1,11 +1,15 @@
 // leaveOpenIndex's choice between its two writes, against a store that answers each request
 // from a script (the writes themselves run on DynamoDB Local and dynalite in the ledger
-// contract, test/integration/dispatcher/ledger.test.ts).
+// contract, test/integration/ledger/ledger.test.ts).
 import { describe, expect, it } from 'vitest';
-import { av } from '#shared/ledger-item.ts';
-import type { ConditionalUpdate, LedgerStore, UpdateResult } from '#shared/ledger-store.ts';
-import { leaveOpenIndex } from '#shared/outbox.ts';
-import { UpdateExpression } from '#shared/update-expression.ts';
+import {
+  av,
+  type ConditionalUpdate,
+  type LedgerStore,
+  UpdateExpression,
+  type UpdateResult,
+} from '#ledger/index.ts';
+import { leaveOpenIndex } from '#ledger/outbox.ts';
 
 const OWED = { outbox: av.ss(['notify:missed']) };
 

@@ -1,10 +1,10 @@
 import type { SNSClient } from '@aws-sdk/client-sns';
 import { DateTime } from 'luxon';
-import type { Sender } from './aws-clients.ts';
+import type { Sender } from '#shared/aws-clients.ts';
+import type { ZoneDriftFinding } from '#shared/zone-drift.ts';
+import { compareZoneDataVersions } from '#shared/zone-fingerprint.ts';
+import { zoneAbbreviation } from '#shared/zone-time.ts';
 import type { RunItem, Signal } from './ledger-item.ts';
-import type { ZoneDriftFinding } from './zone-drift.ts';
-import { compareZoneDataVersions } from './zone-fingerprint.ts';
-import { zoneAbbreviation } from './zone-time.ts';
 
 /**
  * One on-call notification: which job, which run, what happened, and the exact command to look

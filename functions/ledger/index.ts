@@ -1,0 +1,94 @@
+/**
+ * The ledger: zonecron's DynamoDB table and everything that reads or writes its items (runs,
+ * job states, the outbox, zone-drift notices, operator events), and the on-call notifications
+ * the outbox sends. docs/architecture.md §5 is its contract.
+ *
+ * Everything outside functions/ledger imports the ledger from here (`#ledger/index.ts`; a unit
+ * test of one module may import that module); the files in this folder import each other
+ * directly. The ledger may import only the engine and functions/shared
+ * (test/unit/import-layers.test.ts).
+ */
+
+export {
+  type CompletionWrite,
+  createRecorderLedger,
+  type RecorderLedger,
+} from './completion-ledger.ts';
+export {
+  createJobStateLedger,
+  type JobStateLedger,
+  type PauseRequest,
+  type SwapOutcome,
+} from './job-state-ledger.ts';
+export {
+  av,
+  decodeRun,
+  type Item,
+  inLastPause,
+  isTerminal,
+  type JobStateItem,
+  jobStateKey,
+  LedgerItemError,
+  type OutboxEffect,
+  openShardOf,
+  openShards,
+  type RunItem,
+  type RunOrigin,
+  type RunStatus,
+  type Signal,
+  type SkipReason,
+  zoneDriftKey,
+} from './ledger-item.ts';
+export {
+  type ConditionalUpdate,
+  createLedgerStore,
+  type LedgerStore,
+  type LedgerStoreOptions,
+  LedgerThrottledError,
+  type UpdateResult,
+} from './ledger-store.ts';
+export {
+  LEDGER_BY_JOB_INDEX,
+  LEDGER_BY_JOB_PARTITION_KEY,
+  LEDGER_BY_JOB_SORT_KEY,
+  LEDGER_OPEN_INDEX,
+  LEDGER_OPEN_PARTITION_KEY,
+  LEDGER_OPEN_SORT_KEY,
+  LEDGER_PARTITION_KEY,
+  LEDGER_TTL_ATTRIBUTE,
+  ledgerTableDefinition,
+} from './ledger-table.ts';
+export {
+  buildZoneDriftNotification,
+  createSnsNotifier,
+  type Notifier,
+  RecordingNotifier,
+  type RunNotification,
+  type ZoneDriftNotification,
+  type ZoneDriftNotifier,
+} from './notifications.ts';
+export {
+  decodeOperatorEvent,
+  encodeOperatorEvent,
+  OPERATOR_EVENT_PREFIX,
+  type OperatorAction,
+  type OperatorEvent,
+} from './operator-event.ts';
+export { type OutboxDeps, type OutboxLedger, performOutbox } from './outbox.ts';
+export {
+  type ClaimMode,
+  type ClaimOutcome,
+  type ClaimRequest,
+  createDynamoLedger,
+  type Ledger,
+  LedgerConflictError,
+  type RunLedger,
+  type SkipRecord,
+} from './run-ledger.ts';
+export { UpdateExpression } from './update-expression.ts';
+export {
+  createZoneDriftLedger,
+  type ZoneDriftClaim,
+  type ZoneDriftLedger,
+  type ZoneDriftNoticeId,
+} from './zone-drift-ledger.ts';
