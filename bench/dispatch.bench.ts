@@ -192,6 +192,8 @@ function instantLedger(): Ledger {
     getRun: async () => undefined,
     getRuns: async () => new Map(),
     findDue: async () => [],
+    recordSkipRange: async () => {},
+    findSkipRange: async () => undefined,
     getJobState: async () => undefined,
     getJobStates: async () => new Map(),
     swapWatermark: async () => ({ swapped: true }),

@@ -1,7 +1,7 @@
 import type { RunItem, RunLedger } from '#ledger/index.ts';
 import { type JobDefinition, scheduleSpecOf } from '#shared/job.ts';
-import { planCatchup } from '../../functions/dispatcher/catch-up.ts';
 import type { Dispatcher, RunOutcome } from '../../functions/dispatcher/dispatch.ts';
+import { policyPicks } from '../../functions/dispatcher/gap.ts';
 import {
   nextOccurrences,
   type Occurrence,
@@ -211,13 +211,7 @@ export function pausedRunsToReplay(
       (r.before === undefined ||
         (r.before.status === 'skipped' && r.before.skipReason === 'paused')),
   );
-  const plan = planCatchup(
-    job,
-    undelivered.map((r) => r.occurrence),
-    undefined,
-    false,
-  );
-  return undelivered.filter((r) => plan.deliver.includes(r.occurrence));
+  return policyPicks(job, undelivered);
 }
 
 /**

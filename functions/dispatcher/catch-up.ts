@@ -1,12 +1,14 @@
-import {
-  inLastPause,
-  type JobStateItem,
-  type RunItem,
-  type SkipReason,
-  type SkipRecord,
+import type {
+  JobStateItem,
+  MissedIncident,
+  PauseSpan,
+  RunItem,
+  SkipRange,
+  SkipReason,
+  SkipRecord,
 } from '#ledger/index.ts';
-import { type JobDefinition, scheduleSpecOf } from '#shared/job.ts';
-import { type Occurrence, occurrencesBetween, periodBucket } from '../schedule/index.ts';
+import type { JobDefinition } from '#shared/job.ts';
+import { type Occurrence, periodBucket } from '../schedule/index.ts';
 import {
   type CoreContext,
   deliverRun,
@@ -17,54 +19,15 @@ import {
   reportMissed,
   tickRun,
 } from './deliver-run.ts';
-
-/** Which of the undecided runs of a catch-up are delivered, and which are skipped and why. */
-export interface CatchupPlan {
-  /** Oldest first. */
-  readonly deliver: readonly Occurrence[];
-  readonly skip: readonly { readonly occurrence: Occurrence; readonly reason: SkipReason }[];
-}
-
-/**
- * Applies a job's catch-up policy to the undecided runs of a range.
- *
- * - `all`: every run, oldest first; beyond `maxRuns` the **oldest** are skipped (`max-runs`).
- * - `latest`: only the newest run of the range, and only if nothing newer is due or decided.
- * - `none`: only the tick's own run; nothing is caught up.
- *
- * The tick's own run (`ownAt`, the newest by construction) is always delivered.
- *
- * @example
- * planCatchup(latestJob, [r0100, r0115, r0130], undefined, false)
- * //=> { deliver: [r0130], skip: [{ occurrence: r0100, reason: 'catch-up-latest' }, { occurrence: r0115, … }] }
- */
-export function planCatchup(
-  job: Pick<JobDefinition, 'catchup'>,
-  undecided: readonly Occurrence[],
-  ownAt: Date | undefined,
-  newer: boolean,
-): CatchupPlan {
-  const isOwn = (o: Occurrence) => ownAt !== undefined && o.at.getTime() === ownAt.getTime();
-  const split = (deliver: Occurrence[], reason: SkipReason): CatchupPlan => ({
-    deliver,
-    skip: undecided
-      .filter((o) => !deliver.includes(o))
-      .map((occurrence) => ({ occurrence, reason })),
-  });
-  switch (job.catchup.policy) {
-    case 'none':
-      return split(undecided.filter(isOwn), 'catch-up-none');
-    case 'latest': {
-      const newest = undecided.at(-1);
-      const deliver = newest && (isOwn(newest) || !newer) ? [newest] : [];
-      return split(deliver, 'catch-up-latest');
-    }
-    case 'all': {
-      const cap = Math.max(1, job.catchup.maxRuns);
-      return split(undecided.slice(-cap), 'max-runs');
-    }
-  }
-}
+import {
+  type GapScan,
+  type GapSkip,
+  inPause,
+  MAX_SKIPS_RECORDED,
+  POLICY_SKIP_REASON,
+  pauseSpans,
+  scanGap,
+} from './gap.ts';
 
 /** What a catch-up is asked to decide. */
 export interface CatchupRequest {
@@ -82,18 +45,21 @@ export interface CatchupRequest {
   readonly origin: 'tick' | 'sweep';
 }
 
-/** Most runs older than the catch-up window recorded one by one; the rest are counted. */
-const MAX_RECORDED_OUTSIDE_WINDOW = 500;
+/** One gap's decision: what is delivered, what is skipped one by one, and the range. */
+interface GapPlan {
+  /** Oldest first: orphans, the policy's candidates, then the tick's own run. */
+  readonly deliver: readonly Occurrence[];
+  readonly skips: readonly GapSkip[];
+  readonly range?: SkipRange;
+  /** How many of `deliver` are caught up from the gap (the policy's budget spends them). */
+  readonly caughtUp: number;
+  /** The gap's first run, if it has any. */
+  readonly firstMs?: number;
+}
 
 /**
  * Decides every undecided run of one job up to `upTo`, under the job's catch-up lease: the one
  * place catch-up policy is applied, for late ticks and for the sweep alike.
- *
- * ```
- *   runs of the job:  ─(W ── older than window ──[S-window ─────── undecided ────── upTo]
- *                          skipped(outside-window)  policy: deliver, or skipped(reason)
- *   a run inside the last pause: skipped(paused)     W moves to upTo, the lease is given back
- * ```
  *
  * Returns the outcomes of the runs it delivered; when another dispatcher holds the lease, only
  * the tick's own run is delivered (the holder decides the rest).
@@ -113,9 +79,18 @@ export async function catchUpJob(
  * another holds it (it may be deciding these runs now, or have died holding it: the lease
  * ends by itself).
  *
- * The watermark moves to `upTo` only when every run was decided: a catch-up that fails
- * half-way (a throttled read, a failed claim) gives the lease back and leaves the watermark,
- * so the retry of its event, or the next tick, decides the same runs again.
+ * ```
+ *   runs of the job: ─(W ── outside-window ──[upTo-window ── newest `keep` delivered ──] upTo
+ *                        the rest of the gap: skipped, the newest 100 one by one, the others
+ *                        in one range item; a run inside a pause: skipped(paused)
+ * ```
+ *
+ * The gap's policy budget is shared by every catch-up until a tick delivers its own run on time
+ * (the job state's `gapCaughtUp`), so the tick and the sweep, whichever comes first, and the
+ * sweep's chunks, never deliver more than `maxRuns` of one gap. The watermark moves to `upTo`
+ * only when every run was decided: a catch-up that fails half-way gives the lease back and
+ * leaves the watermark, so the retry of its event, or the next tick, decides the same runs
+ * again (the conditional writes make that harmless).
  *
  * @example
  * await catchUpUnderLease(ctx, job, { upTo, origin: 'sweep' })
@@ -130,25 +105,37 @@ export async function catchUpUnderLease(
   const leaseUntilEpochMs = nowEpochMs + ctx.options.leaseSeconds * 1000;
   const state = await ctx.ledger.acquireCatchup(job.id, nowEpochMs, leaseUntilEpochMs);
   if (!state) return undefined;
-  let decidedUpTo: Date | undefined;
+  let finished: { upTo: Date; gapCaughtUp: number } | undefined;
   try {
-    const plan = await decide(ctx, job, state, request);
-    await recordSkips(ctx, job, request, plan.skip);
-    const outcomes: RunOutcome[] = [];
+    const plan = await planGap(ctx, job, state, request);
+    const incident = missedIncident(ctx, job, plan, request);
+    await recordSkips(ctx, job, request, plan, incident);
+    const outcomes: RunOutcome[] = ownSkipped(job, request, plan);
     for (const occurrence of plan.deliver) {
-      const own = isSame(occurrence, request.own);
-      outcomes.push(
-        await deliverRun(
-          ctx,
-          planned(job, occurrence, request, !own && isMissed(ctx, job, occurrence)),
-        ),
-      );
+      const run = planned(job, occurrence, request, isMissedRun(ctx, job, occurrence, request));
+      outcomes.push(await deliverRun(ctx, withIncident(run, incident)));
     }
-    decidedUpTo = request.upTo;
+    finished = { upTo: request.upTo, gapCaughtUp: (state.gapCaughtUp ?? 0) + plan.caughtUp };
     return outcomes;
   } finally {
-    await ctx.ledger.finishCatchup(job.id, leaseUntilEpochMs, decidedUpTo);
+    await ctx.ledger.finishCatchup(job.id, leaseUntilEpochMs, finished);
   }
+}
+
+/** The tick's own run's outcome when its pause skipped it (the delivered ones come after). */
+function ownSkipped(job: JobDefinition, request: CatchupRequest, plan: GapPlan): RunOutcome[] {
+  const own = request.own;
+  if (!own || plan.deliver.some((o) => isSame(o, own))) return [];
+  return [
+    {
+      key: keyOf(job, own),
+      jobId: job.id,
+      at: own.at.toISOString(),
+      outcome: 'skipped',
+      reason: 'paused',
+      detail: skipDetail(job, 'paused'),
+    },
+  ];
 }
 
 function isSame(a: Occurrence, b: Occurrence | undefined): boolean {
@@ -158,6 +145,16 @@ function isSame(a: Occurrence, b: Occurrence | undefined): boolean {
 /** Past its grace: nobody delivered it in time. */
 function isMissed(ctx: CoreContext, job: JobDefinition, occurrence: Occurrence): boolean {
   return ctx.clock().getTime() > occurrence.at.getTime() + job.alarm.graceSeconds * 1000;
+}
+
+/** A delivered run of the gap that is missed (a tick's own run is on time by definition). */
+function isMissedRun(
+  ctx: CoreContext,
+  job: JobDefinition,
+  occurrence: Occurrence,
+  request: CatchupRequest,
+): boolean {
+  return !isSame(occurrence, request.own) && isMissed(ctx, job, occurrence);
 }
 
 function planned(
@@ -175,51 +172,116 @@ function planned(
   };
 }
 
-/** Lists the undecided runs of the range and applies the policy and the last pause. */
-async function decide(
+/** How many of a gap's newest runs in the window the policy may still deliver. */
+function budgetOf(job: JobDefinition, state: JobStateItem): number {
+  switch (job.catchup.policy) {
+    case 'all':
+      return Math.max(0, job.catchup.maxRuns - (state.gapCaughtUp ?? 0));
+    case 'latest':
+      return (state.gapCaughtUp ?? 0) > 0 ? 0 : 1;
+    case 'none':
+      return 0;
+  }
+}
+
+/** Scans the gap, reads what its candidates already have, and applies the policy. */
+async function planGap(
   ctx: CoreContext,
   job: JobDefinition,
   state: JobStateItem,
   request: CatchupRequest,
-): Promise<CatchupPlan> {
-  const spec = scheduleSpecOf(job);
+): Promise<GapPlan> {
   const upToMs = request.upTo.getTime();
-  const windowStartMs = upToMs - job.catchup.windowSeconds * 1000;
-  const watermarkMs = Date.parse(state.watermarkAt ?? state.sinceAt ?? request.upTo.toISOString());
-  // The window is closed at its start: a run exactly `window` old is still caught up.
-  const fromMs = Math.max(watermarkMs, windowStartMs - 1);
-  const inWindow = fromMs < upToMs ? occurrencesBetween(spec, new Date(fromMs), request.upTo) : [];
-  const orphans = (request.orphans ?? []).filter((o) => o.at.getTime() >= windowStartMs);
-  const candidates = uniqueSorted([...inWindow, ...orphans]);
-  const outside =
-    watermarkMs < windowStartMs - 1
-      ? occurrencesBetween(spec, new Date(watermarkMs), new Date(windowStartMs - 1))
-      : [];
+  const afterMs = Date.parse(state.watermarkAt ?? state.sinceAt ?? request.upTo.toISOString());
+  const pauses = pauseSpans(state);
+  const countFromMs = Math.max(afterMs, upToMs - ctx.options.retentionDays * 86_400_000);
+  const scan = scanGap(job, {
+    afterMs,
+    upToMs,
+    countFromMs,
+    ...(request.own ? { ownMs: request.own.at.getTime() } : {}),
+    pauses,
+    keep: budgetOf(job, state),
+  });
   const existing = await ctx.ledger.getRuns(
-    candidates.map((o) => periodBucket(job.id, o.at)),
+    scan.candidates.map((o) => keyOf(job, o)),
     true,
   );
-  const undecided = candidates.filter((o) => !existing.has(periodBucket(job.id, o.at)));
-  const newest = undecided.at(-1);
-  const newer =
-    (request.newerDue ?? false) ||
-    (newest !== undefined &&
-      candidates.some((o) => o.at > newest.at && existing.has(periodBucket(job.id, o.at))));
-  const paused = undecided.filter((o) => inLastPause(state, o.at));
-  const plan = planCatchup(
-    job,
-    undecided.filter((o) => !paused.includes(o)),
-    request.own?.at,
-    newer,
-  );
+  const undecided = scan.candidates.filter((o) => !existing.has(keyOf(job, o)));
+  // Under latest, a newer run due or decided (a tick's own run is one) makes the gap's moot.
+  const passLatest =
+    job.catchup.policy === 'latest' &&
+    (request.newerDue === true ||
+      request.own !== undefined ||
+      undecided.length < scan.candidates.length);
+  const deliver = passLatest ? [] : undecided;
+  const dropped = passLatest ? undecided : [];
+  const orphans = await liveOrphans(ctx, job, request, scan.windowStartMs, pauses);
+  const own = request.own && !inPause(pauses, request.own.at.getTime()) ? [request.own] : [];
   return {
-    deliver: plan.deliver,
-    skip: [
-      ...outside.map((occurrence) => ({ occurrence, reason: 'outside-window' as const })),
-      ...paused.map((occurrence) => ({ occurrence, reason: 'paused' as const })),
-      ...plan.skip,
+    deliver: [...orphans, ...deliver, ...own],
+    skips: [
+      ...scan.skips,
+      ...dropped.map((occurrence) => ({ occurrence, reason: 'catch-up-latest' as const })),
+      ...(request.own && own.length === 0
+        ? [{ occurrence: request.own, reason: 'paused' as const }]
+        : []),
     ],
+    ...(scan.needsRange
+      ? { range: rangeOf(ctx, job, { afterMs, countFromMs }, scan, pauses) }
+      : {}),
+    caughtUp: deliver.length,
+    ...(scan.firstMs === undefined ? {} : { firstMs: scan.firstMs }),
   };
+}
+
+function keyOf(job: JobDefinition, occurrence: Occurrence): string {
+  return periodBucket(job.id, occurrence.at);
+}
+
+/** The range item of a gap's runs that have no item of their own. */
+function rangeOf(
+  ctx: CoreContext,
+  job: JobDefinition,
+  { afterMs, countFromMs }: { readonly afterMs: number; readonly countFromMs: number },
+  scan: GapScan,
+  pauses: readonly PauseSpan[],
+): SkipRange {
+  return {
+    jobId: job.id,
+    afterMs,
+    beforeMs: scan.rangeBeforeMs,
+    windowStartMs: scan.windowStartMs,
+    policyReason: POLICY_SKIP_REASON[job.catchup.policy],
+    pauses: pauses.map((p) => ({ fromMs: p.fromMs, toMs: Math.min(p.toMs, scan.rangeBeforeMs) })),
+    runs: scan.rangeRuns,
+    pausedRuns: scan.rangePaused,
+    countedFromMs: countFromMs,
+    decidedAt: ctx.clock().toISOString(),
+  };
+}
+
+/**
+ * The sweep's orphans (runs at or before W with no item: a tick moved W and died before its
+ * claim) that are still to deliver: inside the window, not paused, and not in a gap's range.
+ */
+async function liveOrphans(
+  ctx: CoreContext,
+  job: JobDefinition,
+  request: CatchupRequest,
+  windowStartMs: number,
+  pauses: readonly PauseSpan[],
+): Promise<Occurrence[]> {
+  const live: Occurrence[] = [];
+  let range: SkipRange | undefined;
+  for (const o of uniqueSorted(request.orphans ?? [])) {
+    const ms = o.at.getTime();
+    if (ms < windowStartMs || inPause(pauses, ms)) continue;
+    if (range && ms > range.afterMs && ms < range.beforeMs) continue;
+    range = await ctx.ledger.findSkipRange(job.id, o.at);
+    if (!range) live.push(o);
+  }
+  return live;
 }
 
 function uniqueSorted(occurrences: readonly Occurrence[]): Occurrence[] {
@@ -227,23 +289,56 @@ function uniqueSorted(occurrences: readonly Occurrence[]): Occurrence[] {
   return [...byMs.entries()].sort(([a], [b]) => a - b).map(([, o]) => o);
 }
 
-/** Records the skipped runs (each once, conditionally), counting and logging each. */
+/**
+ * The one missed notification of a gap: carried by its newest missed run (delivered or
+ * skipped), naming how many runs the gap held, the first and the last.
+ */
+function missedIncident(
+  ctx: CoreContext,
+  job: JobDefinition,
+  plan: GapPlan,
+  request: CatchupRequest,
+): MissedIncident | undefined {
+  const missed = [
+    ...plan.deliver.filter((o) => isMissedRun(ctx, job, o, request)),
+    ...plan.skips
+      .filter((s) => s.reason !== 'paused' && isMissed(ctx, job, s.occurrence))
+      .map((s) => s.occurrence),
+  ].sort((a, b) => a.at.getTime() - b.at.getTime());
+  const carrier = missed.at(-1);
+  if (!carrier) return undefined;
+  const rangeMissed = plan.range ? plan.range.runs - plan.range.pausedRuns : 0;
+  const ranged = rangeMissed > 0 && plan.firstMs !== undefined;
+  const first = ranged ? new Date(plan.firstMs as number) : (missed[0] as Occurrence).at;
+  const delivered = plan.deliver.filter((o) => isMissedRun(ctx, job, o, request)).length;
+  return {
+    carrierKey: keyOf(job, carrier),
+    runs: missed.length + rangeMissed,
+    first: first.toISOString(),
+    last: carrier.at.toISOString(),
+    delivered,
+  };
+}
+
+function withIncident(run: PlannedRun, incident: MissedIncident | undefined): PlannedRun {
+  if (!run.missed) return run;
+  return incident?.carrierKey === run.key ? { ...run, incident } : { ...run, notify: false };
+}
+
+/** Records the gap's skipped runs (each once, conditionally) and its range; counts and logs. */
 async function recordSkips(
   ctx: CoreContext,
   job: JobDefinition,
   request: CatchupRequest,
-  skips: CatchupPlan['skip'],
+  plan: GapPlan,
+  incident: MissedIncident | undefined,
 ): Promise<void> {
   const nowEpochMs = ctx.clock().getTime();
-  let unrecorded = 0;
-  let recordedOutside = 0;
-  for (const { occurrence, reason } of skips) {
-    if (reason === 'outside-window' && recordedOutside++ >= MAX_RECORDED_OUTSIDE_WINDOW) {
-      unrecorded++;
-      continue;
-    }
+  const ttlEpochSec = Math.floor(nowEpochMs / 1000) + ctx.options.retentionDays * 86_400;
+  if (plan.range) await recordRange(ctx, job, plan.range, ttlEpochSec);
+  for (const { occurrence, reason } of plan.skips) {
     const missed = reason !== 'paused' && isMissed(ctx, job, occurrence);
-    const run = planned(job, occurrence, request, missed);
+    const run = withIncident(planned(job, occurrence, request, missed), incident);
     const record: SkipRecord = {
       key: run.key,
       jobId: job.id,
@@ -254,27 +349,45 @@ async function recordSkips(
       reason,
       detail: skipDetail(job, reason),
       missed,
+      ...(run.notify === false ? { notify: false } : {}),
+      ...(run.incident ? { incident: run.incident } : {}),
       nowEpochMs,
       outboxLeaseUntilEpochMs: nowEpochMs + ctx.options.outboxLeaseSeconds * 1000,
-      ttlEpochSec: Math.floor(nowEpochMs / 1000) + ctx.options.retentionDays * 86_400,
+      ttlEpochSec,
     };
     if (!(await ctx.ledger.recordSkipped(record))) continue;
     ctx.metrics.job(job.id, reason === 'paused' ? 'SkippedPaused' : 'CatchupDropped');
     ctx.logger.warn('skipped', logFields(run, { decision: `skipped-${reason}`, reason }));
-    if (missed) {
-      reportMissed(ctx, run, `skipped (${reason})`);
+    if (missed) reportMissed(ctx, run, `skipped (${reason})`);
+    if (missed && run.incident) {
       await performNewOutbox(ctx, skippedItem(record), {}, ['notify:missed'], ['missed']);
     }
   }
-  if (unrecorded > 0) {
-    ctx.metrics.job(job.id, 'CatchupDropped', unrecorded);
-    ctx.logger.warn('skipped', {
-      decision: 'skipped-outside-window',
-      jobId: job.id,
-      count: unrecorded,
-      hint: `runs older than the catch-up window, beyond the ${MAX_RECORDED_OUTSIDE_WINDOW} recorded one by one`,
-    });
+}
+
+/** Writes a gap's range item and counts and logs the runs it stands for. */
+async function recordRange(
+  ctx: CoreContext,
+  job: JobDefinition,
+  range: SkipRange,
+  ttlEpochSec: number,
+): Promise<void> {
+  await ctx.ledger.recordSkipRange(range, ttlEpochSec);
+  // Older than the runs recorded one by one, each past its grace: missed, unless paused.
+  const missed = range.runs - range.pausedRuns;
+  if (missed > 0) {
+    ctx.metrics.job(job.id, 'CatchupDropped', missed);
+    ctx.metrics.job(job.id, 'MissedRuns', missed);
   }
+  if (range.pausedRuns > 0) ctx.metrics.job(job.id, 'SkippedPaused', range.pausedRuns);
+  ctx.logger.warn('skipped', {
+    decision: 'skipped-range',
+    jobId: job.id,
+    after: new Date(range.afterMs).toISOString(),
+    before: new Date(range.beforeMs).toISOString(),
+    count: range.runs,
+    hint: `the gap's older runs, beyond the ${MAX_SKIPS_RECORDED} recorded one by one: one range item stands for them`,
+  });
 }
 
 /** The item a recorded skip wrote, as the outbox needs it. */
@@ -295,6 +408,7 @@ function skippedItem(record: SkipRecord): RunItem {
     origin: record.origin,
     signals: [],
     outbox: [],
+    ...(record.incident ? { incident: record.incident } : {}),
   };
 }
 

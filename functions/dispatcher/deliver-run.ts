@@ -1,6 +1,7 @@
 import {
   type ClaimMode,
   type Ledger,
+  type MissedIncident,
   type Notifier,
   type OutboxDeps,
   type OutboxEffect,
@@ -120,6 +121,10 @@ export interface PlannedRun {
   readonly mode: ClaimMode;
   /** The run was due and nobody decided it: raise `missed` when the claim creates it. */
   readonly missed: boolean;
+  /** False when a raised `missed` is told by another run's notification (the gap's carrier). */
+  readonly notify?: boolean;
+  /** On the run that carries its gap's one missed notification: what the gap held. */
+  readonly incident?: MissedIncident;
 }
 
 /**
@@ -277,6 +282,8 @@ export async function deliverRun(ctx: CoreContext, run: PlannedRun): Promise<Run
     leaseUntilEpochMs: nowEpochMs + options.leaseSeconds * 1000,
     ttlEpochSec: Math.floor(nowEpochMs / 1000) + options.retentionDays * 86_400,
     missed: run.missed,
+    ...(run.notify === false ? { notify: false } : {}),
+    ...(run.incident ? { incident: run.incident } : {}),
   });
   if (!claim.claimed) return duplicate(ctx, run, claim.existing, nowEpochMs);
   const item = claim.item;

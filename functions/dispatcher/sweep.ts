@@ -9,7 +9,7 @@ import {
 import { catchUpUnderLease } from './catch-up.ts';
 import type { CoreContext, RunOutcome } from './deliver-run.ts';
 import { reconcileRun, type Settled } from './reconcile.ts';
-import { CONFIG_PAUSED_BY, pauseEndAt, pauseEnded, skipPaused } from './tick.ts';
+import { CONFIG_PAUSED_BY, pauseEndAt, pauseEnded } from './tick.ts';
 
 /** What one sweep found and did. */
 export interface SweepResult {
@@ -161,7 +161,7 @@ export async function runSweep(
   const due = dueRuns(ctx, range, memory.windows);
   const records = due.length > 0 ? await ctx.ledger.getRuns(due.map((d) => d.key)) : new Map();
   const undecided = due.filter((d) => !records.has(d.key));
-  const { outcomes, deferred } = await catchUpUndecided(ctx, undecided, range, errors);
+  const { outcomes, deferred } = await catchUpUndecided(ctx, undecided, scheduledAt, errors);
   const settled = await settleOpen(ctx, errors);
   if (!memory.disabledStamped) {
     memory.disabledStamped = await settle(errors, () => stampDisabledJobs(ctx), false);
@@ -260,7 +260,7 @@ function dueRuns(ctx: CoreContext, range: { from: Date; to: Date }, windows: Run
 async function catchUpUndecided(
   ctx: CoreContext,
   undecided: readonly Due[],
-  range: { from: Date; to: Date },
+  scheduledAt: Date,
   errors: unknown[],
 ): Promise<{ outcomes: RunOutcome[]; deferred: string[] }> {
   if (undecided.length === 0) return { outcomes: [], deferred: [] };
@@ -273,7 +273,8 @@ async function catchUpUndecided(
     ctx.options.sweepConcurrency,
     errors,
     async (list) => {
-      const outcomes = await catchUpJobRuns(ctx, list, states.get(list[0]?.job.id ?? ''), range);
+      const state = states.get(list[0]?.job.id ?? '');
+      const outcomes = await catchUpJobRuns(ctx, list, state, scheduledAt);
       if (outcomes === undefined) deferred.push(list[0]?.job.id ?? '');
       return outcomes ?? [];
     },
@@ -281,12 +282,19 @@ async function catchUpUndecided(
   return { outcomes: results.flat(), deferred };
 }
 
-/** The job's undecided runs decided; undefined when another dispatcher holds its catch-up. */
+/**
+ * The job's undecided runs decided; undefined when another dispatcher holds its catch-up.
+ *
+ * The whole gap at once: up to the newest run past its grace at the sweep's instant, not only
+ * the chunk of minutes this sweep checks, so the policy holds per gap (later chunks find its runs
+ * decided). A pause is the catch-up's to apply: runs due before it are decided as if there were
+ * none.
+ */
 async function catchUpJobRuns(
   ctx: CoreContext,
   list: readonly Due[],
   state: JobStateItem | undefined,
-  range: { from: Date; to: Date },
+  scheduledAt: Date,
 ): Promise<RunOutcome[] | undefined> {
   const job = list[0]?.job;
   // A job that never ran (a fresh deploy), or runs before its first: nothing was expected.
@@ -294,15 +302,10 @@ async function catchUpJobRuns(
   const since = Date.parse(state.sinceAt);
   const live = list.filter((d) => d.occurrence.at.getTime() >= since).map((d) => d.occurrence);
   if (live.length === 0) return [];
-  if (state.pausedAt && !pauseEnded(job, state, ctx.clock())) {
-    const skipped: RunOutcome[] = [];
-    for (const occurrence of live) skipped.push(await skipPaused(ctx, job, occurrence, state));
-    return skipped;
-  }
-  if (state.pausedAt) {
+  if (state.pausedAt && pauseEnded(job, state, ctx.clock())) {
     await ctx.ledger.resume(job.id, { at: pauseEndAt(state, ctx.clock()), catchUp: false });
   }
-  const upTo = new Date(range.to.getTime() - job.alarm.graceSeconds * 1000);
+  const upTo = new Date(scheduledAt.getTime() - job.alarm.graceSeconds * 1000);
   const watermarkMs = Date.parse(state.watermarkAt ?? state.sinceAt);
   return catchUpUnderLease(ctx, job, {
     upTo,

@@ -1,4 +1,4 @@
-import { inLastPause, type JobStateItem } from '#ledger/index.ts';
+import { inLastPause, type JobStateItem, reasonInRange } from '#ledger/index.ts';
 import { type JobDefinition, scheduleSpecOf } from '#shared/job.ts';
 import { type Occurrence, occurrencesBetween } from '../schedule/index.ts';
 import { catchUpJob } from './catch-up.ts';
@@ -81,26 +81,82 @@ export async function handleTick(
   const previous = previousRun(scheduleSpecOf(job), s);
   const swap = await ctx.ledger.swapWatermark(job.id, { previous: previous?.at, scheduledAt: s });
   if (swap.swapped) return result([await deliverRun(ctx, tickRun(job, own))]);
-  return result(await slowPath(ctx, job, own, swap.state));
+  return result(await slowPath(ctx, job, own, previous, swap.state));
 }
 
 async function slowPath(
   ctx: CoreContext,
   job: JobDefinition,
   own: Occurrence,
+  previous: Occurrence | undefined,
   state: JobStateItem | undefined,
 ): Promise<RunOutcome[]> {
-  if (state?.pausedAt) return paused(ctx, job, own, state);
   if (!state?.sinceAt) {
+    if (state?.pausedAt) return [await skipPaused(ctx, job, own, state)];
     await ctx.ledger.createJobState(job.id, own.at);
     return [await deliverRun(ctx, tickRun(job, own))];
   }
+  if (own.at.getTime() < Date.parse(state.sinceAt)) return [beforeFirstRun(ctx, job, own, state)];
+  if (state.pausedAt) return paused(ctx, job, own, previous, state);
   if (Date.parse(state.watermarkAt ?? state.sinceAt) >= own.at.getTime()) {
-    // A tick late enough to arrive after its pause ended: the resume moved W past its run.
-    if (inLastPause(state, own.at)) return [await skipPaused(ctx, job, own, state)];
-    return [await deliverRun(ctx, tickRun(job, own))];
+    return [await repeatedTick(ctx, job, own, state)];
   }
   return catchUpJob(ctx, job, { upTo: own.at, own, origin: 'tick' });
+}
+
+/**
+ * A tick of a run at or before W: a repeated or late tick. The run was decided: by its own item
+ * (the claim refuses a duplicate), as part of the last pause, or inside a gap's skip range.
+ */
+async function repeatedTick(
+  ctx: CoreContext,
+  job: JobDefinition,
+  own: Occurrence,
+  state: JobStateItem,
+): Promise<RunOutcome> {
+  // A tick late enough to arrive after its pause ended: the run fell in the pause.
+  if (inLastPause(state, own.at) && !state.lastPauseCatchUp) {
+    return skipPaused(ctx, job, own, state);
+  }
+  const range = await ctx.ledger.findSkipRange(job.id, own.at);
+  const reason = range && reasonInRange(range, own.at);
+  if (!range || !reason) return deliverRun(ctx, tickRun(job, own));
+  const run = tickRun(job, own);
+  ctx.logger.info('duplicate', logFields(run, { decision: 'duplicate', existing: 'skip-range' }));
+  ctx.metrics.job(job.id, 'DuplicatesSuppressed');
+  const detail = `decided with its gap at ${range.decidedAt}`;
+  return {
+    key: run.key,
+    jobId: job.id,
+    at: own.at.toISOString(),
+    outcome: 'skipped',
+    reason,
+    detail,
+  };
+}
+
+/** A tick of a run before the job's first: nothing was expected then; ignored and counted. */
+function beforeFirstRun(
+  ctx: CoreContext,
+  job: JobDefinition,
+  own: Occurrence,
+  state: JobStateItem,
+): RunOutcome {
+  const run = tickRun(job, own);
+  ctx.metrics.global('RejectedTicks');
+  ctx.logger.warn('ignored', {
+    ...logFields(run, { decision: 'ignored' }),
+    message: 'before-first-run',
+    sinceAt: state.sinceAt,
+  });
+  return {
+    key: run.key,
+    jobId: job.id,
+    at: own.at.toISOString(),
+    outcome: 'skipped',
+    reason: 'outside-window',
+    detail: `before the job's first run (${state.sinceAt}): not a run of this deploy`,
+  };
 }
 
 /** True when a pause no longer applies: its end passed, or jobs.yaml enables the job again. */
@@ -127,11 +183,22 @@ async function paused(
   ctx: CoreContext,
   job: JobDefinition,
   own: Occurrence,
+  previous: Occurrence | undefined,
   state: JobStateItem,
 ): Promise<RunOutcome[]> {
   const now = ctx.clock();
-  if (!pauseEnded(job, state, now)) return [await skipPaused(ctx, job, own, state)];
-  const endedAt = pauseEndAt(state, now);
+  if (!pauseEnded(job, state, now)) {
+    // Nothing undecided before it, and due inside the pause: the cheap skip.
+    const watermarkMs = Date.parse(state.watermarkAt ?? state.sinceAt ?? '');
+    const noGap = previous === undefined || watermarkMs >= previous.at.getTime();
+    if (noGap && own.at.getTime() >= Date.parse(state.pausedAt ?? '')) {
+      return [await skipPaused(ctx, job, own, state)];
+    }
+    return catchUpJob(ctx, job, { upTo: own.at, own, origin: 'tick' });
+  }
+  // A pause by jobs.yaml ends with the deploy that enables the job, whose first tick this is.
+  const endedAt =
+    state.pausedBy === CONFIG_PAUSED_BY && own.at < now ? own.at : pauseEndAt(state, now);
   await ctx.ledger.resume(job.id, { at: endedAt, catchUp: false });
   ctx.logger.info('resumed', {
     decision: 'resumed',
@@ -141,11 +208,8 @@ async function paused(
     resumedAt: endedAt.toISOString(),
     by: state.pausedBy === CONFIG_PAUSED_BY ? 'jobs.yaml enables the job' : 'the pause ended',
   });
-  // A late tick of a run due before the pause's --until: it fell in the pause. (A pause by
-  // jobs.yaml ends with the deploy that enables the job, whose first tick this is.)
-  const fellInPause = state.pausedBy !== CONFIG_PAUSED_BY && own.at < endedAt;
-  if (fellInPause) return [await skipPaused(ctx, job, own, state)];
-  return [await deliverRun(ctx, tickRun(job, own))];
+  // The runs since W, those of the pause skipped(paused), and S itself unless it fell in it.
+  return catchUpJob(ctx, job, { upTo: own.at, own, origin: 'tick' });
 }
 
 /** Records a run of a paused job as skipped(paused) and moves the watermark past it. */

@@ -29,6 +29,7 @@ export {
   type JobStateItem,
   jobStateKey,
   LedgerItemError,
+  type MissedIncident,
   type OutboxEffect,
   openShardOf,
   openShards,
@@ -85,6 +86,15 @@ export {
   type RunLedger,
   type SkipRecord,
 } from './run-ledger.ts';
+export {
+  createSkipRangeLedger,
+  decodeSkipRange,
+  type PauseSpan,
+  reasonInRange,
+  SKIP_RANGE_PREFIX,
+  type SkipRange,
+  type SkipRangeLedger,
+} from './skip-range.ts';
 export { UpdateExpression } from './update-expression.ts';
 export {
   createZoneDriftLedger,

@@ -60,8 +60,15 @@ export interface JobStateLedger {
     nowEpochMs: number,
     leaseUntilEpochMs: number,
   ): Promise<JobStateItem | undefined>;
-  /** Moves W to `upTo` (if later; not at all when undefined) and gives the catch-up lease back. */
-  finishCatchup(jobId: string, leaseUntilEpochMs: number, upTo: Date | undefined): Promise<void>;
+  /**
+   * Gives the catch-up lease back; with `decided`, first moves W to its `upTo` (if later) and
+   * records the gap's budget spent so far (`gapCaughtUp`).
+   */
+  finishCatchup(
+    jobId: string,
+    leaseUntilEpochMs: number,
+    decided: { readonly upTo: Date; readonly gapCaughtUp: number } | undefined,
+  ): Promise<void>;
   /**
    * Takes `concurrency: forbid`'s slot for run `key` until `untilEpochMs`; refused while another
    * run holds it (its key comes back).
@@ -77,9 +84,10 @@ export interface JobStateLedger {
   /** Pauses the job (again, updating the reason and end); the state as written. */
   pause(jobId: string, request: PauseRequest): Promise<JobStateItem>;
   /**
-   * Ends a pause. Without `catchUp`, W moves to just before `at` (1 ms) so nothing paused is
-   * replayed while a run due at the very instant of the resume stays live, as the pause is
-   * half-open; the pause is remembered (`lastPauseFrom`/`lastPauseTo`). False when the job was
+   * Ends a pause and remembers it (`lastPauseFrom`/`lastPauseTo`), half-open: a run due at the
+   * very instant of the resume is live. W stays: the next catch-up decides the runs after it,
+   * those inside the pause as skipped(paused) — or, with `catchUp`, as a gap under the job's
+   * policy — and those due before the pause as if there had been none. False when the job was
    * not paused.
    */
   resume(
@@ -102,8 +110,8 @@ export function createJobStateLedger(store: LedgerStore): JobStateLedger {
     advanceWatermark: (jobId, at) => advanceWatermark(store, jobId, at),
     acquireCatchup: (jobId, nowEpochMs, leaseUntilEpochMs) =>
       acquireCatchup(store, jobId, nowEpochMs, leaseUntilEpochMs),
-    finishCatchup: (jobId, leaseUntilEpochMs, upTo) =>
-      finishCatchup(store, jobId, leaseUntilEpochMs, upTo),
+    finishCatchup: (jobId, leaseUntilEpochMs, decided) =>
+      finishCatchup(store, jobId, leaseUntilEpochMs, decided),
     acquireSlot: (jobId, key, nowEpochMs, untilEpochMs) =>
       acquireSlot(store, jobId, key, nowEpochMs, untilEpochMs),
     releaseSlot: (jobId, key) => releaseSlot(store, jobId, key),
@@ -156,7 +164,8 @@ async function swapWatermark(
   runs: Parameters<JobStateLedger['swapWatermark']>[1],
 ): Promise<SwapOutcome> {
   const at = runs.scheduledAt.toISOString();
-  const u = new UpdateExpression().set('watermarkAt', av.s(at));
+  // A tick that delivers its own run on time ends any gap: the next one has a budget of its own.
+  const u = new UpdateExpression().set('watermarkAt', av.s(at)).remove('gapCaughtUp');
   const result = await write(store, jobStateKey(jobId), u, (c) => {
     const w = c.name('watermarkAt');
     const lower =
@@ -220,7 +229,7 @@ async function finishCatchup(
   store: LedgerStore,
   jobId: string,
   leaseUntilEpochMs: number,
-  upTo: Date | undefined,
+  decided: Parameters<JobStateLedger['finishCatchup']>[2],
 ): Promise<void> {
   const ours = (c: UpdateExpression) =>
     `${c.name('catchupLeaseUntilEpochMs')} = ${c.value('lease', av.n(leaseUntilEpochMs))}`;
@@ -231,15 +240,18 @@ async function finishCatchup(
       new UpdateExpression().remove('catchupLeaseUntilEpochMs'),
       ours,
     );
-  if (!upTo) {
+  if (!decided) {
     await release();
     return;
   }
-  const iso = av.s(upTo.toISOString());
+  const iso = av.s(decided.upTo.toISOString());
   const moved = await write(
     store,
     jobStateKey(jobId),
-    new UpdateExpression().set('watermarkAt', iso).remove('catchupLeaseUntilEpochMs'),
+    new UpdateExpression()
+      .set('watermarkAt', iso)
+      .set('gapCaughtUp', av.n(decided.gapCaughtUp))
+      .remove('catchupLeaseUntilEpochMs'),
     (c) => `${ours(c)} AND ${c.name('watermarkAt')} < ${c.value('upTo', iso)}`,
   );
   if (moved.applied) return;
@@ -309,13 +321,13 @@ async function resume(
   const at = av.s(request.at.toISOString());
   const u = new UpdateExpression()
     .remove('pausedAt', 'pausedBy', 'pauseReason', 'pausedUntil')
-    .set('lastPauseTo', at);
+    .set('lastPauseTo', at)
+    .setIfAbsent('watermarkAt', av.s(new Date(request.at.getTime() - 1).toISOString()))
+    .setIfAbsent('sinceAt', at);
+  if (request.catchUp) u.set('lastPauseCatchUp', av.b(true));
+  else u.remove('lastPauseCatchUp');
   const lastFrom = u.name('lastPauseFrom');
   const pausedAt = u.name('pausedAt');
-  if (!request.catchUp) {
-    const justBefore = av.s(new Date(request.at.getTime() - 1).toISOString());
-    u.set('watermarkAt', justBefore).setIfAbsent('sinceAt', at);
-  }
   const { update, names, values } = u.build();
   const result = await store.update({
     key: jobStateKey(jobId),

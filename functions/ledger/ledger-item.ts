@@ -93,12 +93,30 @@ export interface RunItem {
   readonly signals: readonly Signal[];
   readonly outbox: readonly OutboxEffect[];
   readonly outboxLeaseUntilEpochMs?: number;
+  /** On the one run of a gap that carries the gap's missed notification: what the gap held. */
+  readonly incident?: MissedIncident;
   readonly openShard?: string;
   readonly checkAtEpochMs?: number;
   readonly ttlEpochSec?: number;
 }
 
 /** A job's own item: its watermark, pause, catch-up lease and running slot. */
+/**
+ * The runs of one gap that were missed, as its single notification tells them: carried by the
+ * gap's newest missed run (docs/semantics.md, "Signals and notifications").
+ */
+export interface MissedIncident {
+  /** The run item that carries the notification. */
+  readonly carrierKey: string;
+  /** Missed runs in the gap (delivered late or skipped). */
+  readonly runs: number;
+  /** UTC ISO instants of the first and the last of them. */
+  readonly first: string;
+  readonly last: string;
+  /** How many of them were delivered late; the others were skipped. */
+  readonly delivered: number;
+}
+
 export interface JobStateItem {
   readonly jobId: string;
   /** Every run at or before it has been decided (or is being decided). */
@@ -112,7 +130,14 @@ export interface JobStateItem {
   readonly pausedUntil?: string;
   readonly lastPauseFrom?: string;
   readonly lastPauseTo?: string;
+  /** The last pause was resumed with catch-up: its runs are a gap, not skipped(paused). */
+  readonly lastPauseCatchUp?: boolean;
   readonly catchupLeaseUntilEpochMs?: number;
+  /**
+   * Runs caught up since a tick last delivered its own run on time: a gap's policy budget
+   * (`catchup.maxRuns`) is shared by every catch-up that decides part of it.
+   */
+  readonly gapCaughtUp?: number;
   readonly runningKey?: string;
   readonly runningUntilEpochMs?: number;
 }
@@ -207,6 +232,9 @@ class Reader {
     }
     return v.BOOL;
   }
+  optBool(name: string): true | undefined {
+    return this.bool(name) || undefined;
+  }
   set(name: string): string[] {
     const v = this.item[name];
     if (v === undefined) return [];
@@ -279,8 +307,18 @@ export function decodeRun(item: Item): RunItem {
       openShard: r.optS('openShard'),
       checkAtEpochMs: r.optN('checkAtEpochMs'),
       ttlEpochSec: r.optN(LEDGER_TTL_ATTRIBUTE),
+      incident: decodeIncident(r.optS('incident')),
     }),
   };
+}
+
+function decodeIncident(text: string | undefined): MissedIncident | undefined {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text) as MissedIncident;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -311,7 +349,9 @@ export function decodeJobState(item: Item): JobStateItem {
       pausedUntil: r.optS('pausedUntil'),
       lastPauseFrom: r.optS('lastPauseFrom'),
       lastPauseTo: r.optS('lastPauseTo'),
+      lastPauseCatchUp: r.optBool('lastPauseCatchUp'),
       catchupLeaseUntilEpochMs: r.optN('catchupLeaseUntilEpochMs'),
+      gapCaughtUp: r.optN('gapCaughtUp'),
       runningKey: r.optS('runningKey'),
       runningUntilEpochMs: r.optN('runningUntilEpochMs'),
     }),

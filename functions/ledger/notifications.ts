@@ -27,6 +27,13 @@ export interface RunNotification {
   readonly skipReason?: string;
   readonly attempts: number;
   readonly lastError?: string;
+  /**
+   * How many runs it tells of: 1, or a gap's missed runs (one notification per incident), from
+   * `first` to `last` (UTC ISO instants).
+   */
+  readonly runs: number;
+  readonly first: string;
+  readonly last: string;
   /** One sentence for a human. */
   readonly summary: string;
   /** The `zonecron` commands to look at the run and to act on it. */
@@ -85,13 +92,16 @@ export function buildNotification(
   stack: string,
 ): RunNotification {
   const local = localTime(item.at, timezone);
-  const history = `zonecron history ${item.jobId} --stack ${stack} --since ${item.at}`;
+  const incident = signal === 'missed' ? item.incident : undefined;
+  const first = incident?.first ?? item.at;
+  const history = `zonecron history ${item.jobId} --stack ${stack} --since ${first}`;
+  const backfill = `zonecron backfill ${item.jobId} --from ${new Date(Date.parse(first) - 60_000).toISOString()} --to ${item.at} --stack ${stack}`;
   const act: Partial<Record<Signal, string | undefined>> = {
     'dead-lettered': `zonecron dlq redrive --key ${item.key} --stack ${stack}`,
     'run-failed': `zonecron dlq redrive --key ${item.key} --stack ${stack}`,
     missed:
-      item.status === 'skipped'
-        ? `zonecron backfill ${item.jobId} --from ${new Date(Date.parse(item.at) - 60_000).toISOString()} --to ${item.at} --stack ${stack}`
+      item.status === 'skipped' || (incident && incident.delivered < incident.runs)
+        ? backfill
         : undefined,
   };
   return {
@@ -108,9 +118,28 @@ export function buildNotification(
     ...(item.skipReason ? { skipReason: item.skipReason } : {}),
     attempts: item.attempts,
     ...(item.lastError ? { lastError: item.lastError } : {}),
-    summary: `${item.jobId}: the run at ${local} ${WHAT[signal]}${outcomeOf(signal, item)}`,
+    runs: incident?.runs ?? 1,
+    first,
+    last: incident?.last ?? item.at,
+    summary: incident
+      ? incidentSummary(item.jobId, incident, timezone)
+      : `${item.jobId}: the run at ${local} ${WHAT[signal]}${outcomeOf(signal, item)}`,
     commands: { history, ...(act[signal] ? { act: act[signal] } : {}) },
   };
+}
+
+/** The sentence of a gap's one missed notification. */
+function incidentSummary(
+  jobId: string,
+  incident: NonNullable<RunItem['incident']>,
+  timezone: string | undefined,
+): string {
+  const skipped = incident.runs - incident.delivered;
+  const span =
+    incident.runs === 1
+      ? `the run at ${localTime(incident.last, timezone)} was`
+      : `${incident.runs} runs from ${localTime(incident.first, timezone)} to ${localTime(incident.last, timezone)} were`;
+  return `${jobId}: ${span} due and no tick of their own delivered them; ${incident.delivered} delivered late by a catch-up, ${skipped} skipped by the catch-up policy`;
 }
 
 /**

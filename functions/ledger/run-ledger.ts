@@ -2,6 +2,7 @@ import { createJobStateLedger, type JobStateLedger } from './job-state-ledger.ts
 import {
   av,
   decodeRun,
+  type MissedIncident,
   openShardOf,
   type RunItem,
   type RunOrigin,
@@ -10,6 +11,7 @@ import {
 import type { LedgerStore, UpdateResult } from './ledger-store.ts';
 import { LEDGER_OPEN_INDEX, LEDGER_TTL_ATTRIBUTE } from './ledger-table.ts';
 import { addOutbox, createOutboxLedger, leaveOpenIndex, type OutboxLedger } from './outbox.ts';
+import { createSkipRangeLedger, type SkipRangeLedger } from './skip-range.ts';
 import { UpdateExpression } from './update-expression.ts';
 
 /** How a claim may take a run: only a new one, or also one that is due for another attempt. */
@@ -41,6 +43,13 @@ export interface ClaimRequest {
   readonly ttlEpochSec: number;
   /** Raise `missed` (only with `mode: 'create'`: the run was due and nobody had decided it). */
   readonly missed: boolean;
+  /**
+   * Whether a raised `missed` owes its notification: false for the runs of a gap but the one
+   * that carries the gap's single notification. @default true
+   */
+  readonly notify?: boolean;
+  /** On the carrier of a gap's notification: what the gap held. */
+  readonly incident?: MissedIncident;
 }
 
 /** The result of a claim: ours, or the stored item that refused it (a suppressed duplicate). */
@@ -61,6 +70,10 @@ export interface SkipRecord {
   readonly detail: string;
   /** Raise `missed`: the run was due and never delivered. */
   readonly missed: boolean;
+  /** As {@link ClaimRequest.notify}. @default true */
+  readonly notify?: boolean;
+  /** As {@link ClaimRequest.incident}. */
+  readonly incident?: MissedIncident;
   readonly nowEpochMs: number;
   readonly outboxLeaseUntilEpochMs: number;
   readonly ttlEpochSec: number;
@@ -162,7 +175,7 @@ export interface RunLedger extends OutboxLedger {
 }
 
 /** The whole ledger the dispatcher core uses. */
-export interface Ledger extends RunLedger, JobStateLedger {}
+export interface Ledger extends RunLedger, JobStateLedger, SkipRangeLedger {}
 
 /** A claim was refused but the refusing item could not be read back. */
 export class LedgerConflictError extends Error {
@@ -211,6 +224,7 @@ export function createDynamoLedger(store: LedgerStore): Ledger {
   return {
     ...createJobStateLedger(store),
     ...createOutboxLedger(store),
+    ...createSkipRangeLedger(store),
     claim: (request) => claimRun(store, request),
     markDispatched: (key, attempts, delivery) => markDispatched(store, key, attempts, delivery),
     releaseFailed: (key, attempts, failure) => releaseFailed(store, key, attempts, failure),
@@ -266,7 +280,7 @@ async function claimRun(store: LedgerStore, request: ClaimRequest): Promise<Clai
     .remove('skipReason');
   if (request.missed && request.mode === 'create') {
     // The outbox shares the claim's lease: the item is open until then anyway.
-    addOutbox(u, request.key, ['missed'], ['notify:missed'], request.leaseUntilEpochMs);
+    raiseMissed(u, request, request.leaseUntilEpochMs);
   }
   const condition = claimCondition(u, request);
   const { update, names, values } = u.build();
@@ -369,6 +383,20 @@ function markSkipped(
   return applied(leaveOpenIndex(store, { key, build, condition: ownClaim(attempts) }));
 }
 
+/** The `missed` signal, with its notification owed unless the gap's carrier owes it. */
+function raiseMissed(
+  u: UpdateExpression,
+  request: Pick<ClaimRequest, 'key' | 'notify' | 'incident'>,
+  outboxLeaseUntilEpochMs: number,
+): void {
+  if (request.notify === false) {
+    u.add('signals', av.ss(['missed']));
+    return;
+  }
+  addOutbox(u, request.key, ['missed'], ['notify:missed'], outboxLeaseUntilEpochMs);
+  if (request.incident) u.set('incident', av.s(JSON.stringify(request.incident)));
+}
+
 /** Whether a conditional update was made. */
 async function applied(result: Promise<UpdateResult>): Promise<boolean> {
   return (await result).applied;
@@ -389,9 +417,7 @@ function recordSkipped(store: LedgerStore, record: SkipRecord): Promise<boolean>
     .set('manual', av.b(false))
     .set('origin', av.s(record.origin))
     .set(LEDGER_TTL_ATTRIBUTE, av.n(record.ttlEpochSec));
-  if (record.missed) {
-    addOutbox(u, record.key, ['missed'], ['notify:missed'], record.outboxLeaseUntilEpochMs);
-  }
+  if (record.missed) raiseMissed(u, record, record.outboxLeaseUntilEpochMs);
   return conditional(store, record.key, u, (c) => `attribute_not_exists(${c.name('pk')})`);
 }
 

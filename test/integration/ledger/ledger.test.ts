@@ -377,7 +377,7 @@ describe.each(stores)('the ledger on %s', (_name, open) => {
       });
     });
 
-    it('lends the catch-up lease to one holder, and moves W on when it is given back', async () => {
+    it('lends the catch-up lease to one holder, and moves W on and records the gap budget spent when it is given back', async () => {
       const ledger = await open();
       const w = new Date('2023-06-01T10:00:00Z');
       expect(await ledger.acquireCatchup('j', T, T + 60_000)).toBeUndefined(); // never ran
@@ -387,15 +387,20 @@ describe.each(stores)('the ledger on %s', (_name, open) => {
       });
       expect(await ledger.acquireCatchup('j', T + 1, T + 60_001)).toBeUndefined();
       const upTo = new Date('2023-06-01T12:00:00Z');
-      await ledger.finishCatchup('j', T + 60_000, upTo);
+      await ledger.finishCatchup('j', T + 60_000, { upTo, gapCaughtUp: 2 });
       expect(await ledger.getJobState('j')).toEqual({
         jobId: 'j',
         watermarkAt: upTo.toISOString(),
         sinceAt: w.toISOString(),
+        gapCaughtUp: 2,
       });
       expect(await ledger.acquireCatchup('j', T + 2, T + 60_002)).toBeDefined();
-      await ledger.finishCatchup('j', T + 60_002, w); // W never moves back
+      await ledger.finishCatchup('j', T + 60_002, { upTo: w, gapCaughtUp: 0 }); // W never moves back
       expect((await ledger.getJobState('j'))?.watermarkAt).toBe(upTo.toISOString());
+      // A tick's own run delivered on time ends the gap: its budget is spent no more.
+      const next = new Date('2023-06-01T13:00:00Z');
+      await ledger.swapWatermark('j', { previous: upTo, scheduledAt: next });
+      expect((await ledger.getJobState('j'))?.gapCaughtUp).toBeUndefined();
     });
 
     it('holds the forbid slot for one run until released or expired', async () => {
@@ -414,7 +419,7 @@ describe.each(stores)('the ledger on %s', (_name, open) => {
       expect((await ledger.getJobState('j'))?.runningKey).toBeUndefined();
     });
 
-    it('resumes without replay by moving W to 1 ms before the resume (a run due at the resume is live), and remembers the pause', async () => {
+    it('resumes leaving W where it was, and remembers the pause and whether it is caught up', async () => {
       const ledger = await open();
       const from = new Date('2023-06-01T10:00:00Z');
       const to = new Date('2023-06-03T10:00:00Z');
@@ -428,12 +433,20 @@ describe.each(stores)('the ledger on %s', (_name, open) => {
       });
       expect((await ledger.getJobState('j'))?.pausedUntil).toBeUndefined();
       expect(await ledger.resume('j', { at: to, catchUp: false })).toBe(true);
-      expect(await ledger.getJobState('j')).toEqual({
+      const resumed = {
         jobId: 'j',
-        watermarkAt: new Date(to.getTime() - 1).toISOString(),
+        watermarkAt: '2023-05-01T00:00:00.000Z',
         sinceAt: '2023-05-01T00:00:00.000Z',
         lastPauseFrom: from.toISOString(),
         lastPauseTo: to.toISOString(),
+      };
+      expect(await ledger.getJobState('j')).toEqual(resumed);
+      await ledger.pause('j', { at: to, by: 'ops', reason: 'again' });
+      expect(await ledger.resume('j', { at: to, catchUp: true })).toBe(true);
+      expect(await ledger.getJobState('j')).toEqual({
+        ...resumed,
+        lastPauseFrom: to.toISOString(),
+        lastPauseCatchUp: true,
       });
     });
 
