@@ -88,7 +88,7 @@ describe.each(contract.stores)('pause, resume and the operator log on %s', (_nam
     expect(await ledger.getJobState('nightly')).toBeUndefined();
   });
 
-  it('resumes by moving the watermark to 1 ms before now, so nothing paused is replayed, and logs who resumed', async () => {
+  it('resumes by remembering the pause, whose runs the dispatcher skips as paused, leaving the watermark, and logs who resumed', async () => {
     const { deps, ledger, log, clock } = await setup();
     await ledger.createJobState('nightly', new Date('2026-11-01T01:30:00Z'));
     await pauseJob(deps, { job, by: 'alice@laptop', reason: 'db migration' });
@@ -101,7 +101,7 @@ describe.each(contract.stores)('pause, resume and the operator log on %s', (_nam
     });
     expect(await ledger.getJobState('nightly')).toEqual({
       jobId: 'nightly',
-      watermarkAt: '2026-11-29T11:59:59.999Z',
+      watermarkAt: '2026-11-01T01:30:00.000Z',
       sinceAt: '2026-11-01T01:30:00.000Z',
       lastPauseFrom: NOW,
       lastPauseTo: '2026-11-29T12:00:00.000Z',
