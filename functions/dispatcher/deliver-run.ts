@@ -14,6 +14,7 @@ import {
 import type { DeadLetters } from '#shared/dead-letters.ts';
 import { DEFAULT_LEASE_SECONDS, DEFAULT_RETENTION_DAYS } from '#shared/defaults.ts';
 import { buildEnvelope } from '#shared/envelope.ts';
+import { typeOfValue } from '#shared/event-bounds.ts';
 import { type JobDefinition, scheduleSpecOf, tracksCompletion } from '#shared/job.ts';
 import { catalogOf, type JobCatalog } from '#shared/jobs-bundle.ts';
 import type { AppLogger } from '#shared/logger.ts';
@@ -196,11 +197,30 @@ export type RunOutcome =
       readonly lastError: string;
     });
 
-/** A short, single-line description of a thrown value for the ledger and the DLQ. */
+/** Longest description of a thrown value in the ledger and the DLQ. */
+const MAX_ERROR_CHARS = 1000;
+
+/**
+ * A short, single-line description of a thrown value for the ledger and the DLQ.
+ *
+ * Bounded whatever was thrown: the text is cut before it is rewritten, and a value that cannot
+ * be made a string (a deeply nested array, an object whose `toString` throws) is named by its
+ * type.
+ *
+ * @example
+ * describeError(new TypeError('bad\n input')) //=> 'TypeError: bad input'
+ */
 export function describeError(error: unknown): string {
-  const text =
-    error instanceof Error ? `${error.name}: ${error.message}` : `thrown: ${String(error)}`;
-  return text.replace(/\s+/g, ' ').slice(0, 1000);
+  let text: string;
+  try {
+    text = error instanceof Error ? `${error.name}: ${error.message}` : `thrown: ${String(error)}`;
+  } catch {
+    text = `thrown: ${typeOfValue(error)} that cannot be printed`;
+  }
+  return text
+    .slice(0, 4 * MAX_ERROR_CHARS)
+    .replace(/\s+/g, ' ')
+    .slice(0, MAX_ERROR_CHARS);
 }
 
 /** The structured fields of every decision line about a run. */

@@ -1,4 +1,5 @@
 import { DateTime } from 'luxon';
+import { unreadableEventFields } from '#shared/event-bounds.ts';
 import type { JobDefinition } from '#shared/job.ts';
 import { type Occurrence, periodBucket } from '../schedule/index.ts';
 import {
@@ -11,7 +12,13 @@ import {
   tickRun,
 } from './deliver-run.ts';
 import { NotARunError, RedriveRefusedError, UnknownJobError } from './errors.ts';
-import { isMalformedEventError, parseEvent, type TickEvent } from './events.ts';
+import {
+  type DispatcherEvent,
+  type EventReading,
+  readEvent,
+  type SweepEvent,
+  type TickEvent,
+} from './events.ts';
 import { createSweepMemory, runSweep, type SweepResult } from './sweep.ts';
 import { handleTick, type TickResult } from './tick.ts';
 
@@ -29,7 +36,7 @@ export type { TickResult } from './tick.ts';
 /** An event that was logged and counted but not acted on. */
 export interface IgnoredResult {
   readonly kind: 'ignored';
-  readonly reason: 'malformed' | 'unknown-job' | 'disabled-job' | 'future';
+  readonly reason: 'malformed' | 'unknown-job' | 'disabled-job' | 'future' | 'ancient';
   readonly jobId?: string;
 }
 
@@ -49,7 +56,9 @@ export interface Dispatcher {
    *
    * A failed delivery does not throw: the run is recorded `delivery-failed` and the sweep
    * retries it. Infrastructure errors (DynamoDB unreachable) propagate, so Lambda retries the
-   * event. Malformed events, unknown and disabled jobs, and ticks from the future never throw.
+   * event. Malformed events (whatever they hold: any depth, any size), unknown and disabled
+   * jobs, and ticks from the future or from longer ago than the job's catch-up window (the
+   * sweep's backlog, for the sweep) never throw.
    */
   handle(event: unknown): Promise<DispatchResult>;
   /**
@@ -124,30 +133,11 @@ async function route(
   memory: ReturnType<typeof createSweepMemory>,
   raw: unknown,
 ): Promise<DispatchResult> {
-  let event: ReturnType<typeof parseEvent>;
-  try {
-    event = parseEvent(raw);
-  } catch (error) {
-    if (!isMalformedEventError(error)) throw error;
-    ctx.metrics.global('MalformedEvents');
-    ctx.logger.error('malformed-event', {
-      decision: 'ignored',
-      issues: error.issues,
-      event: JSON.stringify(raw ?? null).slice(0, 2000),
-    });
-    return { kind: 'ignored', reason: 'malformed' };
-  }
-  if ((event.kind === 'tick' || event.kind === 'sweep') && fromTheFuture(ctx, event.scheduledAt)) {
-    ctx.metrics.global('RejectedTicks');
-    ctx.logger.error('future-event', {
-      decision: 'ignored',
-      kind: event.kind,
-      scheduledAt: event.scheduledAt.toISOString(),
-      now: ctx.clock().toISOString(),
-      allowedSkewSeconds: ctx.options.clockSkewSeconds,
-    });
-    return { kind: 'ignored', reason: 'future' };
-  }
+  const reading = readEvent(raw);
+  if (!reading.ok) return ignoreMalformed(ctx, reading);
+  const { event } = reading;
+  const refused = refuseInstant(ctx, event);
+  if (refused) return refused;
   try {
     switch (event.kind) {
       case 'tick':
@@ -174,9 +164,81 @@ async function route(
   }
 }
 
+/** An event no one can read: logged by its type, size and first issue, never in full. */
+function ignoreMalformed(
+  ctx: CoreContext,
+  reading: Extract<EventReading, { ok: false }>,
+): IgnoredResult {
+  ctx.metrics.global('MalformedEvents');
+  ctx.logger.error('malformed-event', {
+    decision: 'ignored',
+    ...unreadableEventFields(reading.summary, reading.issues),
+  });
+  return { kind: 'ignored', reason: 'malformed' };
+}
+
+/**
+ * A tick or sweep from the future, or a sweep older than the sweep's backlog, refused and
+ * counted (`RejectedTicks`); undefined for any other event. (A tick's age is judged against
+ * its job's window, once the job is known.)
+ */
+function refuseInstant(ctx: CoreContext, event: DispatcherEvent): IgnoredResult | undefined {
+  if (event.kind !== 'tick' && event.kind !== 'sweep') return undefined;
+  if (fromTheFuture(ctx, event.scheduledAt)) {
+    ctx.metrics.global('RejectedTicks');
+    ctx.logger.error('future-event', {
+      decision: 'ignored',
+      kind: event.kind,
+      scheduledAt: event.scheduledAt.toISOString(),
+      now: ctx.clock().toISOString(),
+      allowedSkewSeconds: ctx.options.clockSkewSeconds,
+    });
+    return { kind: 'ignored', reason: 'future' };
+  }
+  const backlogSeconds = ctx.options.sweepMaxBacklogSeconds;
+  if (event.kind === 'sweep' && tooOld(ctx, event, backlogSeconds)) {
+    return refuseAncient(ctx, event, backlogSeconds);
+  }
+  return undefined;
+}
+
 /** A tick or sweep stamped later than the clock allows: never the run it claims to be. */
 function fromTheFuture(ctx: CoreContext, scheduledAt: Date): boolean {
   return scheduledAt.getTime() > ctx.clock().getTime() + ctx.options.clockSkewSeconds * 1000;
+}
+
+/**
+ * The oldest a tick may be: the job's catch-up window or the ledger's retention, whichever is
+ * shorter. An older tick's run was decided long ago (by the sweep, under the catch-up policy)
+ * or has been forgotten by the ledger; claiming it now would deliver it a second time, or catch
+ * up years of runs behind it.
+ */
+function tickMaxAgeSeconds(ctx: CoreContext, job: JobDefinition): number {
+  return Math.min(ctx.options.retentionDays * 86_400, job.catchup.windowSeconds);
+}
+
+/** An event stamped more than `maxAgeSeconds` before the clock. */
+function tooOld(ctx: CoreContext, event: TickEvent | SweepEvent, maxAgeSeconds: number): boolean {
+  return event.scheduledAt.getTime() < ctx.clock().getTime() - maxAgeSeconds * 1000;
+}
+
+/** Logs and counts (`RejectedTicks`) a tick or sweep older than `maxAgeSeconds`. */
+function refuseAncient(
+  ctx: CoreContext,
+  event: TickEvent | SweepEvent,
+  maxAgeSeconds: number,
+): IgnoredResult {
+  const jobId = event.kind === 'tick' ? event.jobId : undefined;
+  ctx.metrics.global('RejectedTicks');
+  ctx.logger.error('ancient-event', {
+    decision: 'ignored',
+    kind: event.kind,
+    ...(jobId ? { jobId } : {}),
+    scheduledAt: event.scheduledAt.toISOString(),
+    now: ctx.clock().toISOString(),
+    maxAgeSeconds,
+  });
+  return { kind: 'ignored', reason: 'ancient', ...(jobId ? { jobId } : {}) };
 }
 
 function ignoreUnknown(ctx: CoreContext, jobId: string): IgnoredResult {
@@ -188,6 +250,8 @@ function ignoreUnknown(ctx: CoreContext, jobId: string): IgnoredResult {
 async function tick(ctx: CoreContext, event: TickEvent): Promise<TickResult | IgnoredResult> {
   const job = ctx.jobs.get(event.jobId);
   if (!job) return ignoreUnknown(ctx, event.jobId);
+  const maxAgeSeconds = tickMaxAgeSeconds(ctx, job);
+  if (tooOld(ctx, event, maxAgeSeconds)) return refuseAncient(ctx, event, maxAgeSeconds);
   if (!job.enabled) {
     ctx.metrics.global('DisabledJobEvents');
     ctx.logger.warn('disabled-job', { decision: 'ignored', jobId: job.id });

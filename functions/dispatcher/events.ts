@@ -1,3 +1,5 @@
+import { type EventSummary, inspectEvent, preview } from '#shared/event-bounds.ts';
+
 /** One problem found in an event: where, and what was expected. */
 type Issues = string[];
 
@@ -31,40 +33,73 @@ export function isStrictInstant(text: string): boolean {
   );
 }
 
+/**
+ * Longest job id an event may name: ids become AWS resource names (a Scheduler schedule name
+ * is at most 64 characters; the loader's `MAX_JOB_ID_LENGTH`).
+ */
+export const MAX_EVENT_JOB_ID_CHARS = 64;
+/** Longest Scheduler execution id a tick may carry (Scheduler's are 16 characters). */
+export const MAX_EXECUTION_ID_CHARS = 128;
+/** Highest Scheduler attempt number a tick may carry (Scheduler retries at most 185 times). */
+export const MAX_SCHEDULER_ATTEMPT = 1_000;
+/** Longest instant text read (`2023-03-26T01:30:07.123456789+02:00` is 35 characters). */
+const MAX_INSTANT_CHARS = 64;
+
+/** The event's own field `name`: never one inherited (a `__proto__` key, a prototype's). */
+function own(record: Record<string, unknown>, name: string): unknown {
+  return Object.hasOwn(record, name) ? record[name] : undefined;
+}
+
 function instant(record: Record<string, unknown>, field: string, issues: Issues): string {
-  const value = record[field];
-  if (typeof value !== 'string' || !isStrictInstant(value)) {
+  const value = own(record, field);
+  if (typeof value !== 'string' || value.length > MAX_INSTANT_CHARS || !isStrictInstant(value)) {
     issues.push(
-      `${field}: expected an ISO 8601 instant with a zone designator naming a real date and time, got ${JSON.stringify(value) ?? 'nothing'}`,
+      `${field}: expected an ISO 8601 instant with a zone designator naming a real date and time, got ${preview(value)}`,
     );
     return '';
   }
   return value;
 }
 
-function nonEmptyString(record: Record<string, unknown>, field: string, issues: Issues): string {
-  const value = record[field];
-  if (typeof value !== 'string' || value.length === 0) {
-    issues.push(`${field}: expected a non-empty string, got ${JSON.stringify(value) ?? 'nothing'}`);
+function boundedString(
+  record: Record<string, unknown>,
+  field: string,
+  maxChars: number,
+  issues: Issues,
+): string {
+  const value = own(record, field);
+  if (typeof value !== 'string' || value.length === 0 || value.length > maxChars) {
+    issues.push(
+      `${field}: expected a non-empty string of at most ${maxChars} characters, got ${preview(value)}`,
+    );
     return '';
   }
   return value;
 }
 
 function literalTrue(record: Record<string, unknown>, field: string, issues: Issues) {
-  if (record[field] !== true)
-    issues.push(`${field}: expected true, got ${JSON.stringify(record[field])}`);
+  const value = own(record, field);
+  if (value !== true) issues.push(`${field}: expected true, got ${preview(value)}`);
 }
 
 function attemptNumber(record: Record<string, unknown>, issues: Issues): number | undefined {
-  const value = record.attempt;
+  const value = own(record, 'attempt');
   if (value === undefined) return undefined;
-  const n = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) {
-    issues.push(`attempt: expected a whole number >= 0, got ${JSON.stringify(value)}`);
+  const n = typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > MAX_SCHEDULER_ATTEMPT) {
+    issues.push(
+      `attempt: expected a whole number from 0 to ${MAX_SCHEDULER_ATTEMPT}, got ${preview(value)}`,
+    );
     return undefined;
   }
   return n;
+}
+
+/** Scheduler's execution id; an empty one is as good as none. */
+function executionIdOf(record: Record<string, unknown>, issues: Issues): string | undefined {
+  const value = own(record, 'executionId');
+  if (value === undefined || value === '') return undefined;
+  return boundedString(record, 'executionId', MAX_EXECUTION_ID_CHARS, issues) || undefined;
 }
 
 /** A per-job tick from the job's EventBridge Scheduler schedule (architecture §4). */
@@ -108,7 +143,8 @@ export class MalformedEventError extends Error {
   readonly issues: string[];
   constructor(event: unknown, issues: string[]) {
     super(`malformed dispatcher event: ${issues.join('; ')}`);
-    this.name = new.target.name;
+    // Spelled out: a minified bundle renames the class, and `isMalformedEventError` reads this.
+    this.name = 'MalformedEventError';
     this.event = event;
     this.issues = issues;
   }
@@ -119,11 +155,83 @@ const truncateToMinute = (value: string): Date => {
   return new Date(ms - (((ms % 60_000) + 60_000) % 60_000));
 };
 
+/** What reading an event found: the event, or why it is none (bounded, whatever it held). */
+export type EventReading =
+  | { readonly ok: true; readonly event: DispatcherEvent }
+  | { readonly ok: false; readonly issues: readonly string[]; readonly summary: EventSummary };
+
 /**
- * Validates and normalises a raw dispatcher event.
+ * Validates and normalises a raw dispatcher event; never throws.
  *
- * Ticks are read from `scheduledTime` only (truncated to the minute), never from the clock:
- * a retried or late tick still stands for the run it was scheduled for.
+ * The event's depth and size are bounded first, by one iterative walk (`inspectEvent`), before
+ * anything else reads it; every issue quotes at most a short excerpt of a value. Ticks are read
+ * from `scheduledTime` only (truncated to the minute), never from the clock: a retried or late
+ * tick still stands for the run it was scheduled for.
+ *
+ * @example
+ * readEvent({ jobId: 'daily', scheduledTime: '2023-03-26T01:30:07Z', attempt: 1 })
+ * //=> { ok: true, event: { kind: 'tick', jobId: 'daily', scheduledAt: 2023-03-26T01:30:00.000Z,
+ * //     schedulerAttempt: 1 } }
+ * readEvent([]) //=> { ok: false, issues: ['(event): expected a JSON object, got an array of 0'], … }
+ */
+export function readEvent(event: unknown): EventReading {
+  const inspection = inspectEvent(event);
+  const refused = (issues: readonly string[]): EventReading => ({
+    ok: false,
+    issues,
+    summary: inspection.summary,
+  });
+  if (!inspection.ok) return refused([`(event): ${inspection.issue}`]);
+  if (typeof event !== 'object' || event === null || Array.isArray(event)) {
+    return refused([`(event): expected a JSON object, got ${preview(event)}`]);
+  }
+  const record = event as Record<string, unknown>;
+  const issues: Issues = [];
+  const parsed = readFields(record, issues);
+  return issues.length > 0 ? refused(issues) : { ok: true, event: parsed };
+}
+
+/** The event its marker field names (`sweep`, `redrive`, `manual`; a tick has none). */
+function readFields(record: Record<string, unknown>, issues: Issues): DispatcherEvent {
+  if (Object.hasOwn(record, 'sweep')) {
+    literalTrue(record, 'sweep', issues);
+    const scheduledTime = instant(record, 'scheduledTime', issues);
+    return { kind: 'sweep', scheduledAt: truncateToMinute(scheduledTime) };
+  }
+  if (Object.hasOwn(record, 'redrive')) return readRedrive(record, issues);
+  if (Object.hasOwn(record, 'manual')) {
+    literalTrue(record, 'manual', issues);
+    const jobId = boundedString(record, 'jobId', MAX_EVENT_JOB_ID_CHARS, issues);
+    const at = own(record, 'at') === undefined ? undefined : instant(record, 'at', issues);
+    return { kind: 'manual', jobId, ...(at ? { at: truncateToMinute(at) } : {}) };
+  }
+  const jobId = boundedString(record, 'jobId', MAX_EVENT_JOB_ID_CHARS, issues);
+  const scheduledTime = instant(record, 'scheduledTime', issues);
+  const schedulerAttempt = attemptNumber(record, issues);
+  const executionId = executionIdOf(record, issues);
+  return {
+    kind: 'tick',
+    jobId,
+    scheduledAt: truncateToMinute(scheduledTime),
+    ...(executionId ? { executionId } : {}),
+    ...(schedulerAttempt !== undefined ? { schedulerAttempt } : {}),
+  };
+}
+
+function readRedrive(record: Record<string, unknown>, issues: Issues): RedriveEvent {
+  literalTrue(record, 'redrive', issues);
+  const jobId = boundedString(record, 'jobId', MAX_EVENT_JOB_ID_CHARS, issues);
+  const at = instant(record, 'at', issues);
+  const manual = own(record, 'manual');
+  if (manual !== undefined && typeof manual !== 'boolean') {
+    issues.push(`manual: expected a boolean, got ${preview(manual)}`);
+  }
+  return { kind: 'redrive', jobId, at: new Date(at), manual: manual === true };
+}
+
+/**
+ * {@link readEvent} for callers that want an exception: the event, or `MalformedEventError`
+ * with the issues.
  *
  * @example
  * parseEvent({ jobId: 'daily', scheduledTime: '2023-03-26T01:30:07Z', attempt: 1 })
@@ -131,49 +239,9 @@ const truncateToMinute = (value: string): Date => {
  * parseEvent({ nope: 1 }) // throws MalformedEventError
  */
 export function parseEvent(event: unknown): DispatcherEvent {
-  if (typeof event !== 'object' || event === null || Array.isArray(event)) {
-    throw new MalformedEventError(event, ['(event): expected a JSON object']);
-  }
-  const record = event as Record<string, unknown>;
-  const issues: Issues = [];
-  const done = <T extends DispatcherEvent>(parsed: T): T => {
-    if (issues.length > 0) throw new MalformedEventError(event, issues);
-    return parsed;
-  };
-  if ('sweep' in record) {
-    literalTrue(record, 'sweep', issues);
-    const scheduledTime = instant(record, 'scheduledTime', issues);
-    return done({ kind: 'sweep', scheduledAt: truncateToMinute(scheduledTime) });
-  }
-  if ('redrive' in record) {
-    literalTrue(record, 'redrive', issues);
-    const jobId = nonEmptyString(record, 'jobId', issues);
-    const at = instant(record, 'at', issues);
-    if (record.manual !== undefined && typeof record.manual !== 'boolean') {
-      issues.push(`manual: expected a boolean, got ${JSON.stringify(record.manual)}`);
-    }
-    return done({ kind: 'redrive', jobId, at: new Date(at), manual: record.manual === true });
-  }
-  if ('manual' in record) {
-    literalTrue(record, 'manual', issues);
-    const jobId = nonEmptyString(record, 'jobId', issues);
-    const at = record.at === undefined ? undefined : instant(record, 'at', issues);
-    return done({ kind: 'manual', jobId, ...(at ? { at: truncateToMinute(at) } : {}) });
-  }
-  const jobId = nonEmptyString(record, 'jobId', issues);
-  const scheduledTime = instant(record, 'scheduledTime', issues);
-  const schedulerAttempt = attemptNumber(record, issues);
-  if (record.executionId !== undefined && typeof record.executionId !== 'string') {
-    issues.push(`executionId: expected a string, got ${JSON.stringify(record.executionId)}`);
-  }
-  const executionId = typeof record.executionId === 'string' ? record.executionId : undefined;
-  return done({
-    kind: 'tick',
-    jobId,
-    scheduledAt: truncateToMinute(scheduledTime),
-    ...(executionId ? { executionId } : {}),
-    ...(schedulerAttempt !== undefined ? { schedulerAttempt } : {}),
-  });
+  const reading = readEvent(event);
+  if (!reading.ok) throw new MalformedEventError(event, [...reading.issues]);
+  return reading.event;
 }
 
 /** True for `MalformedEventError`, also across two loaded copies of this module. */

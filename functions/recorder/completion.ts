@@ -1,6 +1,21 @@
 import { z } from 'zod';
 import type { RunEnvelope } from '#shared/envelope.ts';
+import { clip, type EventSummary, inspectEvent } from '#shared/event-bounds.ts';
 import type { TargetType } from '#shared/job.ts';
+
+/**
+ * Longest job id, nominal time, zone, DST tag, logical date and status a completion may carry:
+ * the envelope's own fields are short (a job id is at most 64 characters), and every one of
+ * them goes into the recorder's log lines.
+ */
+const MAX_ID_CHARS = 64;
+/** Longest stack name, request id, execution name and error name read from a completion. */
+const MAX_NAME_CHARS = 256;
+/** Longest ARN AWS issues. */
+const MAX_ARN_CHARS = 2048;
+
+/** An ISO instant with an offset, of a sane length (zod allows any number of fraction digits). */
+const instantSchema = z.iso.datetime({ offset: true }).max(MAX_ID_CHARS);
 
 /**
  * The run envelope v1 (architecture §6) as it comes back from a target.
@@ -10,16 +25,16 @@ import type { TargetType } from '#shared/job.ts';
  */
 const runEnvelopeSchema = z.looseObject({
   version: z.literal(1),
-  jobId: z.string().min(1),
+  jobId: z.string().min(1).max(MAX_ID_CHARS),
   key: z.string().regex(/^[0-9a-f]{64}$/),
-  scheduledAt: z.iso.datetime({ offset: true }),
-  nominal: z.string(),
-  timezone: z.string(),
-  dst: z.string(),
+  scheduledAt: instantSchema,
+  nominal: z.string().max(MAX_ID_CHARS),
+  timezone: z.string().max(MAX_ID_CHARS),
+  dst: z.string().max(MAX_ID_CHARS),
   attempt: z.number().int().positive(),
-  logicalDate: z.string(),
+  logicalDate: z.string().max(MAX_ID_CHARS),
   payload: z.unknown(),
-  stack: z.string().optional(),
+  stack: z.string().max(MAX_NAME_CHARS).optional(),
 });
 
 function toEnvelope(parsed: z.infer<typeof runEnvelopeSchema>): RunEnvelope {
@@ -38,43 +53,48 @@ const LAMBDA_RESULT_DETAIL_TYPES = [
  */
 function invocationRecord(event: object): unknown {
   const e = event as { source?: unknown; 'detail-type'?: unknown; detail?: unknown };
-  if (e.source === 'lambda' && LAMBDA_RESULT_DETAIL_TYPES.includes(String(e['detail-type']))) {
+  const detailType = e['detail-type'];
+  if (
+    e.source === 'lambda' &&
+    typeof detailType === 'string' &&
+    LAMBDA_RESULT_DETAIL_TYPES.includes(detailType)
+  ) {
     return e.detail;
   }
   return 'requestContext' in event ? event : undefined;
 }
 
 const destinationRecordSchema = z.object({
-  version: z.string(),
-  timestamp: z.iso.datetime({ offset: true }),
+  version: z.string().max(MAX_ID_CHARS),
+  timestamp: instantSchema,
   requestContext: z.object({
-    requestId: z.string().min(1),
-    functionArn: z.string().min(1),
-    condition: z.string().min(1),
+    requestId: z.string().min(1).max(MAX_NAME_CHARS),
+    functionArn: z.string().min(1).max(MAX_ARN_CHARS),
+    condition: z.string().min(1).max(MAX_ID_CHARS),
     approximateInvokeCount: z.number().int().nonnegative(),
   }),
   requestPayload: z.unknown(),
   responseContext: z
     .object({
       statusCode: z.number().optional(),
-      executedVersion: z.string().optional(),
-      functionError: z.string().optional(),
+      executedVersion: z.string().max(MAX_ID_CHARS).optional(),
+      functionError: z.string().max(MAX_NAME_CHARS).optional(),
     })
     .optional(),
   responsePayload: z.unknown().optional(),
 });
 
-const epochMsOrIso = z.union([z.number().int(), z.iso.datetime({ offset: true })]);
+const epochMsOrIso = z.union([z.number().int(), instantSchema]);
 
 const sfnStatusChangeSchema = z.object({
   source: z.literal('aws.states'),
   'detail-type': z.literal('Step Functions Execution Status Change'),
   time: z.string().optional(),
   detail: z.object({
-    executionArn: z.string().min(1),
-    stateMachineArn: z.string().min(1),
-    name: z.string(),
-    status: z.string().min(1),
+    executionArn: z.string().min(1).max(MAX_ARN_CHARS),
+    stateMachineArn: z.string().min(1).max(MAX_ARN_CHARS),
+    name: z.string().max(MAX_NAME_CHARS),
+    status: z.string().min(1).max(MAX_ID_CHARS),
     startDate: epochMsOrIso,
     stopDate: epochMsOrIso.nullish(),
     input: z.string().nullish(),
@@ -121,7 +141,13 @@ export interface Completion {
 export type ParseResult =
   | { readonly kind: 'completion'; readonly completion: Completion }
   | { readonly kind: 'not-terminal'; readonly status: string; readonly executionArn: string }
-  | { readonly kind: 'unrecognised'; readonly reason: string };
+  | {
+      readonly kind: 'unrecognised';
+      /** Why, in at most `MAX_ISSUE_CHARS` characters. */
+      readonly reason: string;
+      /** What a log line may say of the event: its type and size, never its content. */
+      readonly event: EventSummary;
+    };
 
 function truncate(text: string): string {
   return text.length > MAX_LAST_ERROR_CHARS ? `${text.slice(0, MAX_LAST_ERROR_CHARS - 1)}…` : text;
@@ -157,6 +183,11 @@ function summariseIssues(error: z.ZodError): string {
     .join('; ');
 }
 
+/** A refusal, its reason cut short. */
+function unrecognised(reason: string, event: EventSummary): ParseResult {
+  return { kind: 'unrecognised', reason: clip(reason), event };
+}
+
 /**
  * Turns a Lambda destination record or a Step Functions status-change event into a
  * {@link Completion}.
@@ -173,24 +204,29 @@ function summariseIssues(error: z.ZodError): string {
  * //=> { kind: 'completion', completion: { status: 'succeeded', source: 'lambda-destination', … } }
  */
 export function parseCompletionEvent(event: unknown): ParseResult {
+  const inspection = inspectEvent(event);
+  const summary = inspection.summary;
+  if (!inspection.ok) return unrecognised(`event: ${inspection.issue}`, summary);
   const invocation = event && typeof event === 'object' ? invocationRecord(event) : undefined;
-  if (invocation !== undefined) return parseLambdaResult(invocation);
-  if (event && typeof event === 'object' && 'detail-type' in event) return parseSfnChange(event);
-  return { kind: 'unrecognised', reason: 'neither a lambda destination record nor a sfn event' };
+  if (invocation !== undefined) return parseLambdaResult(invocation, summary);
+  if (event && typeof event === 'object' && Object.hasOwn(event, 'detail-type')) {
+    return parseSfnChange(event, summary);
+  }
+  return unrecognised('neither a lambda destination record nor a sfn event', summary);
 }
 
 /** A Lambda invocation record (the destination record an EventBridge event carries). */
-function parseLambdaResult(invocation: unknown): ParseResult {
+function parseLambdaResult(invocation: unknown, summary: EventSummary): ParseResult {
   const record = destinationRecordSchema.safeParse(invocation);
   if (!record.success) {
-    return { kind: 'unrecognised', reason: `destination record: ${summariseIssues(record.error)}` };
+    return unrecognised(`destination record: ${summariseIssues(record.error)}`, summary);
   }
   const envelope = runEnvelopeSchema.safeParse(record.data.requestPayload);
   if (!envelope.success) {
-    return {
-      kind: 'unrecognised',
-      reason: `destination record payload is not a run envelope: ${summariseIssues(envelope.error)}`,
-    };
+    return unrecognised(
+      `destination record payload is not a run envelope: ${summariseIssues(envelope.error)}`,
+      summary,
+    );
   }
   const { requestContext, responseContext, responsePayload } = record.data;
   const succeeded = requestContext.condition === 'Success' && !responseContext?.functionError;
@@ -218,10 +254,10 @@ function parseLambdaResult(invocation: unknown): ParseResult {
 }
 
 /** A Step Functions `Execution Status Change` event; only terminal statuses complete a run. */
-function parseSfnChange(event: object): ParseResult {
+function parseSfnChange(event: object, summary: EventSummary): ParseResult {
   const change = sfnStatusChangeSchema.safeParse(event);
   if (!change.success) {
-    return { kind: 'unrecognised', reason: `eventbridge event: ${summariseIssues(change.error)}` };
+    return unrecognised(`eventbridge event: ${summariseIssues(change.error)}`, summary);
   }
   const { detail } = change.data;
   const status = detail.status as (typeof sfnTerminalStatuses)[number];
@@ -229,10 +265,10 @@ function parseSfnChange(event: object): ParseResult {
     return { kind: 'not-terminal', status: detail.status, executionArn: detail.executionArn };
   }
   if (detail.stopDate === null || detail.stopDate === undefined) {
-    return { kind: 'unrecognised', reason: `execution ${detail.status} without stopDate` };
+    return unrecognised(`execution ${detail.status} without stopDate`, summary);
   }
   const envelope = executionEnvelope(detail.input);
-  if (typeof envelope === 'string') return { kind: 'unrecognised', reason: envelope };
+  if (typeof envelope === 'string') return unrecognised(envelope, summary);
   const succeeded = status === 'SUCCEEDED';
   return {
     kind: 'completion',
@@ -258,6 +294,9 @@ function executionEnvelope(input: string | null | undefined): RunEnvelope | stri
   } catch {
     return 'execution input is missing or not JSON';
   }
+  // A string in the event, so within its size; its nesting is bounded here.
+  const inspection = inspectEvent(parsed);
+  if (!inspection.ok) return `execution input: ${inspection.issue}`;
   const envelope = runEnvelopeSchema.safeParse(parsed);
   if (!envelope.success) {
     return `execution input is not a run envelope: ${summariseIssues(envelope.error)}`;

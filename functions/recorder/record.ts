@@ -114,7 +114,13 @@ async function handle(
 ): Promise<RecordOutcome> {
   const parsed = parseCompletionEvent(event);
   if (parsed.kind === 'unrecognised') {
-    deps.logger.warn('unrecognised event', { decision: 'unrecognised', reason: parsed.reason });
+    // Its type, size and why: never the event itself, which may be of any size.
+    deps.logger.warn('unrecognised event', {
+      decision: 'unrecognised',
+      reason: parsed.reason,
+      type: parsed.event.type,
+      sizeEstimate: parsed.event.sizeEstimate,
+    });
     deps.metrics.global('MalformedEvents');
     return { outcome: 'unrecognised', reason: parsed.reason };
   }

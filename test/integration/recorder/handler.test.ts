@@ -5,6 +5,7 @@ import { type BundledHandler, bundleHandler } from '../../support/bundle-handler
 import { type FakeSns, startFakeSns } from '../../support/fake-sns.ts';
 import { type LocalSqs, startLocalSqs } from '../../support/fauxqs.ts';
 import { lambdaResult } from '../../support/harness.ts';
+import { HOSTILE_EVENTS, MAX_HOSTILE_LOG_CHARS, settled } from '../../support/hostile-events.ts';
 import { makeJob } from '../../support/jobs.ts';
 import { createLedgerTable, LOCAL_CREDENTIALS, localDynamoClient } from '../../support/ledger.ts';
 
@@ -144,4 +145,30 @@ it('records a failed invocation result, dead-letters it, notifies on-call and em
     .filter((line) => line.includes('"decision"'))
     .map((line) => JSON.parse(line).decision);
   expect(decisions).toEqual(['failed']);
+});
+
+it('ignores events nobody legitimate sends, counting each and logging one short line for each', async () => {
+  const lines: string[] = [];
+  const capture = (chunk: unknown) => {
+    lines.push(String(chunk));
+    return true;
+  };
+  const spies = [
+    vi.spyOn(process.stdout, 'write').mockImplementation(capture),
+    vi.spyOn(process.stderr, 'write').mockImplementation(capture),
+  ];
+  const outcomes: unknown[] = [];
+  try {
+    for (const [, event] of HOSTILE_EVENTS) outcomes.push(await settled(handler(event)));
+  } finally {
+    for (const spy of spies) spy.mockRestore();
+  }
+  expect(outcomes).toEqual(
+    HOSTILE_EVENTS.map(() => expect.objectContaining({ outcome: 'unrecognised' })),
+  );
+  const documents = lines.flatMap((chunk) => chunk.split('\n')).filter((line) => line !== '');
+  for (const line of documents) expect(line.length).toBeLessThan(MAX_HOSTILE_LOG_CHARS);
+  const parsed = documents.map((line) => JSON.parse(line));
+  expect(parsed.filter((d) => d.decision === 'unrecognised')).toHaveLength(HOSTILE_EVENTS.length);
+  expect(parsed.filter((d) => d.MalformedEvents === 1)).toHaveLength(HOSTILE_EVENTS.length);
 });

@@ -16,6 +16,7 @@ import { createRecorder } from '../../../functions/recorder/record.ts';
 import { instrument, updating } from '../../support/ddb-faults.ts';
 import { type LocalSqs, startLocalSqs } from '../../support/fauxqs.ts';
 import { lambdaResult } from '../../support/harness.ts';
+import { HOSTILE_EVENTS, MAX_HOSTILE_LOG_CHARS, settled } from '../../support/hostile-events.ts';
 import { makeJob } from '../../support/jobs.ts';
 import { createLedgerTable, localDynamoClient } from '../../support/ledger.ts';
 
@@ -355,6 +356,39 @@ describe('events that are not completions', () => {
     expect(await h.recorder.handle({ hello: 'world' })).toMatchObject({ outcome: 'unrecognised' });
     expect(h.metrics.count('MalformedEvents')).toBe(1);
     expect(h.logs.withMessage('unrecognised event')).toHaveLength(1);
+  });
+
+  it('ignores and counts each event nobody legitimate sends, in one short log line, writing nothing', async () => {
+    const client = localDynamoClient(inject('dynamoEndpoint'), 1);
+    const faults = instrument(client);
+    const h = harness(undefined, client);
+    const { at, envelope } = await deliveredRun(sfnJob, 'unused');
+    // Fields longer than any real one, though the event stays within its 256 KiB.
+    const long = 'x'.repeat(100_000);
+    const finished = new Date(at.getTime() + 3_000);
+    const events = [
+      ...HOSTILE_EVENTS.map(([, event]) => event),
+      lambdaResult(FUNCTION, 'req-long', { ...envelope, jobId: long }, finished),
+      lambdaResult(
+        FUNCTION,
+        'req-long',
+        { ...envelope, jobId: 'nightly', nominal: long },
+        finished,
+      ),
+      sfnEvent(envelope, `${MACHINE}:run`, long, at.toISOString(), finished.toISOString()),
+    ];
+    faults.resetCounts();
+    for (const event of events) {
+      expect(await settled(h.recorder.handle(event))).toMatchObject({ outcome: 'unrecognised' });
+    }
+    expect(faults.total()).toBe(0);
+    expect(h.metrics.count('MalformedEvents')).toBe(events.length);
+    expect(h.logs.entries).toHaveLength(events.length);
+    for (const entry of h.logs.entries) {
+      expect(entry.fields).toMatchObject({ decision: 'unrecognised', type: expect.any(String) });
+      expect(JSON.stringify(entry).length).toBeLessThan(MAX_HOSTILE_LOG_CHARS);
+    }
+    client.destroy();
   });
 });
 

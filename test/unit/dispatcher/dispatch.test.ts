@@ -1,10 +1,14 @@
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import type { JobDefinition } from '#shared/job.ts';
-import { RedriveRefusedError } from '../../../functions/dispatcher/dispatch.ts';
+import {
+  type DispatcherOptions,
+  RedriveRefusedError,
+} from '../../../functions/dispatcher/dispatch.ts';
 import { periodBucket } from '../../../functions/schedule/index.ts';
 import { instrument } from '../../support/ddb-faults.ts';
 import { RecordingTargets, TestClock } from '../../support/doubles.ts';
 import { harness, sweepEvent, tickEvent as tick } from '../../support/harness.ts';
+import { HOSTILE_EVENTS, MAX_HOSTILE_LOG_CHARS, settled } from '../../support/hostile-events.ts';
 import { makeJob } from '../../support/jobs.ts';
 import { createLedgerTable, localDynamoClient } from '../../support/ledger.ts';
 
@@ -16,14 +20,18 @@ afterEach(() => {
   for (const c of clients.splice(0)) c.destroy();
 });
 
-async function setup(jobs: readonly JobDefinition[], now = '2023-06-01T10:00:02Z') {
+async function setup(
+  jobs: readonly JobDefinition[],
+  now = '2023-06-01T10:00:02Z',
+  options: Partial<DispatcherOptions> = {},
+) {
   const client = localDynamoClient(inject('dynamoEndpoint'), 1);
   clients.push(client);
   const faults = instrument(client);
   const tableName = await createLedgerTable(client, 'core');
   const clock = new TestClock(now);
   const targets = new RecordingTargets();
-  const h = harness({ client, tableName, clock, jobs, targets });
+  const h = harness({ client, tableName, clock, jobs, targets, options });
   faults.resetCounts();
   return { ...h, clock, targets, faults };
 }
@@ -52,6 +60,115 @@ describe('events that are not delivered', () => {
       expect(t.faults.total()).toBe(0);
     },
   );
+});
+
+describe('events nobody legitimate sends', () => {
+  it('ignores and counts each one as malformed, in one short log line, reading nothing', async () => {
+    const t = await setup([makeJob({ id: 'daily', schedule: '0 * * * *' })]);
+    for (const [name, event] of HOSTILE_EVENTS) {
+      expect(await settled(t.dispatcher.handle(event)), name).toEqual({
+        kind: 'ignored',
+        reason: 'malformed',
+      });
+    }
+    expect(t.metrics.count('MalformedEvents')).toBe(HOSTILE_EVENTS.length);
+    expect(t.logger.withMessage('malformed-event')).toHaveLength(HOSTILE_EVENTS.length);
+    for (const entry of t.logger.entries) {
+      expect(entry.fields).toMatchObject({ decision: 'ignored', type: expect.any(String) });
+      expect(JSON.stringify(entry).length).toBeLessThan(MAX_HOSTILE_LOG_CHARS);
+    }
+    expect(t.targets.attempts).toBe(0);
+    expect(t.faults.total()).toBe(0);
+  });
+});
+
+describe('instants that are not runs', () => {
+  const minutely = makeJob({ id: 'minutely', schedule: '* * * * *', timezone: 'UTC' });
+
+  it("refuses a tick from 1970 as a job's first event: no run, no job state, RejectedTicks counted", async () => {
+    const t = await setup([minutely]);
+    expect(await t.dispatcher.handle(tick('minutely', '1970-01-01T00:00:00Z'))).toEqual({
+      kind: 'ignored',
+      reason: 'ancient',
+      jobId: 'minutely',
+    });
+    expect(t.faults.total()).toBe(0);
+    expect(t.metrics.count('RejectedTicks')).toBe(1);
+    expect(t.logger.entries).toMatchObject([
+      {
+        message: 'ancient-event',
+        fields: { decision: 'ignored', jobId: 'minutely', maxAgeSeconds: 86_400 },
+      },
+    ]);
+    expect(t.targets.attempts).toBe(0);
+    expect(await t.ledger.getJobState('minutely')).toBeUndefined();
+  });
+
+  it('refuses a 2013 tick of an every-minute job, so the next real tick delivers only its own run', async () => {
+    const t = await setup([minutely]);
+    expect(await t.dispatcher.handle(tick('minutely', '2013-06-01T10:00:00Z'))).toMatchObject({
+      kind: 'ignored',
+      reason: 'ancient',
+    });
+    const next = await t.dispatcher.handle(tick('minutely', '2023-06-01T10:00:00Z'));
+    expect(next).toMatchObject({
+      kind: 'tick',
+      outcomes: [{ outcome: 'dispatched', at: '2023-06-01T10:00:00.000Z' }],
+    });
+    t.clock.set('2023-06-01T10:01:20Z');
+    expect(await t.dispatcher.handle(sweepEvent('2023-06-01T10:01:00Z'))).toMatchObject({
+      kind: 'sweep',
+      outcomes: [],
+    });
+    expect(t.targets.instants()).toEqual(['2023-06-01T10:00:00.000Z']);
+    expect(await t.ledger.getJobState('minutely')).toMatchObject({
+      sinceAt: '2023-06-01T10:00:00.000Z',
+    });
+  });
+
+  it('refuses a sweep event from 1970, reading nothing', async () => {
+    const t = await setup([minutely]);
+    expect(await t.dispatcher.handle(sweepEvent('1970-01-01T00:00:00Z'))).toEqual({
+      kind: 'ignored',
+      reason: 'ancient',
+    });
+    expect(t.faults.total()).toBe(0);
+    expect(t.metrics.count('RejectedTicks')).toBe(1);
+    expect(t.logger.entries).toMatchObject([
+      { message: 'ancient-event', fields: { decision: 'ignored', maxAgeSeconds: 86_400 } },
+    ]);
+  });
+
+  it('accepts a tick exactly its catch-up window old and refuses one a minute older', async () => {
+    const job = makeJob({
+      id: 'short-window',
+      schedule: '* * * * *',
+      timezone: 'UTC',
+      catchup: { windowSeconds: 3_600 },
+    });
+    const t = await setup([job], '2023-06-01T11:00:00Z');
+    expect(await t.dispatcher.handle(tick(job.id, '2023-06-01T09:59:00Z'))).toMatchObject({
+      reason: 'ancient',
+    });
+    expect(await t.dispatcher.handle(tick(job.id, '2023-06-01T10:00:00Z'))).toMatchObject({
+      kind: 'tick',
+      outcomes: [{ outcome: 'dispatched' }],
+    });
+  });
+
+  it('refuses a tick older than the retention when the retention is shorter than the window', async () => {
+    const job = makeJob({
+      id: 'long-window',
+      schedule: '0 * * * *',
+      timezone: 'UTC',
+      catchup: { windowSeconds: 30 * 86_400 },
+    });
+    const t = await setup([job], '2023-06-09T10:00:02Z', { retentionDays: 7 });
+    expect(await t.dispatcher.handle(tick(job.id, '2023-06-01T10:00:00Z'))).toMatchObject({
+      reason: 'ancient',
+    });
+    expect(t.logger.entries[0]?.fields).toMatchObject({ maxAgeSeconds: 7 * 86_400 });
+  });
 });
 
 describe('a tick', () => {

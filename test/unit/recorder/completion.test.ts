@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   MAX_LAST_ERROR_CHARS,
   parseCompletionEvent,
 } from '../../../functions/recorder/completion.ts';
 import { runDurationMs } from '../../../functions/recorder/record.ts';
+import { HOSTILE_DEPTH, HOSTILE_EVENTS } from '../../support/hostile-events.ts';
 
 const key = createHash('sha256').update('nightly:2026-03-29-01:00-UTC').digest('hex');
 const envelope = {
@@ -218,6 +220,84 @@ describe('unrecognised events', () => {
     const parsed = parseCompletionEvent(event);
     expect(parsed.kind).toBe('unrecognised');
     if (parsed.kind === 'unrecognised') expect(parsed.reason.length).toBeGreaterThan(0);
+  });
+});
+
+describe('events nobody legitimate sends', () => {
+  /** A field longer than any real one, yet well within the event's 256 KiB. */
+  const long = 'x'.repeat(100_000);
+
+  it.each<readonly [string, unknown]>([
+    ...HOSTILE_EVENTS,
+    [
+      'an envelope whose job id is 100,000 characters',
+      destination({ requestPayload: { ...envelope, jobId: long } }),
+    ],
+    [
+      'a destination record whose function ARN is 100,000 characters',
+      destination({}, { functionArn: long }),
+    ],
+    ['an sfn event whose status is 100,000 characters', sfnEvent({ status: long })],
+    [
+      'an sfn event whose execution ARN is 100,000 characters',
+      sfnEvent({ status: 'RUNNING', executionArn: long }),
+    ],
+    [
+      'an sfn event whose input nests 20,000 deep',
+      sfnEvent({
+        input: JSON.stringify({ ...envelope, payload: 0 }).replace(
+          '"payload":0',
+          `"payload":${'['.repeat(HOSTILE_DEPTH)}${']'.repeat(HOSTILE_DEPTH)}`,
+        ),
+      }),
+    ],
+  ])('refuses %s with a short reason, without throwing', (_name, event) => {
+    const parsed = parseCompletionEvent(event);
+    expect(parsed.kind).toBe('unrecognised');
+    if (parsed.kind !== 'unrecognised') return;
+    expect(parsed.reason.length).toBeGreaterThan(0);
+    expect(parsed.reason.length).toBeLessThanOrEqual(300);
+    expect(typeof parsed.event.type).toBe('string');
+  });
+
+  it('never throws for arbitrary values, alone or in place of a field: a result with a short reason', () => {
+    const anyValue = fc.oneof(
+      fc.jsonValue({ maxDepth: 5 }),
+      fc.anything({ maxDepth: 4, maxKeys: 6, withNullPrototype: true, withBigInt: true }),
+    );
+    const anyEvent = fc.oneof(
+      anyValue,
+      fc
+        .tuple(
+          fc.constantFrom(
+            'version',
+            'timestamp',
+            'requestContext',
+            'requestPayload',
+            'responseContext',
+            'responsePayload',
+          ),
+          anyValue,
+        )
+        .map(([field, value]) => destination({ [field]: value })),
+      fc
+        .tuple(fc.constantFrom(...Object.keys(envelope)), anyValue)
+        .map(([field, value]) => destination({ requestPayload: { ...envelope, [field]: value } })),
+      fc
+        .tuple(
+          fc.constantFrom('status', 'startDate', 'stopDate', 'input', 'error', 'cause', 'name'),
+          anyValue,
+        )
+        .map(([field, value]) => sfnEvent({ [field]: value })),
+    );
+    fc.assert(
+      fc.property(anyEvent, (event) => {
+        const parsed = parseCompletionEvent(event);
+        expect(['completion', 'not-terminal', 'unrecognised']).toContain(parsed.kind);
+        if (parsed.kind === 'unrecognised') expect(parsed.reason.length).toBeLessThanOrEqual(300);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 
