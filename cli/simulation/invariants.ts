@@ -358,6 +358,15 @@ const SIGNAL_TRUE: Record<Signal, (facts: RunFacts, sentAt: Date) => boolean> = 
   late: (f) => lateMs(f),
   'dead-lettered': (f) => f.outcome.status === 'dead-lettered',
   'run-failed': (f) => f.item.failure === 'execution',
+  // Skipped for overlap, and so was an earlier run of the job while the same run held the slot.
+  overlap: (f) => {
+    const skips = f.input.overlapSkips;
+    const own = skips.find((s) => s.key === f.item.key);
+    return (
+      own !== undefined &&
+      skips.some((s) => s.key !== own.key && s.runningKey === own.runningKey && s.at <= own.at)
+    );
+  },
   stuck: (f, sentAt) => {
     const before = f.deliveries.filter((d) => d.deliveredAt <= sentAt);
     const last = before.at(-1);

@@ -331,9 +331,15 @@ async function attemptDelivery(
   run: PlannedRun,
   item: RunItem,
 ): Promise<RunOutcome> {
-  const overlap = await checkOverlap(ctx, run, item);
-  if (overlap) return overlap;
-  const envelope = buildEnvelope(run.job, run, item.attempts, ctx.stackName);
+  let envelope: ReturnType<typeof buildEnvelope>;
+  try {
+    const overlap = await checkOverlap(ctx, run, item);
+    if (overlap) return overlap;
+    envelope = buildEnvelope(run.job, run, item.attempts, ctx.stackName);
+  } catch (error) {
+    await releaseBeforeInvoke(ctx, run, item, error);
+    throw error;
+  }
   let deliveryId: string;
   try {
     ({ deliveryId } = await ctx.targets.deliver(run.job.target, envelope, {
@@ -399,33 +405,117 @@ function duplicate(
   return { ...baseOf(run), outcome: 'duplicate', existing };
 }
 
-/** `concurrency: forbid`: the job's slot, or skipped(overlap). Manual runs do not take it. */
+/**
+ * Whether the run takes `concurrency: forbid`'s slot: a scheduled run of a forbid job (manual
+ * runs neither take nor check it).
+ */
+export function holdsSlot(run: PlannedRun): boolean {
+  return run.job.concurrency === 'forbid' && !run.manual;
+}
+
+/**
+ * How long a run holds the slot before it is dispatched: until its claim's lease ends its
+ * dispatcher may still hand it to the target, and it may then run for `maxRuntime`.
+ */
+function undispatchedSlotUntilEpochMs(
+  run: PlannedRun,
+  item: Pick<RunItem, 'leaseUntilEpochMs'>,
+  nowEpochMs: number,
+): number {
+  return (item.leaseUntilEpochMs ?? nowEpochMs) + run.job.maxRuntimeSeconds * 1000;
+}
+
+/** `concurrency: forbid`: the job's slot, or skipped(overlap). */
 async function checkOverlap(
   ctx: CoreContext,
   run: PlannedRun,
   item: RunItem,
 ): Promise<RunOutcome | undefined> {
-  if (run.job.concurrency !== 'forbid' || run.manual) return undefined;
+  if (!holdsSlot(run)) return undefined;
   const nowEpochMs = ctx.clock().getTime();
   const slot = await ctx.ledger.acquireSlot(
     run.job.id,
     run.key,
     nowEpochMs,
-    nowEpochMs + run.job.maxRuntimeSeconds * 1000,
+    undispatchedSlotUntilEpochMs(run, item, nowEpochMs),
   );
   if (slot.acquired) return undefined;
-  const detail = `previous run ${slot.runningKey ?? '(unknown)'} is still running`;
-  await ctx.ledger.markSkipped(run.key, item.attempts, 'overlap', detail);
+  return skipOverlap(ctx, run, item, slot.runningKey);
+}
+
+/**
+ * skipped(overlap): counted in the job's overlap incident first, so that the incident's second
+ * skip owes the one `overlap` notification in the write that records it.
+ */
+async function skipOverlap(
+  ctx: CoreContext,
+  run: PlannedRun,
+  item: RunItem,
+  runningKey: string | undefined,
+): Promise<RunOutcome> {
+  const detail = `previous run ${runningKey ?? '(unknown)'} is still running`;
+  const incident = await withRetries(
+    () => ctx.ledger.countOverlapSkip(run.job.id, { key: run.key, at: run.at }),
+    retryOptions(ctx),
+  );
+  const notice = incident.raises
+    ? {
+        since: incident.since,
+        outboxLeaseUntilEpochMs: ctx.clock().getTime() + ctx.options.outboxLeaseSeconds * 1000,
+      }
+    : undefined;
+  const skipped = await ctx.ledger.markSkipped(run.key, item.attempts, 'overlap', detail, notice);
   ctx.metrics.job(run.job.id, 'SkippedOverlap');
   ctx.logger.warn(
     'skipped',
     logFields(run, {
       decision: 'skipped-overlap',
       attempt: item.attempts,
-      runningKey: slot.runningKey,
+      runningKey,
+      overlapSkips: incident.skips,
+      overlapSince: incident.since,
     }),
   );
+  if (skipped && notice) {
+    const changes = {
+      status: 'skipped',
+      skipReason: 'overlap',
+      lastError: detail,
+      overlapSince: notice.since,
+    } as const;
+    await performNewOutbox(ctx, item, changes, ['notify:overlap'], ['overlap']);
+  }
   return { ...baseOf(run), outcome: 'skipped', reason: 'overlap', detail };
+}
+
+/**
+ * The attempt failed before the target was called (taking the slot, or building the envelope,
+ * threw): a slot this run holds is given back, as the run cannot be running (the write that
+ * took it may have landed though its reply was lost). Not when this claim took over an expired
+ * one, whose dispatcher may have reached the target. If giving it back fails too, the slot
+ * stays until its hold ends, and the attempt's own error goes on.
+ */
+async function releaseBeforeInvoke(
+  ctx: CoreContext,
+  run: PlannedRun,
+  item: RunItem,
+  error: unknown,
+): Promise<void> {
+  if (!holdsSlot(run) || item.previousStatus === 'claimed') return;
+  try {
+    await withRetries(() => ctx.ledger.releaseSlot(run.job.id, run.key), retryOptions(ctx));
+  } catch (releaseError) {
+    ctx.logger.error(
+      'slot-kept',
+      logFields(run, {
+        decision: 'slot-kept',
+        attempt: item.attempts,
+        lastError: describeError(error),
+        error: describeError(releaseError),
+        hint: 'the slot stays held until runningUntilEpochMs',
+      }),
+    );
+  }
 }
 
 /** A delivery attempt failed: retry later, or dead-letter when the round's attempts are used. */
@@ -445,7 +535,7 @@ async function failAttempt(
     lagMs: failedAt.getTime() - run.at.getTime(),
   };
   metrics.job(run.job.id, 'DeliveryFailures');
-  if (run.job.concurrency === 'forbid' && !run.manual) {
+  if (holdsSlot(run)) {
     await withRetries(() => ledger.releaseSlot(run.job.id, run.key), retryOptions(ctx));
   }
   if (item.roundAttempts < run.job.retry.maxAttempts) {
@@ -521,6 +611,7 @@ async function recordDelivery(
   const late =
     run.origin === 'tick' && item.attempts === 1 && lagMs > run.job.alarm.graceSeconds * 1000;
   const kept = await writeDispatched(ctx, run, item, dispatchedAt, deliveryId, late);
+  if (kept) await holdSlotWhileRunning(ctx, run, dispatchedAt);
   reportDispatched(ctx, run, { attempt: item.attempts, deliveryId, lagMs, late, kept });
   if (!kept) {
     ctx.logger.warn(
@@ -542,6 +633,35 @@ async function recordDelivery(
   }
   return { ...baseOf(run), outcome: 'dispatched', attempt: item.attempts, deliveryId, lagMs, late };
 }
+/**
+ * `concurrency: forbid`: a dispatched run holds the slot until `maxRuntime` after its dispatch
+ * (or the recorder hears it end), no longer until its lease's end plus `maxRuntime`. A failure
+ * here keeps the longer hold, and is logged, not thrown: the run was delivered.
+ */
+async function holdSlotWhileRunning(
+  ctx: CoreContext,
+  run: PlannedRun,
+  dispatchedAt: Date,
+): Promise<void> {
+  if (!holdsSlot(run)) return;
+  const untilEpochMs = dispatchedAt.getTime() + run.job.maxRuntimeSeconds * 1000;
+  try {
+    await withRetries(
+      () => ctx.ledger.holdSlotUntil(run.job.id, run.key, untilEpochMs),
+      retryOptions(ctx),
+    );
+  } catch (error) {
+    ctx.logger.warn(
+      'slot-kept',
+      logFields(run, {
+        decision: 'slot-kept',
+        error: describeError(error),
+        hint: 'the slot stays held until its lease end plus maxRuntime',
+      }),
+    );
+  }
+}
+
 /**
  * `claimed` → `dispatched` for our claim, retried until it lands; false when the claim was lost
  * meanwhile. A run whose completion is reported stays open until its `maxRuntime` ends.

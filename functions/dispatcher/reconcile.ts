@@ -1,13 +1,16 @@
 import { performOutbox, type RunItem } from '#ledger/index.ts';
 import { type JobDefinition, tracksCompletion } from '#shared/job.ts';
+import { withRetries } from '#shared/retry.ts';
 import {
   type CoreContext,
   deadLetter,
   deliverRun,
+  holdsSlot,
   outboxDeps,
   type PlannedRun,
   performNewOutbox,
   type RunOutcome,
+  retryOptions,
 } from './deliver-run.ts';
 
 /** What the sweep did with one open run. */
@@ -137,7 +140,14 @@ async function deadLetterItem(
 ): Promise<void> {
   const failedAt = ctx.clock();
   if (job) {
-    await deadLetter(ctx, retryOf(job, item), item, lastError, failedAt);
+    const run = retryOf(job, item);
+    // Its last attempt failed at the target: it is not running, so a slot it holds is free.
+    // A `claimed` one's dispatcher died and may have reached the target: its slot stays until
+    // its hold ends (its lease's end plus maxRuntime), or the recorder hears the run end.
+    if (item.status === 'delivery-failed' && holdsSlot(run)) {
+      await withRetries(() => ctx.ledger.releaseSlot(job.id, item.key), retryOptions(ctx));
+    }
+    await deadLetter(ctx, run, item, lastError, failedAt);
     return;
   }
   const failed = await ctx.ledger.failDelivery(item.key, item.attempts, {

@@ -17,6 +17,7 @@ export {
 export {
   createJobStateLedger,
   type JobStateLedger,
+  type OverlapCount,
   type PauseRequest,
   type SwapOutcome,
 } from './job-state-ledger.ts';
@@ -83,6 +84,7 @@ export {
   createDynamoLedger,
   type Ledger,
   LedgerConflictError,
+  type OverlapNotice,
   type RunLedger,
   type SkipRecord,
 } from './run-ledger.ts';

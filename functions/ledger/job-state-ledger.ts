@@ -13,6 +13,24 @@ export type SwapOutcome =
   | { readonly swapped: true }
   | { readonly swapped: false; readonly state: JobStateItem | undefined };
 
+/** Where a run skipped for overlap stands in its job's incident (`countOverlapSkip`). */
+export interface OverlapCount {
+  /** Runs skipped in the incident so far; a later skip retried after a crash may count twice. */
+  readonly skips: number;
+  /** The incident's first skipped run, UTC ISO. */
+  readonly since: string;
+  /** The run is the incident's second: it raises the incident's one `overlap` notification. */
+  readonly raises: boolean;
+}
+
+/** The job state's record of its overlap incident, cleared when a new run takes the slot. */
+const OVERLAP_INCIDENT = [
+  'overlapSince',
+  'overlapSkips',
+  'overlapFirstKey',
+  'overlapSecondKey',
+] as const;
+
 /** A pause as an operator (or `enabled: false` in jobs.yaml) sets it. */
 export interface PauseRequest {
   readonly at: Date;
@@ -31,7 +49,8 @@ export interface PauseRequest {
  *                                W < P       → catch-up: lease, decide (W, S], SET W = S
  *                                W >= S      → a retried tick: deliver S only
  *   pause:   pausedAt…  — ticks record their run skipped(paused) and move W on
- *   running: runningKey until runningUntilEpochMs — concurrency: forbid's slot
+ *   running: runningKey until runningUntilEpochMs — concurrency: forbid's slot; the runs skipped
+ *            while it stays held are one overlap incident (overlapSince, overlapSkips, …)
  * ```
  */
 export interface JobStateLedger {
@@ -71,7 +90,8 @@ export interface JobStateLedger {
   ): Promise<void>;
   /**
    * Takes `concurrency: forbid`'s slot for run `key` until `untilEpochMs`; refused while another
-   * run holds it (its key comes back).
+   * run holds it and its time has not run out (its key comes back). A run that did not hold it
+   * ends the job's overlap incident; the same run taking it again (a retry) only renews it.
    */
   acquireSlot(
     jobId: string,
@@ -79,8 +99,19 @@ export interface JobStateLedger {
     nowEpochMs: number,
     untilEpochMs: number,
   ): Promise<{ readonly acquired: boolean; readonly runningKey?: string }>;
+  /** Moves the end of run `key`'s hold on the slot to `untilEpochMs`, if it holds it. */
+  holdSlotUntil(jobId: string, key: string, untilEpochMs: number): Promise<boolean>;
   /** Gives the slot back if run `key` holds it. */
   releaseSlot(jobId: string, key: string): Promise<boolean>;
+  /**
+   * Counts run `key`, skipped for overlap, in the job's overlap incident; where it stands comes
+   * back. Once per run: the incident's first two runs are known by key, so a skip retried
+   * after a crash finds its own place again.
+   */
+  countOverlapSkip(
+    jobId: string,
+    skip: { readonly key: string; readonly at: Date },
+  ): Promise<OverlapCount>;
   /** Pauses the job (again, updating the reason and end); the state as written. */
   pause(jobId: string, request: PauseRequest): Promise<JobStateItem>;
   /**
@@ -114,7 +145,9 @@ export function createJobStateLedger(store: LedgerStore): JobStateLedger {
       finishCatchup(store, jobId, leaseUntilEpochMs, decided),
     acquireSlot: (jobId, key, nowEpochMs, untilEpochMs) =>
       acquireSlot(store, jobId, key, nowEpochMs, untilEpochMs),
+    holdSlotUntil: (jobId, key, untilEpochMs) => holdSlotUntil(store, jobId, key, untilEpochMs),
     releaseSlot: (jobId, key) => releaseSlot(store, jobId, key),
+    countOverlapSkip: (jobId, skip) => countOverlapSkip(store, jobId, skip),
     pause: (jobId, request) => pause(store, jobId, request),
     resume: (jobId, request) => resume(store, jobId, request),
     getSweepCursor: () => getSweepCursor(store),
@@ -263,7 +296,11 @@ async function finishCatchup(
   );
 }
 
-/** Takes `concurrency: forbid`'s slot for a run (`JobStateLedger.acquireSlot`). */
+/**
+ * Takes `concurrency: forbid`'s slot for a run (`JobStateLedger.acquireSlot`): one write when
+ * it is free or expired (which ends the overlap incident), a second one to renew the run's own
+ * hold.
+ */
 async function acquireSlot(
   store: LedgerStore,
   jobId: string,
@@ -271,17 +308,42 @@ async function acquireSlot(
   nowEpochMs: number,
   untilEpochMs: number,
 ): ReturnType<JobStateLedger['acquireSlot']> {
-  const u = new UpdateExpression()
-    .set('runningKey', av.s(key))
-    .set('runningUntilEpochMs', av.n(untilEpochMs));
-  const result = await write(store, jobStateKey(jobId), u, (c) => {
-    const running = c.name('runningKey');
-    const until = c.name('runningUntilEpochMs');
-    return `attribute_not_exists(${running}) OR ${running} = ${c.value('key', av.s(key))} OR ${until} < ${c.value('now', av.n(nowEpochMs))}`;
-  });
-  if (result.applied) return { acquired: true };
-  const runningKey = result.current && decodeJobState(result.current).runningKey;
-  return { acquired: false, ...(runningKey ? { runningKey } : {}) };
+  const until = av.n(untilEpochMs);
+  for (let round = 0; round < 3; round++) {
+    const taken = await write(
+      store,
+      jobStateKey(jobId),
+      new UpdateExpression()
+        .set('runningKey', av.s(key))
+        .set('runningUntilEpochMs', until)
+        .remove(...OVERLAP_INCIDENT),
+      (c) =>
+        `attribute_not_exists(${c.name('runningKey')}) OR ${c.name('runningUntilEpochMs')} < ${c.value('now', av.n(nowEpochMs))}`,
+    );
+    if (taken.applied) return { acquired: true };
+    const runningKey = taken.current && decodeJobState(taken.current).runningKey;
+    if (runningKey !== key) return { acquired: false, ...(runningKey ? { runningKey } : {}) };
+    // The same run again (a retry, a takeover): its hold is renewed, the incident goes on.
+    if (await holdSlotUntil(store, jobId, key, untilEpochMs)) return { acquired: true };
+  }
+  return { acquired: false };
+}
+
+/** Moves the end of a run's own hold (`JobStateLedger.holdSlotUntil`). */
+async function holdSlotUntil(
+  store: LedgerStore,
+  jobId: string,
+  key: string,
+  untilEpochMs: number,
+): Promise<boolean> {
+  const u = new UpdateExpression().set('runningUntilEpochMs', av.n(untilEpochMs));
+  const result = await write(
+    store,
+    jobStateKey(jobId),
+    u,
+    (c) => `${c.name('runningKey')} = ${c.value('key', av.s(key))}`,
+  );
+  return result.applied;
 }
 
 /** Gives the slot back if the run holds it (`JobStateLedger.releaseSlot`). */
@@ -294,6 +356,67 @@ async function releaseSlot(store: LedgerStore, jobId: string, key: string): Prom
     (c) => `${c.name('runningKey')} = ${c.value('key', av.s(key))}`,
   );
   return result.applied;
+}
+
+/**
+ * Counts a skip in the job's overlap incident (`JobStateLedger.countOverlapSkip`): the first
+ * skip opens it, the second is recorded by key (it raises the notification), later ones only
+ * add to the count. Each write is conditional on the incident it read, so a new run taking the
+ * slot in between makes the skip count in the new incident.
+ */
+async function countOverlapSkip(
+  store: LedgerStore,
+  jobId: string,
+  skip: { readonly key: string; readonly at: Date },
+): Promise<OverlapCount> {
+  const since = skip.at.toISOString();
+  for (let round = 0; round < 3; round++) {
+    const opened = await write(
+      store,
+      jobStateKey(jobId),
+      new UpdateExpression()
+        .set('overlapFirstKey', av.s(skip.key))
+        .set('overlapSince', av.s(since))
+        .set('overlapSkips', av.n(1))
+        .remove('overlapSecondKey'),
+      (c) => `attribute_not_exists(${c.name('overlapFirstKey')})`,
+    );
+    if (opened.applied) return { skips: 1, since, raises: false };
+    const state = opened.current && decodeJobState(opened.current);
+    if (!state?.overlapFirstKey) continue;
+    const counted = await countInIncident(store, jobId, skip.key, state);
+    if (counted) return counted;
+  }
+  return { skips: 0, since, raises: false };
+}
+
+/** A skip of an open incident: its own place if it has one, else the second or a later one. */
+async function countInIncident(
+  store: LedgerStore,
+  jobId: string,
+  key: string,
+  state: JobStateItem,
+): Promise<OverlapCount | undefined> {
+  const since = state.overlapSince ?? '';
+  const skips = state.overlapSkips ?? 0;
+  if (state.overlapFirstKey === key) return { skips, since, raises: false };
+  if (state.overlapSecondKey === key) return { skips, since, raises: true };
+  const second = state.overlapSecondKey === undefined;
+  const u = new UpdateExpression().add('overlapSkips', av.n(1));
+  if (second) u.set('overlapSecondKey', av.s(key));
+  const result = await write(
+    store,
+    jobStateKey(jobId),
+    u,
+    (c) => {
+      const same = `${c.name('overlapFirstKey')} = ${c.value('first', av.s(state.overlapFirstKey ?? ''))}`;
+      return second ? `${same} AND attribute_not_exists(${c.name('overlapSecondKey')})` : same;
+    },
+    'ALL_NEW',
+  );
+  if (!result.applied || !result.item) return undefined;
+  const now = decodeJobState(result.item);
+  return { skips: now.overlapSkips ?? skips + 1, since: now.overlapSince ?? since, raises: second };
 }
 
 /** Sets or updates a pause (`JobStateLedger.pause`). */

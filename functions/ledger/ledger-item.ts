@@ -44,8 +44,10 @@ export type RunOrigin = 'tick' | 'catch-up' | 'sweep' | 'retry' | 'manual' | 're
  * - `stuck`: delivered to a target that reports completion, and not finished after maxRuntime.
  * - `dead-lettered`: its delivery attempts ran out; it is in the dead-letter queue.
  * - `run-failed`: the target ran it and reported failure.
+ * - `overlap`: skipped for `concurrency: forbid`, the second run in a row of one incident (the
+ *   runs skipped while the job's slot stayed held); the incident's later skips raise nothing.
  */
-export type Signal = 'missed' | 'late' | 'stuck' | 'dead-lettered' | 'run-failed';
+export type Signal = 'missed' | 'late' | 'stuck' | 'dead-lettered' | 'run-failed' | 'overlap';
 
 /**
  * A side effect a transition owes the world, kept on the run's item until it is done: a
@@ -90,6 +92,8 @@ export interface RunItem {
   readonly startedAt?: string;
   readonly completionId?: string;
   readonly deadLetteredAt?: string;
+  /** With `overlap` raised: the first run skipped in its incident, UTC ISO. */
+  readonly overlapSince?: string;
   readonly signals: readonly Signal[];
   readonly outbox: readonly OutboxEffect[];
   readonly outboxLeaseUntilEpochMs?: number;
@@ -140,6 +144,15 @@ export interface JobStateItem {
   readonly gapCaughtUp?: number;
   readonly runningKey?: string;
   readonly runningUntilEpochMs?: number;
+  /**
+   * The last overlap incident: runs skipped since the slot was last taken by a run that did not
+   * hold it. Its first run's instant (UTC ISO), how many were skipped, and the keys of the
+   * first two (the second raises the `overlap` notification).
+   */
+  readonly overlapSince?: string;
+  readonly overlapSkips?: number;
+  readonly overlapFirstKey?: string;
+  readonly overlapSecondKey?: string;
 }
 
 /** A stored item that does not have the shape its key promises. */
@@ -303,6 +316,7 @@ export function decodeRun(item: Item): RunItem {
       startedAt: r.optS('startedAt'),
       completionId: r.optS('completionId'),
       deadLetteredAt: r.optS('deadLetteredAt'),
+      overlapSince: r.optS('overlapSince'),
       outboxLeaseUntilEpochMs: r.optN('outboxLeaseUntilEpochMs'),
       openShard: r.optS('openShard'),
       checkAtEpochMs: r.optN('checkAtEpochMs'),
@@ -354,6 +368,10 @@ export function decodeJobState(item: Item): JobStateItem {
       gapCaughtUp: r.optN('gapCaughtUp'),
       runningKey: r.optS('runningKey'),
       runningUntilEpochMs: r.optN('runningUntilEpochMs'),
+      overlapSince: r.optS('overlapSince'),
+      overlapSkips: r.optN('overlapSkips'),
+      overlapFirstKey: r.optS('overlapFirstKey'),
+      overlapSecondKey: r.optS('overlapSecondKey'),
     }),
   };
 }

@@ -8,7 +8,8 @@ import type { RunItem, Signal } from './ledger-item.ts';
 
 /**
  * One on-call notification: which job, which run, what happened, and the exact command to look
- * or act. Sent once per run and signal (docs/runbook.md, "Notifications").
+ * or act. Sent once per run and signal (docs/runbook.md, "Notifications"); `overlap` once per
+ * incident, by its second skipped run.
  */
 export interface RunNotification {
   readonly version: 1;
@@ -34,6 +35,8 @@ export interface RunNotification {
   readonly runs: number;
   readonly first: string;
   readonly last: string;
+  /** `overlap`: the first run skipped in the incident, UTC ISO (this run is the second). */
+  readonly overlapSince?: string;
   /** One sentence for a human. */
   readonly summary: string;
   /** The `zonecron` commands to look at the run and to act on it. */
@@ -54,6 +57,7 @@ const WHAT: Record<Signal, string> = {
   stuck: 'has not finished within its maxRuntime',
   'dead-lettered': 'ran out of delivery attempts and is in the dead-letter queue',
   'run-failed': 'ran and its target reported failure',
+  overlap: "was skipped: a previous run still holds the job's concurrency: forbid slot",
 };
 
 /** The local time of an instant in a zone, with offset and abbreviation. */
@@ -65,7 +69,11 @@ function localTime(atIso: string, timezone: string | undefined): string {
   return `${clock}${abbreviation ? ` ${abbreviation}` : ''} (${timezone})`;
 }
 
-function outcomeOf(signal: Signal, item: RunItem): string {
+function outcomeOf(signal: Signal, item: RunItem, timezone: string | undefined): string {
+  if (signal === 'overlap') {
+    const since = item.overlapSince ? ` since ${localTime(item.overlapSince, timezone)}` : '';
+    return `; the second run in a row skipped for overlap${since} (${item.lastError ?? 'previous run still running'}); the incident's later skips are not notified`;
+  }
   if (signal !== 'missed') return '';
   switch (item.status) {
     case 'skipped':
@@ -94,7 +102,8 @@ export function buildNotification(
   const local = localTime(item.at, timezone);
   const incident = signal === 'missed' ? item.incident : undefined;
   const first = incident?.first ?? item.at;
-  const history = `zonecron history ${item.jobId} --stack ${stack} --since ${first}`;
+  const from = signal === 'overlap' && item.overlapSince ? item.overlapSince : first;
+  const history = `zonecron history ${item.jobId} --stack ${stack} --since ${from}`;
   const backfill = `zonecron backfill ${item.jobId} --from ${new Date(Date.parse(first) - 60_000).toISOString()} --to ${item.at} --stack ${stack}`;
   const act: Partial<Record<Signal, string | undefined>> = {
     'dead-lettered': `zonecron dlq redrive --key ${item.key} --stack ${stack}`,
@@ -121,9 +130,10 @@ export function buildNotification(
     runs: incident?.runs ?? 1,
     first,
     last: incident?.last ?? item.at,
+    ...(signal === 'overlap' && item.overlapSince ? { overlapSince: item.overlapSince } : {}),
     summary: incident
       ? incidentSummary(item.jobId, incident, timezone)
-      : `${item.jobId}: the run at ${local} ${WHAT[signal]}${outcomeOf(signal, item)}`,
+      : `${item.jobId}: the run at ${local} ${WHAT[signal]}${outcomeOf(signal, item, timezone)}`,
     commands: { history, ...(act[signal] ? { act: act[signal] } : {}) },
   };
 }

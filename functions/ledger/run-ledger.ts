@@ -57,6 +57,13 @@ export type ClaimOutcome =
   | { readonly claimed: true; readonly item: RunItem }
   | { readonly claimed: false; readonly existing: RunItem };
 
+/** The `overlap` notification a skip owes: its incident's first run, and the outbox lease. */
+export interface OverlapNotice {
+  /** The incident's first skipped run, UTC ISO. */
+  readonly since: string;
+  readonly outboxLeaseUntilEpochMs: number;
+}
+
 /** A run decided without a delivery: skipped, with its reason. */
 export interface SkipRecord {
   readonly key: string;
@@ -143,8 +150,17 @@ export interface RunLedger extends OutboxLedger {
       readonly outboxLeaseUntilEpochMs: number;
     },
   ): Promise<boolean>;
-  /** `claimed` → `skipped` (terminal), e.g. overlap. */
-  markSkipped(key: string, attempts: number, reason: SkipReason, detail: string): Promise<boolean>;
+  /**
+   * `claimed` → `skipped` (terminal), e.g. overlap; with `overlap`, the skip raises the job's
+   * overlap notification and owes it in the same write.
+   */
+  markSkipped(
+    key: string,
+    attempts: number,
+    reason: SkipReason,
+    detail: string,
+    overlap?: OverlapNotice,
+  ): Promise<boolean>;
   /** Creates a `skipped` item; false when any item exists already. */
   recordSkipped(record: SkipRecord): Promise<boolean>;
   /** Raises `stuck` on a still-`dispatched` run, once. */
@@ -229,8 +245,8 @@ export function createDynamoLedger(store: LedgerStore): Ledger {
     markDispatched: (key, attempts, delivery) => markDispatched(store, key, attempts, delivery),
     releaseFailed: (key, attempts, failure) => releaseFailed(store, key, attempts, failure),
     failDelivery: (key, attempts, failure) => failDelivery(store, key, attempts, failure),
-    markSkipped: (key, attempts, reason, detail) =>
-      markSkipped(store, key, attempts, reason, detail),
+    markSkipped: (key, attempts, reason, detail, overlap) =>
+      markSkipped(store, key, attempts, reason, detail, overlap),
     recordSkipped: (record) => recordSkipped(store, record),
     markStuck: (key, outboxLeaseUntilEpochMs) => markStuck(store, key, outboxLeaseUntilEpochMs),
     closeOpen: (key, seen, nextCheckAtEpochMs) => closeOpen(store, key, seen, nextCheckAtEpochMs),
@@ -373,6 +389,7 @@ function markSkipped(
   attempts: number,
   reason: SkipReason,
   detail: string,
+  overlap: OverlapNotice | undefined,
 ): Promise<boolean> {
   const build = () =>
     new UpdateExpression()
@@ -380,6 +397,11 @@ function markSkipped(
       .set('skipReason', av.s(reason))
       .set('lastError', av.s(detail))
       .remove('leaseUntilEpochMs');
+  if (overlap) {
+    const u = build().set('overlapSince', av.s(overlap.since));
+    addOutbox(u, key, ['overlap'], ['notify:overlap'], overlap.outboxLeaseUntilEpochMs);
+    return conditional(store, key, u, ownClaim(attempts));
+  }
   return applied(leaveOpenIndex(store, { key, build, condition: ownClaim(attempts) }));
 }
 
@@ -478,6 +500,7 @@ async function resetForRedrive(
       'completionId',
       'startedAt',
       'deadLetteredAt',
+      'overlapSince',
     );
   const status = u.name('status');
   const condition =

@@ -419,6 +419,54 @@ describe.each(stores)('the ledger on %s', (_name, open) => {
       expect((await ledger.getJobState('j'))?.runningKey).toBeUndefined();
     });
 
+    it('moves the end of a hold on the forbid slot only for the run that holds it', async () => {
+      const ledger = await open();
+      await ledger.acquireSlot('j', 'run-a', T, T + 10_000);
+      expect(await ledger.holdSlotUntil('j', 'run-b', T + 1_000)).toBe(false);
+      expect(await ledger.holdSlotUntil('j', 'run-a', T + 1_000)).toBe(true);
+      expect(await ledger.acquireSlot('j', 'run-b', T + 1_001, T + 5_000)).toEqual({
+        acquired: true,
+      });
+    });
+
+    it('counts an overlap incident once per run, the second by key, until another run takes the slot', async () => {
+      const ledger = await open();
+      const at = (minutes: number) => new Date(T + minutes * 60_000);
+      await ledger.acquireSlot('j', 'run-a', T, T + 3_600_000);
+      const count = (key: string, minutes: number) =>
+        ledger.countOverlapSkip('j', { key, at: at(minutes) });
+      const since = at(5).toISOString();
+      expect(await count('run-b', 5)).toEqual({ skips: 1, since, raises: false });
+      expect(await count('run-b', 5)).toEqual({ skips: 1, since, raises: false });
+      expect(await count('run-c', 10)).toEqual({ skips: 2, since, raises: true });
+      expect(await count('run-c', 10)).toEqual({ skips: 2, since, raises: true });
+      expect(await count('run-d', 15)).toEqual({ skips: 3, since, raises: false });
+      // The holder taking its slot again (a retry) does not end the incident.
+      expect(await ledger.acquireSlot('j', 'run-a', T + 1, T + 3_600_000)).toEqual({
+        acquired: true,
+      });
+      expect(await count('run-e', 20)).toEqual({ skips: 4, since, raises: false });
+      expect(await ledger.getJobState('j')).toMatchObject({
+        overlapSince: since,
+        overlapSkips: 4,
+        overlapFirstKey: 'run-b',
+        overlapSecondKey: 'run-c',
+      });
+      // Another run takes the expired slot: a new incident starts with the next skip.
+      expect(await ledger.acquireSlot('j', 'run-f', T + 3_600_001, T + 7_200_000)).toEqual({
+        acquired: true,
+      });
+      const state = await ledger.getJobState('j');
+      expect(state?.overlapSkips).toBeUndefined();
+      expect(state?.overlapFirstKey).toBeUndefined();
+      expect(await count('run-g', 65)).toEqual({
+        skips: 1,
+        since: at(65).toISOString(),
+        raises: false,
+      });
+      expect(await count('run-h', 70)).toMatchObject({ skips: 2, raises: true });
+    });
+
     it('resumes leaving W where it was, and remembers the pause and whether it is caught up', async () => {
       const ledger = await open();
       const from = new Date('2023-06-01T10:00:00Z');

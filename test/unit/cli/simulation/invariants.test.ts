@@ -277,6 +277,29 @@ describe('signals', () => {
     const running = { ...finished, completions: new Map([['req-10:00', at('10:45')]]) };
     expect(signalsOnce(running, runOutcomes(running)).ok).toBe(true);
   });
+
+  it('fails for overlap about the first run an incident skipped, and holds for the second', () => {
+    const holder = keyOf(hourly, '09:00');
+    const skipped = (hhmm: string) =>
+      item(hourly, hhmm, { status: 'skipped', skipReason: 'overlap' });
+    const runs = ['10:00', '11:00'];
+    const input = cleanInput({
+      items: new Map(runs.map((hhmm) => [keyOf(hourly, hhmm), skipped(hhmm)])),
+      deliveries: [],
+      overlapSkips: runs.map((hhmm) => ({
+        key: keyOf(hourly, hhmm),
+        at: at(hhmm),
+        runningKey: holder,
+      })),
+    });
+    const first = { ...input, notifications: [notified(skipped('10:00'), 'overlap', at('10:00'))] };
+    expect(signalsOnce(first, runOutcomes(first)).ok).toBe(false);
+    const second = {
+      ...input,
+      notifications: [notified(skipped('11:00'), 'overlap', at('11:00'))],
+    };
+    expect(signalsOnce(second, runOutcomes(second)).ok).toBe(true);
+  });
 });
 
 describe('every run exactly once', () => {
