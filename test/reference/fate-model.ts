@@ -69,7 +69,18 @@ export interface FateScenario {
   /** Sweeps go on this long after `to`. */
   readonly settleMs: number;
   readonly retentionDays?: number;
+  /** The system's readings to take instead of the model's, to look past known disagreements. */
+  readonly deviations?: readonly Deviation[];
 }
+
+/**
+ * Where the system is known to read §6 otherwise than the model does (see each use):
+ * `window-at-decision`, the catch-up window ends at the instant the gap is decided up to (a
+ * tick's S, the sweep's M − grace), not at the gap's newest run; `missed-past-grace`, a run a
+ * gap skips is missed only once its grace has passed; `budget-until-no-gap`, a gap's budget is
+ * renewed only by a tick that found no gap before its run.
+ */
+export type Deviation = 'window-at-decision' | 'missed-past-grace' | 'budget-until-no-gap';
 
 /** Why a run was decided not to run (§6, Fates). */
 export type SkipReason =
@@ -338,14 +349,16 @@ function tick(world: World, m: JobModel, sMs: number, nowMs: number): void {
   m.sinceMs ??= sMs;
   if (sMs < m.sinceMs || decided(run)) return;
   const gap = undecided(m, sMs, true);
-  if (gap.length > 0) decideGap(world, m, gap, nowMs);
+  if (gap.length > 0) decideGap(world, m, gap, nowMs, sMs);
   if (paused(m, sMs)) {
     skip(run, 'paused');
     return;
   }
   // Reading: a tick delivers its own run "on time" when it does so within its grace; that
   // ends the gap, and the next gap has a budget of its own.
-  if (nowMs <= sMs + m.job.alarm.graceSeconds * 1000) m.spent = 0;
+  const onTime = nowMs <= sMs + m.job.alarm.graceSeconds * 1000;
+  const untilNoGap = world.scenario.deviations?.includes('budget-until-no-gap');
+  if (untilNoGap ? gap.length === 0 : onTime) m.spent = 0;
   attempt(world, m, run, nowMs, true);
 }
 
@@ -357,8 +370,9 @@ function tick(world: World, m: JobModel, sMs: number, nowMs: number): void {
 function sweep(world: World, mMs: number, nowMs: number): void {
   for (const m of world.jobs) {
     if (m.sinceMs === undefined) continue;
-    const gap = undecided(m, mMs - m.job.alarm.graceSeconds * 1000, false);
-    if (gap.length > 0) decideGap(world, m, gap, nowMs);
+    const dueMs = mMs - m.job.alarm.graceSeconds * 1000;
+    const gap = undecided(m, dueMs, false);
+    if (gap.length > 0) decideGap(world, m, gap, nowMs, dueMs);
   }
   for (const m of world.jobs) {
     for (const r of [...m.watched]) {
@@ -378,22 +392,31 @@ function sweep(world: World, mMs: number, nowMs: number): void {
  * ends at the gap's newest run and is closed at its start. Runs in a pause are skipped(paused)
  * and left out of the policy (Reading: they still count as the gap's, and as newer runs).
  */
-function decideGap(world: World, m: JobModel, gap: readonly ModelRun[], nowMs: number): void {
+function decideGap(
+  world: World,
+  m: JobModel,
+  gap: readonly ModelRun[],
+  nowMs: number,
+  upToMs: number,
+): void {
   const { catchup, alarm } = m.job;
-  const newest = gap.at(-1) as ModelRun;
-  const windowStartMs = newest.ms - catchup.windowSeconds * 1000;
+  const deviations = world.scenario.deviations ?? [];
+  const atDecision = deviations.includes('window-at-decision');
+  const pastGrace = (r: ModelRun) => nowMs > r.ms + alarm.graceSeconds * 1000;
+  const windowEndMs = atDecision ? upToMs : (gap.at(-1) as ModelRun).ms;
+  const windowStartMs = windowEndMs - catchup.windowSeconds * 1000;
   const live = gap.filter((r) => !paused(m, r.ms));
   for (const r of gap) if (paused(m, r.ms)) skip(r, 'paused');
   const picks = policyPicks(m, gap, live, windowStartMs, nowMs);
   const missed: ModelRun[] = [];
   for (const r of live) {
     if (picks.includes(r)) {
-      if (nowMs > r.ms + alarm.graceSeconds * 1000) missed.push(r);
+      if (pastGrace(r)) missed.push(r);
       continue;
     }
     skip(r, r.ms < windowStartMs ? 'outside-window' : POLICY_REASON[catchup.policy]);
     // §6: a run the gap skips is missed unless it was skipped for a pause.
-    missed.push(r);
+    if (!deviations.includes('missed-past-grace') || pastGrace(r)) missed.push(r);
   }
   m.spent += picks.length;
   if (missed.length > 0) notify(world, 'missed', m, missed);

