@@ -198,6 +198,7 @@ function instantLedger(): Ledger {
     getJobStates: async () => new Map(),
     swapWatermark: async () => ({ swapped: true }),
     createJobState: yes,
+    adoptSchedule: yes,
     advanceWatermark: yes,
     acquireCatchup: async () => undefined,
     finishCatchup: async () => {},

@@ -9,7 +9,7 @@ import {
 import { catchUpUnderLease } from './catch-up.ts';
 import type { CoreContext, RunOutcome } from './deliver-run.ts';
 import { reconcileRun, type Settled } from './reconcile.ts';
-import { CONFIG_PAUSED_BY, pauseEndAt, pauseEnded } from './tick.ts';
+import { adoptedSchedule, CONFIG_PAUSED_BY, pauseEndAt, pauseEnded } from './tick.ts';
 
 /** What one sweep found and did. */
 export interface SweepResult {
@@ -293,19 +293,23 @@ async function catchUpUndecided(
 async function catchUpJobRuns(
   ctx: CoreContext,
   list: readonly Due[],
-  state: JobStateItem | undefined,
+  read: JobStateItem | undefined,
   scheduledAt: Date,
 ): Promise<RunOutcome[] | undefined> {
   const job = list[0]?.job;
   // A job that never ran (a fresh deploy), or runs before its first: nothing was expected.
-  if (!job || !state?.sinceAt) return [];
+  if (!job || !read?.sinceAt) return [];
+  const upTo = new Date(scheduledAt.getTime() - job.alarm.graceSeconds * 1000);
+  // Under a schedule deployed since W was decided, runs up to now are not runs.
+  const state = await adoptedSchedule(ctx, job, read, upTo);
+  if (state.scheduleId !== read.scheduleId && read.scheduleId !== undefined) return [];
+  if (!state.sinceAt) return [];
   const since = Date.parse(state.sinceAt);
   const live = list.filter((d) => d.occurrence.at.getTime() >= since).map((d) => d.occurrence);
   if (live.length === 0) return [];
   if (state.pausedAt && pauseEnded(job, state, ctx.clock())) {
     await ctx.ledger.resume(job.id, { at: pauseEndAt(state, ctx.clock()), catchUp: false });
   }
-  const upTo = new Date(scheduledAt.getTime() - job.alarm.graceSeconds * 1000);
   const watermarkMs = Date.parse(state.watermarkAt ?? state.sinceAt);
   return catchUpUnderLease(ctx, job, {
     upTo,

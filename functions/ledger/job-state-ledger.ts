@@ -60,14 +60,28 @@ export interface JobStateLedger {
   /**
    * The fast path: moves W to `scheduledAt` when the job is live, not paused and W is at or
    * after `previous` (or, without a previous run, before `scheduledAt`). Otherwise the state
-   * that refused it comes back (undefined: no state yet).
+   * that refused it comes back (undefined: no state yet). With `scheduleId`, only under that
+   * schedule (or a state from before schedules were recorded, which then records it).
    */
   swapWatermark(
     jobId: string,
-    runs: { readonly previous: Date | undefined; readonly scheduledAt: Date },
+    runs: {
+      readonly previous: Date | undefined;
+      readonly scheduledAt: Date;
+      readonly scheduleId?: string;
+    },
   ): Promise<SwapOutcome>;
   /** The job's first decided run: W and `since` both at `at`. False when a state exists. */
-  createJobState(jobId: string, at: Date): Promise<boolean>;
+  createJobState(jobId: string, at: Date, scheduleId?: string): Promise<boolean>;
+  /**
+   * A new schedule takes effect at `at`: records its id, moves W to `at` if it is behind and
+   * `since` just after it, so the new schedule's runs up to `at` are not runs. Conditional on the state as it was read
+   * (its schedule id and W); false when another dispatcher changed it first.
+   */
+  adoptSchedule(
+    state: JobStateItem,
+    change: { readonly scheduleId: string; readonly at: Date },
+  ): Promise<boolean>;
   /** Moves W forward to `at` (never back); sets `since` if absent. */
   advanceWatermark(jobId: string, at: Date): Promise<boolean>;
   /**
@@ -137,7 +151,8 @@ export function createJobStateLedger(store: LedgerStore): JobStateLedger {
     getJobState: (jobId) => getJobState(store, jobId),
     getJobStates: (jobIds) => getJobStates(store, jobIds),
     swapWatermark: (jobId, runs) => swapWatermark(store, jobId, runs),
-    createJobState: (jobId, at) => createJobState(store, jobId, at),
+    createJobState: (jobId, at, scheduleId) => createJobState(store, jobId, at, scheduleId),
+    adoptSchedule: (state, change) => adoptSchedule(store, state, change),
     advanceWatermark: (jobId, at) => advanceWatermark(store, jobId, at),
     acquireCatchup: (jobId, nowEpochMs, leaseUntilEpochMs) =>
       acquireCatchup(store, jobId, nowEpochMs, leaseUntilEpochMs),
@@ -199,29 +214,67 @@ async function swapWatermark(
   const at = runs.scheduledAt.toISOString();
   // A tick that delivers its own run on time ends any gap: the next one has a budget of its own.
   const u = new UpdateExpression().set('watermarkAt', av.s(at)).remove('gapCaughtUp');
+  if (runs.scheduleId) u.set('scheduleId', av.s(runs.scheduleId));
   const result = await write(store, jobStateKey(jobId), u, (c) => {
     const w = c.name('watermarkAt');
     const lower =
       runs.previous === undefined
         ? `attribute_exists(${w})`
         : `${w} >= ${c.value('previous', av.s(runs.previous.toISOString()))}`;
-    return `${lower} AND ${w} < ${c.value('scheduled', av.s(at))} AND attribute_not_exists(${c.name('pausedAt')})`;
+    const same = runs.scheduleId
+      ? ` AND (attribute_not_exists(${c.name('scheduleId')}) OR ${c.name('scheduleId')} = ${c.value('sid', av.s(runs.scheduleId))})`
+      : '';
+    return `${lower} AND ${w} < ${c.value('scheduled', av.s(at))} AND attribute_not_exists(${c.name('pausedAt')})${same}`;
   });
   if (result.applied) return { swapped: true };
   return { swapped: false, state: result.current && decodeJobState(result.current) };
 }
 
 /** A job's first state, unless it has one (`JobStateLedger.createJobState`). */
-async function createJobState(store: LedgerStore, jobId: string, at: Date): Promise<boolean> {
+async function createJobState(
+  store: LedgerStore,
+  jobId: string,
+  at: Date,
+  scheduleId: string | undefined,
+): Promise<boolean> {
   const u = new UpdateExpression()
     .set('watermarkAt', av.s(at.toISOString()))
     .set('sinceAt', av.s(at.toISOString()));
+  if (scheduleId) u.set('scheduleId', av.s(scheduleId));
   const result = await write(
     store,
     jobStateKey(jobId),
     u,
     (c) => `attribute_not_exists(${c.name('sinceAt')})`,
   );
+  return result.applied;
+}
+
+/** Records a new schedule and moves W up to its start (`JobStateLedger.adoptSchedule`). */
+async function adoptSchedule(
+  store: LedgerStore,
+  state: JobStateItem,
+  change: Parameters<JobStateLedger['adoptSchedule']>[1],
+): Promise<boolean> {
+  const at = change.at.toISOString();
+  const behind = (state.watermarkAt ?? '') < at;
+  // The new schedule's first live instant: `since` is inclusive, `at` is the last non-run.
+  const since = new Date(change.at.getTime() + 1).toISOString();
+  const u = new UpdateExpression()
+    .set('scheduleId', av.s(change.scheduleId))
+    .set('sinceAt', av.s(since));
+  if (behind) u.set('watermarkAt', av.s(at)).remove('gapCaughtUp');
+  const result = await write(store, jobStateKey(state.jobId), u, (c) => {
+    const sid = c.name('scheduleId');
+    const w = c.name('watermarkAt');
+    const sameSchedule = state.scheduleId
+      ? `${sid} = ${c.value('old', av.s(state.scheduleId))}`
+      : `attribute_not_exists(${sid})`;
+    const sameW = state.watermarkAt
+      ? `${w} = ${c.value('w', av.s(state.watermarkAt))}`
+      : `attribute_not_exists(${w})`;
+    return `${sameSchedule} AND ${sameW}`;
+  });
   return result.applied;
 }
 

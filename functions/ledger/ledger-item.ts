@@ -127,6 +127,8 @@ export interface JobStateItem {
   readonly watermarkAt?: string;
   /** The first run this stack ever decided for the job: earlier runs were never expected. */
   readonly sinceAt?: string;
+  /** The fingerprint of the schedule W was decided under (`scheduleIdOf`). */
+  readonly scheduleId?: string;
   readonly pausedAt?: string;
   /** Who paused it: an operator's name, or `jobs.yaml` for `enabled: false`. */
   readonly pausedBy?: string;
@@ -357,6 +359,7 @@ export function decodeJobState(item: Item): JobStateItem {
     ...defined({
       watermarkAt: r.optS('watermarkAt'),
       sinceAt: r.optS('sinceAt'),
+      scheduleId: r.optS('scheduleId'),
       pausedAt: r.optS('pausedAt'),
       pausedBy: r.optS('pausedBy'),
       pauseReason: r.optS('pauseReason'),
