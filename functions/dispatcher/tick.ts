@@ -168,8 +168,9 @@ function beforeFirstRun(
 
 /**
  * The job state under the job's schedule as deployed: when W was decided under another one (a
- * deploy changed the expression, zone or DST policies), the new schedule takes effect at `at`
- * and W moves up to it, so none of the new schedule's runs before it is delivered or missed.
+ * deploy changed the expression, zone or DST policies), or a deploy had removed the job and this
+ * one lists it again, the schedule takes effect at `at` and W moves up to it, so none of its
+ * runs before it is delivered or missed.
  * Whoever adopts it first wins; the others read the state it wrote.
  *
  * ```
@@ -184,15 +185,16 @@ export async function adoptedSchedule(
   at: Date,
 ): Promise<JobStateItem> {
   const scheduleId = scheduleIdOf(job);
-  if (state.scheduleId === undefined || state.scheduleId === scheduleId) return state;
+  const changed = state.scheduleId !== undefined && state.scheduleId !== scheduleId;
+  if (!changed && !state.removedAt) return state;
   if (await ctx.ledger.adoptSchedule(state, { scheduleId, at })) {
-    ctx.logger.info('schedule-changed', {
-      decision: 'schedule-changed',
+    const decision = state.removedAt ? 'job-listed-again' : 'schedule-changed';
+    ctx.logger.info(decision, {
+      decision,
       jobId: job.id,
-      from: state.scheduleId,
-      to: scheduleId,
+      ...(changed ? { from: state.scheduleId, to: scheduleId } : { removedAt: state.removedAt }),
       effectiveAt: at.toISOString(),
-      hint: "the new schedule's runs before this instant are not runs: none is delivered or missed",
+      hint: 'runs before this instant are not runs of this deploy: none is delivered or missed',
     });
   }
   const now = await ctx.ledger.getJobState(job.id);

@@ -78,6 +78,13 @@ export {
 } from './operator-event.ts';
 export { type OutboxDeps, type OutboxLedger, performOutbox } from './outbox.ts';
 export {
+  createRosterLedger,
+  ROSTER_KEY_PREFIX,
+  ROSTER_SHARDS,
+  type RosterLedger,
+  rosterShardOf,
+} from './roster.ts';
+export {
   type ClaimMode,
   type ClaimOutcome,
   type ClaimRequest,

@@ -74,8 +74,9 @@ export interface JobStateLedger {
   /** The job's first decided run: W and `since` both at `at`. False when a state exists. */
   createJobState(jobId: string, at: Date, scheduleId?: string): Promise<boolean>;
   /**
-   * A new schedule takes effect at `at`: records its id, moves W to `at` if it is behind and
-   * `since` just after it, so the new schedule's runs up to `at` are not runs. Conditional on the state as it was read
+   * A new schedule takes effect at `at`, or a job a deploy had removed is listed again: records
+   * the schedule's id, moves W to `at` (if it is behind, or the job was removed) and `since`
+   * just after it, so the runs up to `at` are not runs. Conditional on the state as it was read
    * (its schedule id and W); false when another dispatcher changed it first.
    */
   adoptSchedule(
@@ -213,7 +214,7 @@ async function swapWatermark(
 ): Promise<SwapOutcome> {
   const at = runs.scheduledAt.toISOString();
   // A tick that delivers its own run on time ends any gap: the next one has a budget of its own.
-  const u = new UpdateExpression().set('watermarkAt', av.s(at)).remove('gapCaughtUp');
+  const u = new UpdateExpression().set('watermarkAt', av.s(at)).remove('gapCaughtUp', 'removedAt');
   if (runs.scheduleId) u.set('scheduleId', av.s(runs.scheduleId));
   const result = await write(store, jobStateKey(jobId), u, (c) => {
     const w = c.name('watermarkAt');
@@ -262,8 +263,9 @@ async function adoptSchedule(
   const since = new Date(change.at.getTime() + 1).toISOString();
   const u = new UpdateExpression()
     .set('scheduleId', av.s(change.scheduleId))
-    .set('sinceAt', av.s(since));
-  if (behind) u.set('watermarkAt', av.s(at)).remove('gapCaughtUp');
+    .set('sinceAt', av.s(since))
+    .remove('removedAt');
+  if (behind || state.removedAt) u.set('watermarkAt', av.s(at)).remove('gapCaughtUp');
   const result = await write(store, jobStateKey(state.jobId), u, (c) => {
     const sid = c.name('scheduleId');
     const w = c.name('watermarkAt');

@@ -129,6 +129,8 @@ export interface JobStateItem {
   readonly sinceAt?: string;
   /** The fingerprint of the schedule W was decided under (`scheduleIdOf`). */
   readonly scheduleId?: string;
+  /** When the first sweep of a deploy that no longer lists the job ended it. */
+  readonly removedAt?: string;
   readonly pausedAt?: string;
   /** Who paused it: an operator's name, or `jobs.yaml` for `enabled: false`. */
   readonly pausedBy?: string;
@@ -360,6 +362,7 @@ export function decodeJobState(item: Item): JobStateItem {
       watermarkAt: r.optS('watermarkAt'),
       sinceAt: r.optS('sinceAt'),
       scheduleId: r.optS('scheduleId'),
+      removedAt: r.optS('removedAt'),
       pausedAt: r.optS('pausedAt'),
       pausedBy: r.optS('pausedBy'),
       pauseReason: r.optS('pauseReason'),

@@ -11,6 +11,7 @@ import {
 import type { LedgerStore, UpdateResult } from './ledger-store.ts';
 import { LEDGER_OPEN_INDEX, LEDGER_TTL_ATTRIBUTE } from './ledger-table.ts';
 import { addOutbox, createOutboxLedger, leaveOpenIndex, type OutboxLedger } from './outbox.ts';
+import { createRosterLedger, type RosterLedger } from './roster.ts';
 import { createSkipRangeLedger, type SkipRangeLedger } from './skip-range.ts';
 import { UpdateExpression } from './update-expression.ts';
 
@@ -191,7 +192,7 @@ export interface RunLedger extends OutboxLedger {
 }
 
 /** The whole ledger the dispatcher core uses. */
-export interface Ledger extends RunLedger, JobStateLedger, SkipRangeLedger {}
+export interface Ledger extends RunLedger, JobStateLedger, SkipRangeLedger, RosterLedger {}
 
 /** A claim was refused but the refusing item could not be read back. */
 export class LedgerConflictError extends Error {
@@ -241,6 +242,7 @@ export function createDynamoLedger(store: LedgerStore): Ledger {
     ...createJobStateLedger(store),
     ...createOutboxLedger(store),
     ...createSkipRangeLedger(store),
+    ...createRosterLedger(store),
     claim: (request) => claimRun(store, request),
     markDispatched: (key, attempts, delivery) => markDispatched(store, key, attempts, delivery),
     releaseFailed: (key, attempts, failure) => releaseFailed(store, key, attempts, failure),

@@ -80,3 +80,28 @@ describe('a schedule change', () => {
     ]);
   });
 });
+
+describe('a job removed from jobs.yaml', () => {
+  it('replays nothing of its absence when a later deploy lists it again', async () => {
+    const { client, tableName } = await faultableLedgerTable('deploy4');
+    const job = makeJob({ id: 'comes-back', schedule: '*/15 * * * *', timezone: 'UTC' });
+    const other = makeJob({ id: 'stays', schedule: '0 * * * *', timezone: 'UTC' });
+    const clock = new TestClock('2023-06-01T10:00:02Z');
+    const targets = new RecordingTargets();
+    const first = harness({ client, tableName, clock, jobs: [job, other], targets });
+    await first.dispatcher.handle(tickEvent(job.id, '2023-06-01T10:00:00Z'));
+    await sweepMinutes(first, clock, '2023-06-01T10:01:00Z', '2023-06-01T10:02:00Z');
+    // A deploy removes the job; its first sweep ends it.
+    const without = harness({ client, tableName, clock, jobs: [other], targets });
+    await sweepMinutes(without, clock, '2023-06-01T10:10:00Z', '2023-06-01T10:11:00Z');
+    expect((await without.ledger.getJobState(job.id))?.removedAt).toBeDefined();
+    // Seven days later a deploy lists it again; its first tick runs, nothing before it.
+    clock.set('2023-06-08T10:00:02Z');
+    const again = harness({ client, tableName, clock, jobs: [job, other], targets });
+    await again.dispatcher.handle(tickEvent(job.id, '2023-06-08T10:00:00Z'));
+    await sweepMinutes(again, clock, '2023-06-08T10:01:00Z', '2023-06-08T10:08:00Z');
+    expect(targets.instants()).toEqual(['2023-06-01T10:00:00.000Z', '2023-06-08T10:00:00.000Z']);
+    expect(again.metrics.count(job.id, 'MissedRuns')).toBe(0);
+    expect(again.notifier.sent).toEqual([]);
+  });
+});
