@@ -12,7 +12,7 @@ import {
 } from '#ledger/index.ts';
 import type { DeadLetters } from '#shared/dead-letters.ts';
 import { DEFAULT_LEASE_SECONDS, DEFAULT_RETENTION_DAYS } from '#shared/defaults.ts';
-import { buildEnvelope } from '#shared/envelope.ts';
+import { buildEnvelope, deliverySecretHash, newDeliverySecret } from '#shared/envelope.ts';
 import { type JobDefinition, scheduleSpecOf, tracksCompletion } from '#shared/job.ts';
 import { catalogOf, type JobCatalog } from '#shared/jobs-bundle.ts';
 import type { AppLogger } from '#shared/logger.ts';
@@ -90,6 +90,11 @@ export interface DispatcherDeps {
    * (`createZoneDriftCheck`). Absent: no comparison.
    */
   readonly zoneDrift?: ZoneDriftCheck;
+  /**
+   * Makes each claim's delivery secret (architecture §6). @default `newDeliverySecret`: 128
+   * random bits from the platform's CSPRNG
+   */
+  readonly deliverySecret?: () => string;
   readonly options?: Partial<DispatcherOptions>;
 }
 
@@ -262,6 +267,8 @@ export function retryDelayMs(options: DispatcherOptions, attempt: number): numbe
 export async function deliverRun(ctx: CoreContext, run: PlannedRun): Promise<RunOutcome> {
   const { ledger, clock, options } = ctx;
   const nowEpochMs = clock().getTime();
+  // A fresh secret per claim; its hash is stored by the claim itself, before any delivery.
+  const secret = (ctx.deliverySecret ?? newDeliverySecret)();
   const claim = await ledger.claim({
     key: run.key,
     jobId: run.job.id,
@@ -271,6 +278,7 @@ export async function deliverRun(ctx: CoreContext, run: PlannedRun): Promise<Run
     manual: run.manual,
     origin: run.origin,
     target: run.job.target.arn,
+    secretHash: deliverySecretHash(secret),
     mode: run.mode,
     maxAttempts: run.job.retry.maxAttempts,
     nowEpochMs,
@@ -282,7 +290,7 @@ export async function deliverRun(ctx: CoreContext, run: PlannedRun): Promise<Run
   const item = claim.item;
   if (item.previousStatus === 'claimed') reportRedelivery(ctx, run, item);
   if (run.missed && item.attempts === 1) reportMissed(ctx, run, 'delivered late');
-  const outcome = await attemptDelivery(ctx, run, item);
+  const outcome = await attemptDelivery(ctx, run, item, secret);
   // The claim of a missed run owes its notification; it can say what happened now.
   if (item.outbox.length > 0) {
     await performOutbox(outboxDeps(ctx), { ...item, status: STATUS_AFTER[outcome.outcome] });
@@ -303,10 +311,11 @@ async function attemptDelivery(
   ctx: CoreContext,
   run: PlannedRun,
   item: RunItem,
+  secret: string,
 ): Promise<RunOutcome> {
   const overlap = await checkOverlap(ctx, run, item);
   if (overlap) return overlap;
-  const envelope = buildEnvelope(run.job, run, item.attempts, ctx.stackName);
+  const envelope = buildEnvelope(run.job, run, item.attempts, ctx.stackName, secret);
   let deliveryId: string;
   try {
     ({ deliveryId } = await ctx.targets.deliver(run.job.target, envelope, {
@@ -493,9 +502,10 @@ async function recordDelivery(
   // dispatcher's claim cannot tell when that one reached the target.
   const late =
     run.origin === 'tick' && item.attempts === 1 && lagMs > run.job.alarm.graceSeconds * 1000;
-  const kept = await writeDispatched(ctx, run, item, dispatchedAt, deliveryId, late);
-  reportDispatched(ctx, run, { attempt: item.attempts, deliveryId, lagMs, late, kept });
-  if (!kept) {
+  const written = await writeDispatched(ctx, run, item, dispatchedAt, deliveryId, late);
+  const lateRaised = late && written.lateRaised;
+  reportDispatched(ctx, run, { attempt: item.attempts, deliveryId, lagMs, late, lateRaised });
+  if (!written.ours) {
     ctx.logger.warn(
       'lease-lost',
       logFields(run, {
@@ -504,22 +514,63 @@ async function recordDelivery(
         hint: 'the claim expired during delivery; the sweep may deliver the run again (Redelivered)',
       }),
     );
-  } else if (late) {
+  } else if (lateRaised) {
     await performNewOutbox(
       ctx,
       item,
-      { status: 'dispatched', dispatchedAt: dispatchedAt.toISOString(), deliveryId },
+      { status: written.status, dispatchedAt: dispatchedAt.toISOString(), deliveryId },
       ['notify:late'],
       ['late'],
     );
   }
   return { ...baseOf(run), outcome: 'dispatched', attempt: item.attempts, deliveryId, lagMs, late };
 }
+
+/** What became of the dispatcher's write after a delivery. */
+interface DispatchedWrite {
+  /** The run is still this claim's: dispatched by it, or ended by the recorder for it. */
+  readonly ours: boolean;
+  /** Where the run is now. */
+  readonly status: RunItem['status'];
+  /** This write raised the run's `late` signal. */
+  readonly lateRaised: boolean;
+}
+
 /**
- * `claimed` → `dispatched` for our claim, retried until it lands; false when the claim was lost
- * meanwhile. A run whose completion is reported stays open until its `maxRuntime` ends.
+ * `claimed` → `dispatched` for our claim, retried until it lands. Refused, it may be that the
+ * target's report was recorded first (a fast run, a throttled write): then the claim was not
+ * lost, and a late run gets its `late` signal on the ended run, whichever write came first.
  */
-function writeDispatched(
+async function writeDispatched(
+  ctx: CoreContext,
+  run: PlannedRun,
+  item: RunItem,
+  dispatchedAt: Date,
+  deliveryId: string,
+  late: boolean,
+): Promise<DispatchedWrite> {
+  const outboxLeaseUntilEpochMs = dispatchedAt.getTime() + ctx.options.outboxLeaseSeconds * 1000;
+  const kept = await markDispatched(ctx, run, item, dispatchedAt, deliveryId, late);
+  if (kept) return { ours: true, status: 'dispatched', lateRaised: late };
+  if (!tracksCompletion(run.job)) return { ours: false, status: 'claimed', lateRaised: false };
+  const settled = await withRetries(
+    () =>
+      ctx.ledger.settleCompletedFirst(run.key, item.attempts, {
+        raise: late,
+        outboxLeaseUntilEpochMs,
+      }),
+    retryOptions(ctx),
+  );
+  if (!settled.completed) return { ours: false, status: 'claimed', lateRaised: false };
+  return { ours: true, status: settled.completed.status, lateRaised: settled.lateRaised };
+}
+
+/**
+ * `claimed` → `dispatched` for our claim, retried until it lands; false when the claim is not
+ * `claimed` by us any more. A run whose completion is reported stays open until its
+ * `maxRuntime` ends.
+ */
+function markDispatched(
   ctx: CoreContext,
   run: PlannedRun,
   item: RunItem,
@@ -543,7 +594,7 @@ function writeDispatched(
   );
 }
 
-/** The metrics and the log line of a delivery; `LateRuns` counts only a run still ours. */
+/** The metrics and the log line of a delivery; `LateRuns` counts only the write that raised `late`. */
 function reportDispatched(
   ctx: CoreContext,
   run: PlannedRun,
@@ -552,16 +603,16 @@ function reportDispatched(
     readonly deliveryId: string;
     readonly lagMs: number;
     readonly late: boolean;
-    readonly kept: boolean;
+    readonly lateRaised: boolean;
   },
 ): void {
   const { metrics } = ctx;
-  const { attempt, deliveryId, lagMs, late, kept } = delivery;
+  const { attempt, deliveryId, lagMs, late, lateRaised } = delivery;
   const caughtUp = run.origin === 'catch-up' || run.origin === 'sweep';
   metrics.job(run.job.id, 'Dispatched');
   metrics.job(run.job.id, 'DispatchLagSeconds', Math.max(0, lagMs) / 1000);
   if (caughtUp) metrics.job(run.job.id, 'CaughtUp');
-  if (late && kept) metrics.job(run.job.id, 'LateRuns');
+  if (lateRaised) metrics.job(run.job.id, 'LateRuns');
   // `late` is a decision of its own: the stack's Contributor Insights rule counts it by name.
   const decision = late ? 'late' : caughtUp ? 'caught-up' : 'dispatched';
   ctx.logger.info(

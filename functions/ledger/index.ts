@@ -10,14 +10,17 @@
  */
 
 export {
+  type CompletionResult,
   type CompletionWrite,
   createRecorderLedger,
+  RECORDER_RUN_ATTRIBUTES,
   type RecorderLedger,
 } from './completion-ledger.ts';
 export {
   createJobStateLedger,
   type JobStateLedger,
   type PauseRequest,
+  SLOT_ATTRIBUTES,
   type SwapOutcome,
 } from './job-state-ledger.ts';
 export {

@@ -90,6 +90,11 @@ export interface RunItem {
   readonly startedAt?: string;
   readonly completionId?: string;
   readonly deadLetteredAt?: string;
+  /**
+   * The SHA-256 (hex) of the delivery secret of each claim of the run (architecture §5): a
+   * completion report must bring back a secret whose hash is here. Absent before any claim.
+   */
+  readonly secretHashes?: readonly string[];
   readonly signals: readonly Signal[];
   readonly outbox: readonly OutboxEffect[];
   readonly outboxLeaseUntilEpochMs?: number;
@@ -175,6 +180,9 @@ class Reader {
     private readonly item: Item,
     private readonly key: string,
   ) {}
+  optSet(name: string): string[] | undefined {
+    return this.item[name] === undefined ? undefined : this.set(name);
+  }
   optS(name: string): string | undefined {
     const v = this.item[name];
     if (v === undefined) return undefined;
@@ -275,6 +283,7 @@ export function decodeRun(item: Item): RunItem {
       startedAt: r.optS('startedAt'),
       completionId: r.optS('completionId'),
       deadLetteredAt: r.optS('deadLetteredAt'),
+      secretHashes: r.optSet('secretHashes'),
       outboxLeaseUntilEpochMs: r.optN('outboxLeaseUntilEpochMs'),
       openShard: r.optS('openShard'),
       checkAtEpochMs: r.optN('checkAtEpochMs'),
