@@ -137,7 +137,12 @@ async function recordCompletion(
     if (write.status === 'failed') u.set('failure', av.s('execution'));
     return u;
   };
-  const move = { key: write.key, build, condition: completionCondition(write), onRefusal: ON_REFUSAL };
+  const move = {
+    key: write.key,
+    build,
+    condition: completionCondition(write),
+    onRefusal: ON_REFUSAL,
+  };
   const result =
     write.effects.length > 0
       ? await store.update(withOutbox(move, write))

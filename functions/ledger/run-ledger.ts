@@ -230,8 +230,7 @@ export function createDynamoLedger(store: LedgerStore): Ledger {
     ...createOutboxLedger(store),
     claim: (request) => claimRun(store, request),
     markDispatched: (key, attempts, delivery) => markDispatched(store, key, attempts, delivery),
-    settleCompletedFirst: (key, attempts, late) =>
-      settleCompletedFirst(store, key, attempts, late),
+    settleCompletedFirst: (key, attempts, late) => settleCompletedFirst(store, key, attempts, late),
     releaseFailed: (key, attempts, failure) => releaseFailed(store, key, attempts, failure),
     failDelivery: (key, attempts, failure) => failDelivery(store, key, attempts, failure),
     markSkipped: (key, attempts, reason, detail) =>
@@ -350,7 +349,13 @@ async function settleCompletedFirst(
     const item = await getRun(store, key);
     return { completed: completedBy(item, attempts) ? item : undefined, lateRaised: false };
   }
-  const u = addOutbox(new UpdateExpression(), key, ['late'], ['notify:late'], late.outboxLeaseUntilEpochMs);
+  const u = addOutbox(
+    new UpdateExpression(),
+    key,
+    ['late'],
+    ['notify:late'],
+    late.outboxLeaseUntilEpochMs,
+  );
   const signals = u.name('signals');
   const status = u.name('status');
   const condition =
@@ -358,7 +363,14 @@ async function settleCompletedFirst(
     `(${status} = ${u.value('succeeded', av.s('succeeded'))} OR (${status} = ${u.value('failed', av.s('failed'))} AND ${u.name('failure')} = ${u.value('execution', av.s('execution'))})) AND ` +
     `(attribute_not_exists(${signals}) OR NOT contains(${signals}, ${u.value('late', av.s('late'))}))`;
   const { update, names, values } = u.build();
-  const result = await store.update({ key, update, condition, names, values, returnValues: 'ALL_NEW' });
+  const result = await store.update({
+    key,
+    update,
+    condition,
+    names,
+    values,
+    returnValues: 'ALL_NEW',
+  });
   if (result.applied) return { completed: result.item && decodeRun(result.item), lateRaised: true };
   const current = result.current && decodeRun(result.current);
   return { completed: completedBy(current, attempts) ? current : undefined, lateRaised: false };
