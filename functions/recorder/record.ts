@@ -20,7 +20,7 @@ import { parseCompletionEvent } from './completion.ts';
 /** Everything the recorder core depends on, injected. */
 export interface RecorderDeps {
   readonly clock: () => Date;
-  /** The configured jobs: a completion must come from its job's own target. */
+  /** The configured jobs: a completion's job must be one (its slot, its notifications). */
   readonly jobs: readonly JobDefinition[] | JobCatalog;
   readonly ledger: RecorderLedger;
   /** Where failed asynchronous Lambda runs go (`reason: 'execution-failed'`). */
