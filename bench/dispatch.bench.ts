@@ -180,6 +180,7 @@ function instantLedger(): Ledger {
   return {
     claim: async (request) => ({ claimed: true, item: item(request.key) }),
     markDispatched: yes,
+    settleCompletedFirst: async () => ({ completed: undefined, lateRaised: false }),
     releaseFailed: yes,
     failDelivery: yes,
     markSkipped: yes,

@@ -10,8 +10,10 @@
  */
 
 export {
+  type CompletionResult,
   type CompletionWrite,
   createRecorderLedger,
+  RECORDER_RUN_ATTRIBUTES,
   type RecorderLedger,
 } from './completion-ledger.ts';
 export {
@@ -19,6 +21,7 @@ export {
   type JobStateLedger,
   type OverlapCount,
   type PauseRequest,
+  SLOT_ATTRIBUTES,
   type SwapOutcome,
 } from './job-state-ledger.ts';
 export {

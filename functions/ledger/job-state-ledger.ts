@@ -6,6 +6,7 @@ import {
   SWEEP_CURSOR_KEY,
 } from './ledger-item.ts';
 import type { LedgerStore } from './ledger-store.ts';
+import { LEDGER_PARTITION_KEY } from './ledger-table.ts';
 import { UpdateExpression } from './update-expression.ts';
 
 /** What the fast path's watermark swap found when it did not apply. */
@@ -145,6 +146,13 @@ export interface JobStateLedger {
   /** Moves the sweep's cursor forward to `at`. */
   advanceSweepCursor(at: Date): Promise<void>;
 }
+
+/**
+ * Every attribute of a job state item that giving `concurrency: forbid`'s slot back touches
+ * (`releaseSlot`), the key included: the recorder's IAM grant on job state items lists these
+ * and no more (`dynamodb:Attributes`).
+ */
+export const SLOT_ATTRIBUTES = [LEDGER_PARTITION_KEY, 'runningKey', 'runningUntilEpochMs'] as const;
 
 /** The job state ledger on the ledger table. */
 export function createJobStateLedger(store: LedgerStore): JobStateLedger {
@@ -404,12 +412,17 @@ async function holdSlotUntil(
 /** Gives the slot back if the run holds it (`JobStateLedger.releaseSlot`). */
 async function releaseSlot(store: LedgerStore, jobId: string, key: string): Promise<boolean> {
   const u = new UpdateExpression().remove('runningKey', 'runningUntilEpochMs');
-  const result = await write(
-    store,
-    jobStateKey(jobId),
-    u,
-    (c) => `${c.name('runningKey')} = ${c.value('key', av.s(key))}`,
-  );
+  const condition = `${u.name('runningKey')} = ${u.value('key', av.s(key))}`;
+  const { update, names, values } = u.build();
+  // Nothing is read back: the recorder's grant covers only the slot's attributes (SLOT_ATTRIBUTES).
+  const result = await store.update({
+    key: jobStateKey(jobId),
+    update,
+    condition,
+    names,
+    values,
+    onRefusal: 'nothing',
+  });
   return result.applied;
 }
 

@@ -94,6 +94,11 @@ export interface RunItem {
   readonly deadLetteredAt?: string;
   /** With `overlap` raised: the first run skipped in its incident, UTC ISO. */
   readonly overlapSince?: string;
+  /**
+   * The SHA-256 (hex) of the delivery secret of each claim of the run (architecture §5): a
+   * completion report must bring back a secret whose hash is here. Absent before any claim.
+   */
+  readonly secretHashes?: readonly string[];
   readonly signals: readonly Signal[];
   readonly outbox: readonly OutboxEffect[];
   readonly outboxLeaseUntilEpochMs?: number;
@@ -217,6 +222,9 @@ class Reader {
     private readonly item: Item,
     private readonly key: string,
   ) {}
+  optSet(name: string): string[] | undefined {
+    return this.item[name] === undefined ? undefined : this.set(name);
+  }
   optS(name: string): string | undefined {
     const v = this.item[name];
     if (v === undefined) return undefined;
@@ -321,6 +329,7 @@ export function decodeRun(item: Item): RunItem {
       completionId: r.optS('completionId'),
       deadLetteredAt: r.optS('deadLetteredAt'),
       overlapSince: r.optS('overlapSince'),
+      secretHashes: r.optSet('secretHashes'),
       outboxLeaseUntilEpochMs: r.optN('outboxLeaseUntilEpochMs'),
       openShard: r.optS('openShard'),
       checkAtEpochMs: r.optN('checkAtEpochMs'),
