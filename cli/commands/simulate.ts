@@ -89,7 +89,7 @@ async function runSimulate(options: SimulateOptions): Promise<void> {
     process.stdout.write(
       renderSimulation({
         file: config.file,
-        jobs: config.jobs,
+        jobs: reportedJobs(config, plan),
         result,
         check,
         windowsChosen,
@@ -102,6 +102,19 @@ async function runSimulate(options: SimulateOptions): Promise<void> {
     );
   }
   failOnBrokenPromises(result, check.ok, plan !== undefined);
+}
+
+/** The jobs the report shows: the jobs file's, then those the plan's deploys add. */
+function reportedJobs(config: JobsConfig, plan: FaultPlan | undefined): JobsConfig['jobs'] {
+  const known = new Set(config.jobs.map((j) => j.id));
+  const added = (plan?.deploys ?? [])
+    .flatMap((d) => d.jobs)
+    .filter((j) => {
+      if (known.has(j.id)) return false;
+      known.add(j.id);
+      return true;
+    });
+  return [...config.jobs, ...added];
 }
 
 /** The windows to simulate: `--from`/`--to`, or the coming DST nights of the jobs' zones. */
