@@ -277,7 +277,7 @@ describe('zonecron simulate', () => {
       const result = await runCli(REPLAY);
       expect(overlongLines(result.stdout)).toEqual([]);
       expect(result.stdout.replace(/\s+/g, ' ')).toContain(
-        '10 operator actions (0 refused or failed) · 5 hostile events (4 counted by the functions, 0 thrown)',
+        '10 operator actions (0 refused or failed) · 5 hostile events (5 counted by the functions, 0 thrown)',
       );
     });
 
