@@ -78,6 +78,8 @@ export const ASSUMPTIONS = {
   indexWriteFactor: 3,
   /** The sweep queries each of the 4 `byOpen` shards once a minute: at most a read unit each. */
   sweepReadUnits: 4,
+  /** The recorder reads the run before it records its end: one consistent read (≤ 4 KB). */
+  readUnitsPerCompletion: 1,
   /** Log bytes per invocation (start/end, EMF, REPORT) and per run (its decision line). */
   logBytesPerInvocation: 1_200,
   logBytesPerRun: 600,
@@ -109,6 +111,7 @@ const OCCASIONAL_RUN_METRICS: readonly RunMetricName[] = [
 ];
 const STACK_ONLY_METRICS: readonly GlobalMetricName[] = [
   'MalformedEvents',
+  'ForgedCompletions',
   'UnknownJobEvents',
   'DisabledJobEvents',
   'RejectedTicks',
@@ -234,7 +237,8 @@ function usageLines(volume: MonthlyVolume): CostLine[] {
     runs * ASSUMPTIONS.jobStateWritesPerRun +
     (runs * ASSUMPTIONS.runItemWritesPerRun + completingRuns * ASSUMPTIONS.writesPerCompletion) *
       ASSUMPTIONS.indexWriteFactor;
-  const readUnits = sweeps * ASSUMPTIONS.sweepReadUnits;
+  const readUnits =
+    sweeps * ASSUMPTIONS.sweepReadUnits + completingRuns * ASSUMPTIONS.readUnitsPerCompletion;
   const logGb =
     (invocations * ASSUMPTIONS.logBytesPerInvocation + runs * ASSUMPTIONS.logBytesPerRun) / 1e9;
   return [
@@ -259,7 +263,7 @@ function usageLines(volume: MonthlyVolume): CostLine[] {
       (writeUnits / 1e6) * PRICES.dynamoOnDemandPerMillionWriteUnits,
     ),
     line(
-      'DynamoDB on-demand reads (sweep)',
+      'DynamoDB on-demand reads (sweep, recorder)',
       `${fmt(readUnits)} RRU`,
       (readUnits / 1e6) * PRICES.dynamoOnDemandPerMillionReadUnits,
     ),

@@ -224,3 +224,37 @@ export function runsOfPause(job: JobDefinition, pause: { from: Date; to: Date })
   if (from > pause.to) return [];
   return occurrencesBetween(scheduleSpecOf(job), new Date(from.getTime() - 1), pause.to);
 }
+
+/**
+ * `resume --catch-up`: the paused runs the job's catch-up policy picks (read from the ledger
+ * in one batch), delivered through the backfill route, each under its own key.
+ *
+ * @example
+ * await catchUpResumedPause(ledger, dispatcher, job, { from: pausedAt, to: resumedAt })
+ * //=> { outcomes: [{ outcome: 'dispatched', … }], notAttempted: 0 }
+ */
+export async function catchUpResumedPause(
+  ledger: Pick<RunLedger, 'getRuns'>,
+  dispatcher: Pick<Dispatcher, 'backfill'>,
+  job: JobDefinition,
+  pause: { readonly from: Date; readonly to: Date },
+): Promise<BackfillReport> {
+  const runs = await withLedgerState(ledger, job, runsOfPause(job, pause));
+  return deliverBackfill(dispatcher, job, pausedRunsToReplay(job, runs, pause));
+}
+
+/**
+ * The operator log's line for a backfill: the range, what it delivered, why it stopped.
+ *
+ * @example
+ * backfillLogDetail(from, to, report)
+ * //=> '2026-11-01T00:00:00.000Z to 2026-11-08T00:00:00.000Z: 7 delivered, 1 already in the ledger'
+ */
+export function backfillLogDetail(from: Date, to: Date, report: BackfillReport): string {
+  const delivered = report.outcomes.filter((o) => o.outcome === 'dispatched').length;
+  const already = report.outcomes.filter((o) => o.outcome === 'duplicate').length;
+  return (
+    `${from.toISOString()} to ${to.toISOString()}: ${delivered} delivered,` +
+    ` ${already} already in the ledger${report.stopped ? `; stopped: ${report.stopped.reason}` : ''}`
+  );
+}

@@ -1,6 +1,7 @@
 import {
   createDynamoLedger,
   createLedgerStore,
+  type Ledger,
   type Notifier,
   RecordingNotifier,
 } from '#ledger/index.ts';
@@ -9,8 +10,15 @@ import { createSqsDeadLetters } from '#shared/dead-letters.ts';
 import type { JobDefinition } from '#shared/job.ts';
 import { RecordingLogger } from '#shared/logger.ts';
 import { RecordingMetrics } from '#shared/metrics.ts';
-import { createDispatcher, type Dispatcher } from '../../functions/dispatcher/dispatch.ts';
-import { createTargetDelivery } from '../../functions/dispatcher/targets/index.ts';
+import {
+  createDispatcher,
+  type Dispatcher,
+  type DispatcherOptions,
+} from '../../functions/dispatcher/dispatch.ts';
+import {
+  createTargetDelivery,
+  type TargetDelivery,
+} from '../../functions/dispatcher/targets/index.ts';
 import { queueUrlViaGetQueueUrl } from '../../functions/dispatcher/targets/sqs.ts';
 import { CliError } from '../errors.ts';
 import type { CliClients, OperateConnection } from './connection.ts';
@@ -76,15 +84,9 @@ function keepOriginal(kept: Set<string>): DeadLetters {
  */
 export function createOperatorDispatcher(options: OperatorDispatcherOptions): OperatorDispatcher {
   const { clients } = options;
-  const logger = new RecordingLogger();
-  const notifier = options.notifier ?? new RecordingNotifier();
-  const kept = new Set<string>();
-  const redriving = options.mode === 'redrive';
-  const dispatcher = createDispatcher({
+  return operatorDispatcherOf({
     clock: () => new Date(),
-    jobs: redriving
-      ? options.jobs.map((job) => ({ ...job, retry: { ...job.retry, maxAttempts: 1 } }))
-      : options.jobs,
+    jobs: options.jobs,
     ledger: createDynamoLedger(
       createLedgerStore({ client: clients.dynamodb, tableName: options.tableName }),
     ),
@@ -92,16 +94,61 @@ export function createOperatorDispatcher(options: OperatorDispatcherOptions): Op
       clients,
       clients.customSqsEndpoint ? { resolveQueueUrl: queueUrlViaGetQueueUrl(clients.sqs) } : {},
     ),
-    deadLetters: redriving
-      ? keepOriginal(kept)
-      : options.dlqUrl
-        ? createSqsDeadLetters(clients.sqs, options.dlqUrl)
-        : noDeadLetterQueue,
+    deadLetters: options.dlqUrl
+      ? createSqsDeadLetters(clients.sqs, options.dlqUrl)
+      : noDeadLetterQueue,
+    stackName: options.stackName,
+    ...(options.notifier ? { notifier: options.notifier } : {}),
+    ...(options.mode ? { mode: options.mode } : {}),
+    ...(options.retentionDays ? { options: { retentionDays: options.retentionDays } } : {}),
+  });
+}
+
+/** The operator's dispatcher from its parts: what {@link createOperatorDispatcher} connects. */
+export interface OperatorDispatcherParts {
+  readonly clock: () => Date;
+  readonly jobs: readonly JobDefinition[];
+  readonly ledger: Ledger;
+  readonly targets: TargetDelivery;
+  /** Where a run that exhausts its attempts goes (not used in `redrive` mode). */
+  readonly deadLetters: DeadLetters;
+  readonly stackName: string;
+  /** @default kept in memory */
+  readonly notifier?: Notifier;
+  /** See {@link OperatorDispatcherOptions.mode}. */
+  readonly mode?: 'redrive';
+  readonly options?: Partial<DispatcherOptions>;
+}
+
+/**
+ * The dispatcher core as the operating commands run it, from its parts: in `redrive` mode one
+ * delivery attempt per run, and a run that fails it is failed again without a second
+ * dead-letter message. `zonecron simulate` runs its operators' commands through here, on the
+ * simulation's ledger and targets.
+ *
+ * @example
+ * const { dispatcher } = operatorDispatcherOf({ clock, jobs, ledger, targets, deadLetters,
+ *   stackName: 'Zonecron', mode: 'redrive' });
+ * await dispatcher.redrive({ jobId: 'nightly', at });
+ */
+export function operatorDispatcherOf(parts: OperatorDispatcherParts): OperatorDispatcher {
+  const logger = new RecordingLogger();
+  const notifier = parts.notifier ?? new RecordingNotifier();
+  const kept = new Set<string>();
+  const redriving = parts.mode === 'redrive';
+  const dispatcher = createDispatcher({
+    clock: parts.clock,
+    jobs: redriving
+      ? parts.jobs.map((job) => ({ ...job, retry: { ...job.retry, maxAttempts: 1 } }))
+      : parts.jobs,
+    ledger: parts.ledger,
+    targets: parts.targets,
+    deadLetters: redriving ? keepOriginal(kept) : parts.deadLetters,
     notifier,
     logger,
     metrics: new RecordingMetrics(),
-    stackName: options.stackName,
-    ...(options.retentionDays ? { options: { retentionDays: options.retentionDays } } : {}),
+    stackName: parts.stackName,
+    ...(parts.options ? { options: parts.options } : {}),
   });
   return { dispatcher, logger, notifier, keptDeadLetters: kept };
 }

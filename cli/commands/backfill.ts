@@ -178,11 +178,8 @@ async function recordBackfill(
   retentionDays: number,
 ): Promise<void> {
   const { callerIdentity } = await import('../aws/caller-identity.ts');
-  const delivered = report.outcomes.filter((o) => o.outcome === 'dispatched').length;
-  const already = report.outcomes.filter((o) => o.outcome === 'duplicate').length;
-  const detail =
-    `${options.from.toISOString()} to ${options.to.toISOString()}: ${delivered} delivered,` +
-    ` ${already} already in the ledger${report.stopped ? `; stopped: ${report.stopped.reason}` : ''}`;
+  const { backfillLogDetail } = await import('../aws/backfill.ts');
+  const detail = backfillLogDetail(options.from, options.to, report);
   const { onLedgerTable } = await import('../aws/ledger-access.ts');
   await onLedgerTable(access.tableName, connection.clients, 'update', async () =>
     access.log.record(

@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
-import type { Dispatcher } from '../../functions/dispatcher/dispatch.ts';
 import {
   addConnectionOptions,
   type ConnectionOptions,
   connect,
   type OperateConnection,
 } from '../aws/connection.ts';
+import type { RedriveReport } from '../aws/dead-letter-actions.ts';
 import type { QueuedDeadLetter } from '../aws/dead-letter-queue.ts';
 import { CliError, describeError, usageError } from '../errors.ts';
 import { type Colours, coloursFor } from '../format/colour.ts';
@@ -196,20 +196,6 @@ function deadLetterTable(readable: readonly QueuedDeadLetter[], c: Colours): str
   return out;
 }
 
-/** What became of one dead-lettered run. */
-interface RedriveReport {
-  key: string;
-  jobId: string;
-  scheduledAt: string;
-  /**
-   * `redriven`: delivered now, message deleted. `already-delivered`: the run was delivered
-   * meanwhile, message deleted as handled. `refused`: in flight, message kept. `failed`: the
-   * attempt failed, the run is failed again and its one message kept.
-   */
-  result: 'redriven' | 'already-delivered' | 'refused' | 'failed';
-  detail: string;
-}
-
 /** The messages a `--key` (a unique prefix) or `--all` selects, and the rest. */
 function selectMessages(
   messages: readonly QueuedDeadLetter[],
@@ -245,65 +231,6 @@ async function deleteAll(
   for (const message of messages) await deleteDeadLetter(connection.clients.sqs, url, message);
 }
 
-/**
- * Redrives one run (all the messages of one key): one attempt through the dispatcher.
- *
- * ```
- *   dispatched now                           → redriven: its messages deleted
- *   refused: dispatched/succeeded meanwhile  → already-delivered: its messages deleted
- *   refused: claimed, or a side effect owed  → refused: kept, try again in a minute
- *   the attempt failed                       → failed: the run is failed again, the message
- *                                              kept, and no second message sent
- * ```
- */
-async function redriveOne(
-  dispatcher: Dispatcher,
-  messages: readonly QueuedDeadLetter[],
-  deleteMessages: () => Promise<void>,
-): Promise<RedriveReport> {
-  const { manualRunKey } = await import('../../functions/dispatcher/dispatch.ts');
-  const { describeOutcome } = await import('../format/outcome.ts');
-  const body = messages[0]?.body;
-  if (!body) throw new Error('redriveOne needs a readable message');
-  const at = new Date(body.envelope.scheduledAt);
-  const manual = body.key === manualRunKey(body.jobId, at);
-  const base = { key: body.key, jobId: body.jobId, scheduledAt: body.envelope.scheduledAt };
-  try {
-    const outcome = await dispatcher.redrive({ jobId: body.jobId, at, manual });
-    if (outcome.key !== body.key) {
-      const detail = `the dispatcher computed key ${outcome.key}, not the message's ${body.key}; message kept`;
-      return { ...base, result: 'refused', detail };
-    }
-    if (outcome.outcome === 'duplicate') {
-      const detail = `${describeOutcome(outcome)}; try again in a minute`;
-      return { ...base, result: 'refused', detail };
-    }
-    if (outcome.outcome === 'dead-lettered' || outcome.outcome === 'delivery-failed') {
-      const detail =
-        `delivery failed again (attempt ${outcome.attempt}): ${outcome.lastError}; the run is` +
-        ' failed again and its message stays in the queue (no second one was sent)';
-      return { ...base, result: 'failed', detail };
-    }
-    if (outcome.outcome !== 'dispatched') {
-      const detail = `${describeOutcome(outcome)}; the message stays in the queue`;
-      return { ...base, result: 'failed', detail };
-    }
-    await deleteMessages();
-    return { ...base, result: 'redriven', detail: describeOutcome(outcome) };
-  } catch (error) {
-    const existing = (error as { existing?: { status?: string } }).existing;
-    if ((error as Error).name !== 'RedriveRefusedError' || !existing) {
-      return { ...base, result: 'failed', detail: describeError(error) };
-    }
-    if (existing.status === 'dispatched' || existing.status === 'succeeded') {
-      await deleteMessages();
-      const detail = `the run was delivered meanwhile (status ${existing.status}); message deleted as handled`;
-      return { ...base, result: 'already-delivered', detail };
-    }
-    return { ...base, result: 'refused', detail: `${describeError(error)}; try again in a minute` };
-  }
-}
-
 async function runRedrive(options: RedriveOptions): Promise<void> {
   if (!options.key === !options.all) throw usageError('pass exactly one of --key <key> or --all');
   checkKey(options.key);
@@ -311,6 +238,7 @@ async function runRedrive(options: RedriveOptions): Promise<void> {
   const config = loadJobsFile(options.config ?? 'jobs.yaml');
   const { releaseDeadLetters } = await import('../aws/dead-letter-queue.ts');
   const { dispatcherFor } = await import('../aws/operator-dispatcher.ts');
+  const { redriveOne } = await import('../aws/dead-letter-actions.ts');
   const connection = await connect(options);
   const reports: RedriveReport[] = [];
   let url = '';
@@ -367,6 +295,7 @@ async function runDiscard(options: DiscardOptions): Promise<void> {
   const { releaseDeadLetters } = await import('../aws/dead-letter-queue.ts');
   const { openLedger } = await import('../aws/ledger-access.ts');
   const { callerIdentity } = await import('../aws/caller-identity.ts');
+  const { discardDeadLetter } = await import('../aws/dead-letter-actions.ts');
   const connection = await connect(options);
   try {
     const url = connection.dlqUrl();
@@ -378,25 +307,23 @@ async function runDiscard(options: DiscardOptions): Promise<void> {
       const body = selected[0]?.body;
       if (!body) throw new CliError(`no dead-lettered run with key ${options.key} in ${url}`);
       const by = await callerIdentity(connection);
-      const run = await access.ledger.getRun(body.key);
-      await deleteAll(connection, url, selected);
-      discarded = selected;
       const reason = options.reason ?? 'no reason given';
-      await access.log.record({
-        jobId: body.jobId,
-        action: 'discarded',
-        at: new Date().toISOString(),
+      const deps = { ledger: access.ledger, log: access.log, clock: () => new Date() };
+      const run = await discardDeadLetter(deps, {
+        body,
         by,
         reason,
-        runKey: body.key,
-        detail: `dead letter of the run at ${body.envelope.scheduledAt} (${body.reason}); run left ${run?.status ?? 'absent from the ledger'}`,
+        deleteMessages: async () => {
+          await deleteAll(connection, url, selected);
+          discarded = selected;
+        },
       });
       printDiscard(options, {
         key: body.key,
         jobId: body.jobId,
         scheduledAt: body.envelope.scheduledAt,
         messages: selected.length,
-        status: run?.status,
+        status: run.status,
         by,
         reason,
       });

@@ -167,14 +167,10 @@ async function catchUpPause(
   access: import('../aws/ledger-access.ts').LedgerAccess,
   pause: { from: Date; to: Date },
 ): Promise<CatchUpReport> {
-  const { runsOfPause, withLedgerState, pausedRunsToReplay, deliverBackfill } = await import(
-    '../aws/backfill.ts'
-  );
+  const { catchUpResumedPause } = await import('../aws/backfill.ts');
   const { dispatcherFor } = await import('../aws/operator-dispatcher.ts');
-  const runs = await withLedgerState(access.ledger, job, runsOfPause(job, pause));
-  const replay = pausedRunsToReplay(job, runs, pause);
   const { dispatcher } = dispatcherFor(connection, config);
-  return deliverBackfill(dispatcher, job, replay);
+  return catchUpResumedPause(access.ledger, dispatcher, job, pause);
 }
 
 function describeResume(

@@ -58,7 +58,7 @@ export function registerSimulate(program: Command): void {
     .option('--no-legend', 'leave out the legend that explains the report')
     .option(
       '--json',
-      'print one JSON document: {"runs":[…],"duplicatesSuppressed":n}, with --faults also outcomes, deadLetters, signals and invariants',
+      'print one JSON document: {"runs":[…],"duplicatesSuppressed":n}, with --faults also outcomes, deadLetters, signals, invariants, notifications, operator and hostile',
     )
     .addHelpText(
       'after',
@@ -89,7 +89,7 @@ async function runSimulate(options: SimulateOptions): Promise<void> {
     process.stdout.write(
       renderSimulation({
         file: config.file,
-        jobs: config.jobs,
+        jobs: reportedJobs(config, plan),
         result,
         check,
         windowsChosen,
@@ -102,6 +102,19 @@ async function runSimulate(options: SimulateOptions): Promise<void> {
     );
   }
   failOnBrokenPromises(result, check.ok, plan !== undefined);
+}
+
+/** The jobs the report shows: the jobs file's, then those the plan's deploys add. */
+function reportedJobs(config: JobsConfig, plan: FaultPlan | undefined): JobsConfig['jobs'] {
+  const known = new Set(config.jobs.map((j) => j.id));
+  const added = (plan?.deploys ?? [])
+    .flatMap((d) => d.jobs)
+    .filter((j) => {
+      if (known.has(j.id)) return false;
+      known.add(j.id);
+      return true;
+    });
+  return [...config.jobs, ...added];
 }
 
 /** The windows to simulate: `--from`/`--to`, or the coming DST nights of the jobs' zones. */
@@ -139,10 +152,7 @@ async function chooseWindows(
 async function loadPlan(file: string | undefined, config: JobsConfig) {
   if (file === undefined) return undefined;
   const { loadFaultPlan } = await import('../simulation/faults.ts');
-  return loadFaultPlan(
-    file,
-    config.jobs.map((job) => job.id),
-  );
+  return loadFaultPlan(file, config);
 }
 
 async function simulateWithProgress(
@@ -173,7 +183,10 @@ async function simulateWithProgress(
   }
 }
 
-/** `--json`: today's runs and refused duplicates; with `--faults`, how every run ended. */
+/**
+ * `--json`: today's runs and refused duplicates; with `--faults`, how every run ended, every
+ * notification sent, and what the plan's operators and hostile events did.
+ */
 function jsonDocument(result: SimulationResult, faulted: boolean): object {
   const runs = result.runs.map((run) => ({
     jobId: run.jobId,
@@ -190,6 +203,9 @@ function jsonDocument(result: SimulationResult, faulted: boolean): object {
     deadLetters: result.deadLettered.length,
     signals: result.signals,
     invariants: result.invariants,
+    notifications: result.notifications,
+    operator: result.operator,
+    hostile: result.hostile,
   };
 }
 

@@ -413,6 +413,24 @@ function faultLines(
         ` · ${plural(result.coldStarts, 'dispatcher cold start')}`,
       '  ',
     ),
+    ...replayLines(result),
+  ];
+}
+
+/** What the plan's operators and hostile events did, when it has any. */
+function replayLines(result: SimulationReportInput['result']): string[] {
+  const { operator, hostile } = result;
+  if (operator.length === 0 && hostile.length === 0) return [];
+  const refused = operator.filter((o) => !o.ok).length;
+  const counted = hostile.filter((h) => h.counted.length > 0).length;
+  const thrown = hostile.filter((h) => h.threw !== null).length;
+  return [
+    wrap(
+      `${plural(operator.length, 'operator action')} (${n(refused)} refused or failed)` +
+        ` · ${plural(hostile.length, 'hostile event')} (${n(counted)} counted by the` +
+        ` functions, ${n(thrown)} thrown)`,
+      '  ',
+    ),
   ];
 }
 

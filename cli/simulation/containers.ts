@@ -9,7 +9,11 @@ import type {
   RecordingMetrics,
   RunMetricName,
 } from '#shared/metrics.ts';
-import { createDispatcher, type Dispatcher } from '../../functions/dispatcher/dispatch.ts';
+import {
+  createDispatcher,
+  type Dispatcher,
+  type DispatcherOptions,
+} from '../../functions/dispatcher/dispatch.ts';
 import type { FaultPlan } from './faults.ts';
 import {
   type ContainerState,
@@ -63,7 +67,10 @@ export interface LedgerWatch {
 /** What every container of one window is built from. */
 export interface ContainerParts {
   readonly clock: () => Date;
+  /** The jobs of the deploy the window starts with ({@link ContainerPool.deploy} changes them). */
   readonly jobs: readonly JobDefinition[];
+  /** That deploy's id (`deploy-0` for the simulated jobs file). */
+  readonly deployId: string;
   /** The ledger on the window's table; each container wraps it in its own life. */
   readonly ledger: Ledger;
   readonly targets: SimulatedTargets;
@@ -92,11 +99,23 @@ export interface ContainerParts {
 export class ContainerPool {
   readonly #idle: Container[] = [];
   readonly #parts: ContainerParts;
+  #deploy: { readonly id: string; readonly jobs: readonly JobDefinition[] };
   /** Containers started, the first one included. */
   coldStarts = 0;
 
   constructor(parts: ContainerParts) {
     this.#parts = parts;
+    this.#deploy = { id: parts.deployId, jobs: parts.jobs };
+  }
+
+  /**
+   * A deploy: the function's new version runs with these jobs. Lambda sends no invocation to
+   * the old version's environments again, so the idle ones are dropped and the next
+   * invocation starts a cold one with the new jobs bundle.
+   */
+  deploy(deployId: string, jobs: readonly JobDefinition[]): void {
+    this.#deploy = { id: deployId, jobs };
+    this.#idle.length = 0;
   }
 
   acquire(): Container {
@@ -124,7 +143,7 @@ export class ContainerPool {
     const watched = watchedLedger(p.ledger, p.watch, { held, invocation }, p.clock);
     const dispatcher = createDispatcher({
       clock: p.clock,
-      jobs: p.jobs,
+      jobs: this.#deploy.jobs,
       ledger: crashingLedger(watched, state, p.plan, p.crashRandom, p.counts),
       targets: p.targets.forContainer(state),
       deadLetters: { send: aliveOnly(state, (m) => p.deadLetters.send(m)) },
@@ -132,19 +151,35 @@ export class ContainerPool {
       logger: containerLogger(state, p.logger),
       metrics: new ContainerMetrics(state, p.metrics),
       stackName: SIMULATION_STACK,
-      options: {
-        // As the stack sets LEASE_SECONDS: the function's timeout plus a margin.
-        leaseSeconds: DEFAULT_DISPATCHER_TIMEOUT_SECONDS + LEASE_MARGIN_SECONDS,
-        // The in-invocation retries of ledger writes take no simulated time.
-        sleep: async () => {},
-      },
+      options: dispatcherOptions(this.#deploy.id),
     });
     return { dispatcher, state, held, invocation };
   }
 }
 
-/** The ledger as the simulation watches it: first claims, and the forbid slots' holds. */
-function watchedLedger(
+/**
+ * The options of every simulated dispatcher, of the deploy it runs in.
+ *
+ * The one place a deploy's id would reach the dispatcher core: `DispatcherOptions` has no
+ * field for it yet (`deployId`), so it is not passed; the stack would pass it the same way.
+ */
+function dispatcherOptions(_deployId: string): Partial<DispatcherOptions> {
+  return {
+    // As the stack sets LEASE_SECONDS: the function's timeout plus a margin.
+    leaseSeconds: DEFAULT_DISPATCHER_TIMEOUT_SECONDS + LEASE_MARGIN_SECONDS,
+    // The in-invocation retries of ledger writes take no simulated time.
+    sleep: async () => {},
+  };
+}
+
+/**
+ * The ledger as the simulation watches it: first claims, and the forbid slots' holds (taken
+ * by a container's invocation, or by an operator's command).
+ *
+ * @example
+ * const ledger = watchedLedger(createDynamoLedger(store), watch, { held: [], invocation: { id: 1 } }, clock);
+ */
+export function watchedLedger(
   ledger: Ledger,
   watch: LedgerWatch,
   container: Pick<Container, 'held' | 'invocation'>,

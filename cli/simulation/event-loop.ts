@@ -1,12 +1,15 @@
 import { LedgerThrottledError } from '#ledger/index.ts';
 import { isTransient } from '#shared/retry.ts';
+import { describeError } from '../../functions/dispatcher/deliver-run.ts';
 import type { DispatchResult } from '../../functions/dispatcher/dispatch.ts';
-import type { ScheduledFire } from './events.ts';
+import type { Deployment } from './deployments.ts';
+import { type ScheduledFire, scheduledFires } from './events.ts';
 import { within } from './faults.ts';
 import { SimulatedCrash } from './faulty-parts.ts';
 import {
   EVENT_DELAY_MS,
   type Invocation,
+  recorderOf,
   type SimEvent,
   type WindowWorld,
   windowSettled,
@@ -37,9 +40,9 @@ const MINUTE_MS = 60_000;
 /**
  * Runs one window's events in time order until none is left: the schedules' fires (pulled
  * lazily, so a year of sweeps is never materialised), the functions' invocations and their
- * retries, the targets' completions and the operator's pauses. Events at one instant run one
- * after the other, except the invocations of one event (the copies of one tick), which run
- * concurrently and race for the claim.
+ * retries, the targets' completions, the deploys, the operators' actions and the hostile
+ * events. Events at one instant run one after the other, except the invocations of one event
+ * (the copies of one tick), which run concurrently and race for the claim.
  *
  * @example
  * const { world } = await openWindow(sim, window, 0, 0);
@@ -56,30 +59,71 @@ export async function runTimeline(world: WindowWorld): Promise<void> {
 async function handleEvent(world: WindowWorld, event: SimEvent): Promise<void> {
   switch (event.kind) {
     case 'fire':
+      // A fire of the schedules a deploy replaced: the new ones fire instead.
+      if (event.generation !== world.fireGeneration) return;
       return handleFire(world, event.fire, event.extra);
     case 'invoke':
       await Promise.all(event.invocations.map((invocation) => invoke(world, invocation)));
       return;
-    case 'operator':
-      return handleOperator(world, event.action, event.job, event.reason);
+    case 'operator': {
+      // Loaded only by a plan that has operators: the plain simulation never needs them.
+      const { performOperatorStep } = await import('./operator-actions.ts');
+      return performOperatorStep(world, event.step);
+    }
+    case 'deploy':
+      return deploy(world, event.deployment);
+    case 'hostile':
+      return sendHostile(world, event.index);
   }
 }
 
 /** The next fire after `last`: the window's schedules, then sweeps only until settled. */
 function pushNextFire(world: WindowWorld, last: { at: number; extra: boolean } | undefined) {
   const next = last?.extra ? undefined : world.fires.next();
+  const generation = world.fireGeneration;
   if (next && !next.done) {
     world.timeline.push({
       at: next.value.at.getTime(),
       kind: 'fire',
       fire: next.value,
       extra: false,
+      generation,
     });
     return;
   }
   const afterMs = last?.at ?? world.window.to.getTime();
   const at = Math.floor(afterMs / MINUTE_MS) * MINUTE_MS + MINUTE_MS;
-  world.timeline.push({ at, kind: 'fire', fire: { kind: 'sweep', at: new Date(at) }, extra: true });
+  const fire = { kind: 'sweep' as const, at: new Date(at) };
+  world.timeline.push({ at, kind: 'fire', fire, extra: true, generation });
+}
+
+/**
+ * A deploy: from now on the dispatcher's new environments and the recorder run with its
+ * jobs, and its covering schedules fire instead of the old ones from the deploy's instant
+ * on (a job it removed stops ticking, a new one starts, a changed one ticks as its new
+ * covering says).
+ */
+function deploy(world: WindowWorld, deployment: Deployment): void {
+  world.deployment = deployment;
+  world.containers.deploy(deployment.id, deployment.jobs);
+  world.recorder = recorderOf(world.sim, world.recorderLedger, deployment.jobs);
+  world.fireGeneration++;
+  const since = new Date(deployment.atMs - 1);
+  world.fires = scheduledFires(deployment.coverings, since, world.window.to);
+  pushNextFire(world, undefined);
+}
+
+/** A hostile event reaches its function a moment after it was sent, as any event does. */
+async function sendHostile(world: WindowWorld, index: number): Promise<void> {
+  const { sim } = world;
+  const event = sim.plan.hostile[index];
+  if (!event) return;
+  const { hostileInvocation } = await import('./hostile-events.ts');
+  const { invocation, record } = hostileInvocation(sim, index, event);
+  sim.hostileRecords.set(index, record);
+  if (record.key && event.kind === 'forged-completion') world.hostileKeys.add(record.key);
+  const at = sim.nowMs + EVENT_DELAY_MS;
+  world.timeline.push({ at, kind: 'invoke', invocations: [invocation] });
 }
 
 /**
@@ -145,7 +189,7 @@ function reportProgress(world: WindowWorld, atMs: number): void {
 /**
  * One asynchronous invocation. An outage swallows the dispatcher's; a simulated failure (a
  * crash, a throttled request) makes Lambda retry it later; anything else is a bug the
- * simulation found, and stops it.
+ * simulation found, and stops it (a hostile event's is recorded instead: it must not throw).
  */
 async function invoke(world: WindowWorld, invocation: Invocation): Promise<void> {
   const { sim } = world;
@@ -154,8 +198,13 @@ async function invoke(world: WindowWorld, invocation: Invocation): Promise<void>
     return;
   }
   try {
-    if (invocation.fn === 'recorder') await report(world, invocation);
-    else await invokeDispatcher(world, invocation.payload);
+    if (invocation.hostile !== undefined) {
+      await invokeHostile(world, invocation, invocation.hostile);
+    } else if (invocation.fn === 'recorder') {
+      await report(world, invocation);
+    } else {
+      await invokeDispatcher(world, invocation.payload);
+    }
   } catch (error) {
     if (!isSimulatedFailure(error)) throw error;
     retryLater(world, invocation);
@@ -163,14 +212,56 @@ async function invoke(world: WindowWorld, invocation: Invocation): Promise<void>
 }
 
 /** One invocation on a warm (or a cold) dispatcher; a process that died fails it. */
-async function invokeDispatcher(world: WindowWorld, payload: object): Promise<void> {
+async function invokeDispatcher(world: WindowWorld, payload: object): Promise<DispatchResult> {
   const container = world.containers.acquire();
+  let result: DispatchResult;
   try {
-    countDuplicates(world, await container.dispatcher.handle(payload));
+    result = await container.dispatcher.handle(payload);
+    countDuplicates(world, result);
   } finally {
     world.containers.release(container);
   }
   if (container.state.dead) throw new SimulatedCrash();
+  return result;
+}
+
+/**
+ * A hostile event at its function's entry (the handler's own parse, so what it cannot read is
+ * counted there): what it answered, counted, threw and delivered goes to its record. A
+ * simulated fault fails the invocation as any other, and Lambda retries it.
+ */
+async function invokeHostile(
+  world: WindowWorld,
+  invocation: Invocation,
+  index: number,
+): Promise<void> {
+  const { sim } = world;
+  const record = sim.hostileRecords.get(index);
+  if (!record) return;
+  const { answerOf, countedBetween, metricSums } = await import('./hostile-events.ts');
+  const sinks = [sim.metrics, sim.recorderMetrics];
+  const before = { metrics: metricSums(sinks), deliveries: sim.deliveries.length };
+  record.attempts++;
+  sim.cause = 'hostile';
+  try {
+    const answer =
+      invocation.fn === 'recorder'
+        ? await world.recorder.handle(invocation.payload)
+        : await invokeDispatcher(world, invocation.payload);
+    record.result = answerOf(answer);
+    if ('outcome' in answer && answer.outcome === 'recorded') record.recorded = true;
+  } catch (error) {
+    if (isSimulatedFailure(error)) {
+      record.result = `failed (${describeError(error)}); Lambda retries it`;
+      throw error;
+    }
+    record.result = 'threw';
+    record.threw = describeError(error);
+  } finally {
+    sim.cause = 'schedule';
+    record.counted.push(...countedBetween(before.metrics, metricSums(sinks)));
+    record.deliveries += sim.deliveries.length - before.deliveries;
+  }
 }
 
 /** The recorder takes a target's report that a run finished. */
@@ -210,16 +301,4 @@ function retryLater(world: WindowWorld, invocation: Invocation): void {
     kind: 'invoke',
     invocations: [{ ...invocation, attempt: invocation.attempt + 1 }],
   });
-}
-
-/** `zonecron pause` and `zonecron resume` (no catch-up), as an operator would run them. */
-async function handleOperator(
-  world: WindowWorld,
-  action: 'pause' | 'resume',
-  jobId: string,
-  reason: string,
-): Promise<void> {
-  const at = world.sim.clock();
-  if (action === 'pause') await world.operator.pause(jobId, { at, by: 'operator', reason });
-  else await world.operator.resume(jobId, { at, catchUp: false });
 }

@@ -2,7 +2,9 @@ import type { RunItem, Signal } from '#ledger/index.ts';
 import type { JobDefinition } from '#shared/job.ts';
 import type { SimulatedDelivery } from './faulty-parts.ts';
 import {
+  deliveredByOthers,
   deliveriesByKey,
+  jobAt,
   type OutcomeInput,
   type OverlapSkip,
   type RunOutcomeRecord,
@@ -27,7 +29,8 @@ const plural = (count: number, word: string) => `${count} ${word}${count === 1 ?
 
 /**
  * The properties every simulation must keep (docs/cli.md, "Faults (`--faults FILE`)"), each with what
- * it found. Without faults, also: every run the engine expects delivered exactly once.
+ * it found. With faults, also those of hostile events, forged completions and gaps; without
+ * them, every run the engine expects delivered exactly once.
  *
  * @example
  * checkInvariants(input, runOutcomes(input)).every((i) => i.ok) //=> true
@@ -45,7 +48,15 @@ export function checkInvariants(
     overlapSkipsTrue(input),
     catchupPolicyHeld(input),
     signalsOnce(input, outcomes),
-    ...(input.faulted ? [] : [everyRunOnce(outcomes)]),
+    ...(input.faulted
+      ? [
+          onlyRunsDelivered(input, outcomes),
+          forgeriesChangeNothing(input),
+          hostileDeliverNothing(input),
+          hostileNeverThrown(input),
+          catchupPerGap(input, outcomes),
+        ]
+      : [everyRunOnce(outcomes)]),
   ];
 }
 
@@ -81,7 +92,8 @@ export function atMostOnce(input: OutcomeInput, outcomes: readonly RunOutcomeRec
 }
 
 /**
- * Exactly one dead-letter message per dead-lettered run, none for any other run.
+ * Exactly one dead-letter message per dead-lettered run, none for any other run: except a run
+ * an operator redrove, whose one message was deleted when it was delivered.
  *
  * @example
  * deadLettersOnce(input, outcomes).detail //=> '2 runs dead-lettered'
@@ -94,9 +106,12 @@ export function deadLettersOnce(
   for (const m of input.deadLetters) {
     if (m.reason === 'delivery-failed') messages.set(m.key, (messages.get(m.key) ?? 0) + 1);
   }
-  const wrong = outcomes.filter(
-    (o) => (o.status === 'dead-lettered') !== (messages.get(o.key) === 1),
-  );
+  const rightCount = (o: RunOutcomeRecord) => {
+    const sent = messages.get(o.key) ?? 0;
+    if (o.status === 'dead-lettered') return sent === 1;
+    return sent === 0 || (sent === 1 && input.deadLettersDeleted.get(o.key) === 1);
+  };
+  const wrong = outcomes.filter((o) => !rightCount(o));
   const dead = outcomes.filter((o) => o.status === 'dead-lettered').length;
   return {
     name: 'one dead letter per dead-lettered run, none for others',
@@ -122,7 +137,11 @@ export function pausedNotDelivered(
         Date.parse(o.at) >= p.from.getTime() &&
         Date.parse(o.at) < p.to.getTime(),
     );
-  const broken = outcomes.filter((o) => inPause(o) && o.deliveredAt !== null);
+  // An operator's backfill, or `resume --catch-up`, delivers paused runs on purpose.
+  const byKey = deliveriesByKey(input.deliveries);
+  const broken = outcomes.filter(
+    (o) => inPause(o) && o.deliveredAt !== null && !deliveredByOthers(input, byKey.get(o.key)),
+  );
   const paused = outcomes.filter((o) => o.reason === 'paused').length;
   return {
     name: 'nothing delivered while paused, nothing replayed after',
@@ -145,7 +164,19 @@ function endOf(
   return finished === undefined ? limitMs : Math.min(finished, limitMs);
 }
 
-const forbidJobs = (input: OutcomeInput) => input.jobs.filter((j) => j.concurrency === 'forbid');
+/** The jobs that are `concurrency: forbid` under any deploy. */
+const forbidJobs = (input: OutcomeInput) =>
+  input.jobs.filter(
+    (j) =>
+      j.concurrency === 'forbid' ||
+      input.deployments.some((d) =>
+        d.jobs.some((x) => x.id === j.id && x.concurrency === 'forbid'),
+      ),
+  );
+
+/** The job as deployed when something happened to it; its last definition if none then. */
+const definitionWhen = (input: OutcomeInput, job: JobDefinition, at: Date) =>
+  jobAt(input, job.id, at.getTime()) ?? job;
 
 /**
  * `concurrency: forbid`: a run starts only after the previous one finished or ran out of time.
@@ -162,7 +193,9 @@ export function forbidHeld(input: OutcomeInput): Invariant {
     deliveries.forEach((current, i) => {
       const previous = deliveries[i - 1];
       if (!previous || previous.envelope.key === current.envelope.key) return;
-      if (current.deliveredAt.getTime() < endOf(job, previous, input.completions)) {
+      if (definitionWhen(input, job, current.deliveredAt).concurrency !== 'forbid') return;
+      const then = definitionWhen(input, job, previous.deliveredAt);
+      if (current.deliveredAt.getTime() < endOf(then, previous, input.completions)) {
         broken.push(
           `${job.id} ${current.envelope.scheduledAt} started while ${previous.envelope.scheduledAt} ran`,
         );
@@ -191,7 +224,8 @@ export function overlapSkipsTrue(input: OutcomeInput): Invariant {
   const untrue = input.overlapSkips
     .filter((skip) => {
       const item = input.items.get(skip.key);
-      const job = item && jobs.get(item.jobId);
+      const last = item && jobs.get(item.jobId);
+      const job = last && definitionWhen(input, last, skip.at);
       return job && !anotherRunning(input, job, skip) && !heldByAnother(input, skip);
     })
     .map((skip) => `${skip.key.slice(0, 8)} skipped at ${skip.at.toISOString()}`);
@@ -327,7 +361,8 @@ function signalTruth(input: OutcomeInput) {
   const byKey = deliveriesByKey(input.deliveries);
   return (sent: SentNotification, outcome: RunOutcomeRecord | undefined): boolean => {
     const item = input.items.get(sent.notification.key);
-    const job = jobs.get(sent.notification.jobId);
+    const last = jobs.get(sent.notification.jobId);
+    const job = last && item && definitionWhen(input, last, new Date(item.at));
     // A manual or out-of-window run: not checked here.
     if (!outcome || !item || !job) return true;
     const facts = { job, item, outcome, deliveries: byKey.get(item.key) ?? [], input };
@@ -356,7 +391,9 @@ const SIGNAL_TRUE: Record<Signal, (facts: RunFacts, sentAt: Date) => boolean> = 
     f.outcome.reason !== 'paused' &&
     (f.outcome.deliveredAt === null || lateMs(f)),
   late: (f) => lateMs(f),
-  'dead-lettered': (f) => f.outcome.status === 'dead-lettered',
+  // Dead-lettered, or was until an operator redrove it (its message was deleted then).
+  'dead-lettered': (f) =>
+    f.outcome.status === 'dead-lettered' || (f.input.deadLettersDeleted.get(f.item.key) ?? 0) > 0,
   'run-failed': (f) => f.item.failure === 'execution',
   // Skipped for overlap, and so was an earlier run of the job while the same run held the slot.
   overlap: (f) => {
@@ -395,5 +432,199 @@ export function everyRunOnce(outcomes: readonly RunOutcomeRecord[]): Invariant {
     name: 'every run the engine expects delivered exactly once',
     ok: wrong.length === 0,
     detail: `${outcomes.length - wrong.length} of ${outcomes.length}${list(wrong.map((o) => `${describe(o)} ×${o.deliveries}`))}`,
+  };
+}
+
+/** Whether an item says its run ended as a completion report said: succeeded, or failed running. */
+const completedByReport = (item: RunItem) =>
+  item.status === 'succeeded' || (item.status === 'failed' && item.failure === 'execution');
+
+/**
+ * No forged completion changes a run: the recorder records none of them, and every run that
+ * ended `succeeded` or `failed(execution)` ended so by the report of a delivery its target
+ * really ran (the report of that delivery reached the recorder, and the item's completion is
+ * that report's).
+ *
+ * @example
+ * forgeriesChangeNothing(input).detail //=> '2 forged completions, none recorded'
+ */
+export function forgeriesChangeNothing(input: OutcomeInput): Invariant {
+  const forged = input.hostile.filter((h) => h.kind === 'forged-completion');
+  const recorded = forged
+    .filter((h) => h.recorded)
+    .map((h) => `a forged completion of ${h.jobId} ${h.key?.slice(0, 8)} was recorded`);
+  const byKey = deliveriesByKey(input.deliveries);
+  const unran = [...input.items.values()]
+    .filter((item) => completedByReport(item) && !reportedRun(input, item, byKey.get(item.key)))
+    .map((item) => `${item.jobId} ${item.at} ${item.status} without a report of its target`);
+  const broken = [...recorded, ...unran];
+  return {
+    name: 'no forged completion changes a run',
+    ok: broken.length === 0,
+    detail: `${plural(forged.length, 'forged completion')}, ${recorded.length === 0 ? 'none' : recorded.length} recorded${list(broken)}`,
+  };
+}
+
+/** The item's completion is the report of one of its run's deliveries that reached the recorder. */
+function reportedRun(
+  input: OutcomeInput,
+  item: RunItem,
+  deliveries: readonly SimulatedDelivery[] | undefined,
+): boolean {
+  return (deliveries ?? []).some((d) => {
+    const finished = input.completions.get(d.deliveryId);
+    if (finished === undefined || !input.reported.has(d.deliveryId)) return false;
+    return item.completedAt === undefined || item.completedAt === finished.toISOString();
+  });
+}
+
+/**
+ * No hostile event delivers a run: nothing a target received while the dispatcher handled a
+ * tick from the distant past or the future, a malformed event, or a forged completion.
+ *
+ * @example
+ * hostileDeliverNothing(input).detail //=> '3 hostile events, 0 deliveries'
+ */
+export function hostileDeliverNothing(input: OutcomeInput): Invariant {
+  const delivering = input.hostile.filter((h) => h.deliveries > 0);
+  const deliveries = input.hostile.reduce((sum, h) => sum + h.deliveries, 0);
+  return {
+    name: 'no hostile event delivers a run',
+    ok: delivering.length === 0,
+    detail: `${plural(input.hostile.length, 'hostile event')}, ${deliveries} deliver${deliveries === 1 ? 'y' : 'ies'}${list(delivering.map((h) => `${h.kind} at ${h.at} delivered ${h.key?.slice(0, 8) ?? 'a run'}`))}`,
+  };
+}
+
+/**
+ * Hostile events are ignored (and counted), never thrown: whatever an event holds, the
+ * dispatcher and the recorder read it in bounded time and memory and return.
+ *
+ * @example
+ * hostileNeverThrown(input).ok //=> false when a 20,000-deep event made the dispatcher throw
+ */
+export function hostileNeverThrown(input: OutcomeInput): Invariant {
+  const thrown = input.hostile.filter((h) => h.threw !== null);
+  return {
+    name: 'hostile events ignored, never thrown',
+    ok: thrown.length === 0,
+    detail: `${plural(input.hostile.length - thrown.length, 'hostile event')} handled${list(thrown.map((h) => `${h.kind} to the ${h.to} at ${h.at} threw ${h.threw}`))}`,
+  };
+}
+
+/** One gap of a job's runs: consecutive runs no tick of their own delivered. */
+interface Gap {
+  first: string;
+  last: string;
+  /** Runs of it the dispatcher delivered by catching up (a tick's or the sweep's catch-up). */
+  caughtUp: number;
+}
+
+/**
+ * At most `catchup.maxRuns` caught-up deliveries per gap (`latest`: one, `none`: none),
+ * counted per gap, not per catch-up: a gap is a sequence of consecutive runs of a job (in one
+ * window) that no tick of their own delivered, however many catch-ups decided it. Runs an
+ * operator delivered (a backfill, `resume --catch-up`) are not the dispatcher's catch-up.
+ *
+ * @example
+ * catchupPerGap(input, outcomes).ok //=> false when two sweeps caught up 2 runs of one `latest` gap
+ */
+export function catchupPerGap(
+  input: OutcomeInput,
+  outcomes: readonly RunOutcomeRecord[],
+): Invariant {
+  const byKey = deliveriesByKey(input.deliveries);
+  const broken: string[] = [];
+  let gaps = 0;
+  for (const job of input.jobs) {
+    for (const gap of gapsOf(
+      input,
+      byKey,
+      outcomes.filter((o) => o.jobId === job.id),
+    )) {
+      gaps++;
+      const then = jobAt(input, job.id, Date.parse(gap.last)) ?? job;
+      const { policy, maxRuns } = then.catchup;
+      const limit = { none: 0, latest: 1, all: maxRuns }[policy];
+      if (gap.caughtUp > limit) {
+        broken.push(
+          `${job.id}: ${gap.caughtUp} caught up in the gap ${gap.first} to ${gap.last} (${policy}, ${limit})`,
+        );
+      }
+    }
+  }
+  return {
+    name: 'at most catchup.maxRuns caught up per gap',
+    ok: broken.length === 0,
+    detail: `${plural(gaps, 'gap')} checked${list(broken)}`,
+  };
+}
+
+/** The gaps of one job's runs, in time order; a window's end ends a gap. */
+function gapsOf(
+  input: OutcomeInput,
+  byKey: ReadonlyMap<string, readonly SimulatedDelivery[]>,
+  runs: readonly RunOutcomeRecord[],
+): Gap[] {
+  const gaps: Gap[] = [];
+  let open: Gap | undefined;
+  let window = -1;
+  for (const run of runs) {
+    const w = input.windows.findIndex(
+      (i) => Date.parse(run.at) > i.from.getTime() && Date.parse(run.at) <= i.to.getTime(),
+    );
+    if (w !== window) open = undefined;
+    window = w;
+    const item = input.items.get(run.key);
+    const deliveries = byKey.get(run.key);
+    const ours = deliveries !== undefined && !deliveredByOthers(input, deliveries);
+    if (ours && item?.origin === 'tick') {
+      open = undefined;
+      continue;
+    }
+    if (!open) {
+      open = { first: run.at, last: run.at, caughtUp: 0 };
+      gaps.push(open);
+    }
+    open.last = run.at;
+    if (ours && (item?.origin === 'catch-up' || item?.origin === 'sweep')) open.caughtUp++;
+  }
+  return gaps;
+}
+
+/** Origins of runs an operator's command decided, not the stack's schedules. */
+const OPERATOR_ORIGINS: ReadonlySet<string> = new Set(['manual', 'backfill', 'redrive']);
+
+/**
+ * Nothing delivered that is not a run: every run the stack's own schedules delivered, due in
+ * a window, is one the engine expects there, deploy by deploy. A deploy that changes a
+ * schedule at `D` makes the new schedule's runs at or before `D` no runs: a catch-up that
+ * delivers them breaks this. (An operator's and a hostile event's deliveries are held by
+ * their own invariants; runs due after a window are the settling sweeps'.)
+ *
+ * @example
+ * onlyRunsDelivered(input, outcomes).detail //=> '1,189 deliveries of runs the engine expects'
+ */
+export function onlyRunsDelivered(
+  input: OutcomeInput,
+  outcomes: readonly RunOutcomeRecord[],
+): Invariant {
+  const expected = new Set(outcomes.map((o) => o.key));
+  const byKey = deliveriesByKey(input.deliveries);
+  const inWindow = (atMs: number) =>
+    input.windows.some((w) => atMs > w.from.getTime() && atMs <= w.to.getTime());
+  const stray: string[] = [];
+  let checked = 0;
+  for (const [key, deliveries] of byKey) {
+    const first = deliveries[0];
+    if (!first || deliveredByOthers(input, deliveries)) continue;
+    if (OPERATOR_ORIGINS.has(input.items.get(key)?.origin ?? '')) continue;
+    if (!inWindow(Date.parse(first.envelope.scheduledAt))) continue;
+    checked++;
+    if (!expected.has(key)) stray.push(`${first.envelope.jobId} ${first.envelope.scheduledAt}`);
+  }
+  return {
+    name: 'nothing delivered that is not a run',
+    ok: stray.length === 0,
+    detail: `${checked - stray.length} of ${checked} runs delivered are runs the engine expects${list(stray)}`,
   };
 }

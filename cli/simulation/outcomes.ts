@@ -4,8 +4,11 @@ import type { JobDefinition } from '#shared/job.ts';
 import type { Occurrence } from '../../functions/schedule/index.ts';
 import { periodBucket } from '../../functions/schedule/index.ts';
 import type { FirstClaim, SlotHold } from './containers.ts';
+import { type Deployment, definitionAt } from './deployments.ts';
 import type { Interval } from './faults.ts';
 import type { SimulatedDelivery } from './faulty-parts.ts';
+import type { HostileRecord } from './hostile-events.ts';
+import type { OperatorRecord } from './operator-actions.ts';
 import type { SentNotification } from './recorders.ts';
 
 /** How one run of the simulation ended (`--json`'s `outcomes`). */
@@ -60,6 +63,42 @@ export interface OutcomeInput {
   readonly pauses: readonly (Interval & { readonly job: string })[];
   /** Whether faults were injected: without them every run must be delivered exactly once. */
   readonly faulted: boolean;
+  /** The simulated windows: a gap of a job's runs never spans two (each has its own table). */
+  readonly windows: readonly Interval[];
+  /** The deploys, in time order (none: `jobs` are the jobs throughout). */
+  readonly deployments: readonly Deployment[];
+  /** The deliveries an operator's command or a hostile event made, by delivery id. */
+  readonly deliveryCauses: ReadonlyMap<string, 'operator' | 'hostile'>;
+  /** How many `delivery-failed` DLQ messages of each run an operator deleted (redrive, discard). */
+  readonly deadLettersDeleted: ReadonlyMap<string, number>;
+  readonly operator: readonly OperatorRecord[];
+  readonly hostile: readonly HostileRecord[];
+}
+
+/**
+ * The job's definition in force at an instant: the deploy's then, or the one of `jobs`.
+ *
+ * @example
+ * jobAt(input, 'nightly', Date.parse(run.at))?.catchup.maxRuns //=> 10
+ */
+export function jobAt(input: OutcomeInput, jobId: string, atMs: number) {
+  if (input.deployments.length > 0) return definitionAt(input.deployments, jobId, atMs);
+  return input.jobs.find((j) => j.id === jobId);
+}
+
+/**
+ * True when the first delivery of a run was an operator's or a hostile event's, not the
+ * stack's own decision.
+ *
+ * @example
+ * deliveredByOthers(input, deliveriesOfRun) //=> true for a backfilled run
+ */
+export function deliveredByOthers(
+  input: OutcomeInput,
+  deliveries: readonly SimulatedDelivery[] | undefined,
+): boolean {
+  const first = deliveries?.[0];
+  return first !== undefined && input.deliveryCauses.has(first.deliveryId);
 }
 
 /**

@@ -4,8 +4,11 @@ import type { Occurrence } from '../../functions/schedule/index.ts';
 import { runTimeline } from './event-loop.ts';
 import { type FaultPlan, injectsFaults, NO_FAULTS } from './faults.ts';
 import type { FaultCounts, SimulatedDelivery } from './faulty-parts.ts';
+import type { HostileRecord } from './hostile-events.ts';
 import { checkInvariants, type Invariant } from './invariants.ts';
+import type { OperatorRecord } from './operator-actions.ts';
 import { type OutcomeInput, type RunOutcomeRecord, runOutcomes } from './outcomes.ts';
+import { type NotificationRecord, notificationRecord } from './recorders.ts';
 import type { SimulationWindow } from './windows.ts';
 import {
   closeWindow,
@@ -64,6 +67,12 @@ export interface SimulationResult {
   readonly signals: SignalCounts;
   /** Dispatcher execution environments started (one, plus one per concurrent or crashed). */
   readonly coldStarts: number;
+  /** Every notification the on-call topic received, in the order sent. */
+  readonly notifications: readonly NotificationRecord[];
+  /** What each of the plan's operator actions in the windows did, in order. */
+  readonly operator: readonly OperatorRecord[];
+  /** What each of the plan's hostile events in the windows did, in the plan's order. */
+  readonly hostile: readonly HostileRecord[];
 }
 
 /** Options of {@link runSimulation}. */
@@ -132,7 +141,7 @@ async function simulateWindow(
 }
 
 function resultOf(sim: Simulation, windows: readonly SimulationWindow[]): SimulationResult {
-  const input = outcomeInput(sim);
+  const input = outcomeInput(sim, windows);
   const outcomes = runOutcomes(input);
   const duplicatesByJob = new Map<string, number>();
   for (const job of sim.enabled) {
@@ -154,6 +163,9 @@ function resultOf(sim: Simulation, windows: readonly SimulationWindow[]): Simula
     invariants: checkInvariants(input, outcomes),
     signals: signalCounts(input, outcomes),
     coldStarts: sim.coldStarts,
+    notifications: sim.notifier.sent.map(notificationRecord),
+    operator: sim.operatorRecords,
+    hostile: input.hostile,
   };
 }
 
@@ -171,7 +183,7 @@ function runOf(d: SimulatedDelivery): SimulatedRun {
 }
 
 /** What the invariants are held against, from what the simulation recorded. */
-function outcomeInput(sim: Simulation): OutcomeInput {
+function outcomeInput(sim: Simulation, windows: readonly SimulationWindow[]): OutcomeInput {
   const redelivered = new Map<string, number>();
   for (const entry of sim.logger.decisions('possible-redelivery')) {
     const key = String(entry.fields.key);
@@ -197,6 +209,12 @@ function outcomeInput(sim: Simulation): OutcomeInput {
     slotHolds: sim.watch.slotHolds,
     pauses: sim.plan.pauses,
     faulted: injectsFaults(sim.plan),
+    windows,
+    deployments: sim.deployments,
+    deliveryCauses: sim.deliveryCauses,
+    deadLettersDeleted: sim.deadLetters.deletedByKey('delivery-failed'),
+    operator: sim.operatorRecords,
+    hostile: [...sim.hostileRecords.entries()].sort(([a], [b]) => a - b).map(([, h]) => h),
   };
 }
 

@@ -8,23 +8,27 @@ import {
   type JobStateLedger,
   type LedgerStore,
   ledgerTableDefinition,
+  type RecorderLedger,
   type RunItem,
 } from '#ledger/index.ts';
-import { type JobDefinition, scheduleSpecOf, tracksCompletion } from '#shared/job.ts';
+import { type JobDefinition, tracksCompletion } from '#shared/job.ts';
 import { RecordingLogger } from '#shared/logger.ts';
 import { RecordingMetrics } from '#shared/metrics.ts';
 import { createRecorder, type RecordOutcome } from '../../functions/recorder/record.ts';
-import {
-  type Occurrence,
-  occurrencesBetween,
-  periodBucket,
-} from '../../functions/schedule/index.ts';
-import { coveringSchedule } from '../../infra/covering/covering-cron.ts';
+import { type Occurrence, periodBucket } from '../../functions/schedule/index.ts';
 import { completionEvent } from './completions.ts';
 import { ContainerPool, type LedgerWatch, SIMULATION_STACK } from './containers.ts';
+import {
+  type Deployment,
+  definitionAt,
+  deploymentAt,
+  deploymentsOf,
+  everEnabled,
+  expectedRuns,
+} from './deployments.ts';
 import { type EmbeddedDynamo, startEmbeddedDynamo } from './dynalite.ts';
-import { type CoveringTicks, type ScheduledFire, scheduledFires } from './events.ts';
-import type { FaultPlan } from './faults.ts';
+import { type ScheduledFire, scheduledFires } from './events.ts';
+import type { FaultPlan, OperatorStep } from './faults.ts';
 import {
   type FaultCounts,
   faultCounts,
@@ -33,6 +37,8 @@ import {
   SimulatedTargets,
   throttle,
 } from './faulty-parts.ts';
+import type { HostileRecord } from './hostile-events.ts';
+import type { OperatorRecord } from './operator-actions.ts';
 import { createQueryMemo, type QueryMemo } from './query-memo.ts';
 import { RecordingDeadLetters, TimedLogger, TimedNotifier } from './recorders.ts';
 import { seededRandom } from './seeded-random.ts';
@@ -44,23 +50,25 @@ export const EVENT_DELAY_MS = 200;
 
 /** Something that happens at a simulated instant (epoch ms). */
 export type SimEvent =
-  /** A schedule fires: the next fire of the stack's schedules, pulled lazily. */
+  /**
+   * A schedule fires: the next fire of the stack's schedules, pulled lazily; `generation`
+   * counts the window's deploys, and a fire of schedules a deploy replaced is dropped.
+   */
   | {
       readonly at: number;
       readonly kind: 'fire';
       readonly fire: ScheduledFire;
       readonly extra: boolean;
+      readonly generation: number;
     }
   /** Lambda runs these invocations concurrently (the copies of one tick race for the claim). */
   | { readonly at: number; readonly kind: 'invoke'; readonly invocations: readonly Invocation[] }
-  /** An operator pauses or resumes a job. */
-  | {
-      readonly at: number;
-      readonly kind: 'operator';
-      readonly action: 'pause' | 'resume';
-      readonly job: string;
-      readonly reason: string;
-    };
+  /** An on-call engineer runs one operating command (a planned pause's start and end, too). */
+  | { readonly at: number; readonly kind: 'operator'; readonly step: OperatorStep }
+  /** The stack is deployed with another jobs file. */
+  | { readonly at: number; readonly kind: 'deploy'; readonly deployment: Deployment }
+  /** Somebody sends the plan's `hostile[index]`. */
+  | { readonly at: number; readonly kind: 'hostile'; readonly index: number };
 
 /** One asynchronous invocation of the dispatcher or the recorder function. */
 export interface Invocation {
@@ -70,12 +78,21 @@ export interface Invocation {
   readonly attempt: number;
   /** For a completion report: the delivery whose run finished. */
   readonly deliveryId?: string;
+  /** For a hostile event: its index in the plan's `hostile`. */
+  readonly hostile?: number;
 }
+
+/** Who made a delivery happen: the stack's own schedules, an operator, or a hostile event. */
+export type DeliveryCause = 'schedule' | 'operator' | 'hostile';
 
 /** What the whole simulation shares across windows: the clock, the faults, what it saw. */
 export interface Simulation {
+  /** The simulated jobs file's jobs. */
   readonly jobs: readonly JobDefinition[];
+  /** Every job enabled by any deploy, each with its last definition. */
   readonly enabled: readonly JobDefinition[];
+  /** The simulated jobs file (`deploy-0`), then the plan's deploys, in time order. */
+  readonly deployments: readonly Deployment[];
   readonly plan: FaultPlan;
   readonly duplicateTicks: number;
   readonly clock: () => Date;
@@ -87,7 +104,7 @@ export interface Simulation {
   readonly functionsClient: DynamoDBClient;
   /** The operator's and the simulation's own client: never throttled. */
   readonly operatorClient: DynamoDBClient;
-  readonly coverings: readonly CoveringTicks[];
+  /** Each job's UTC covering expression, as the deploy that first enabled it computed it. */
   readonly coveringExpressions: ReadonlyMap<string, string>;
   readonly deadLetters: RecordingDeadLetters;
   readonly notifier: TimedNotifier;
@@ -108,6 +125,14 @@ export interface Simulation {
   coldStarts: number;
   readonly onProgress: ((doneMinutes: number, totalMinutes: number) => void) | undefined;
   readonly progress: { readonly totalMinutes: number; reportedMinutes: number };
+  /** Who is acting now: every delivery made meanwhile is theirs. */
+  cause: DeliveryCause;
+  /** The deliveries an operator or a hostile event made, by delivery id. */
+  readonly deliveryCauses: Map<string, Exclude<DeliveryCause, 'schedule'>>;
+  /** What each operator action did, in order. */
+  readonly operatorRecords: OperatorRecord[];
+  /** What each hostile event did, by its index in the plan. */
+  readonly hostileRecords: Map<number, HostileRecord>;
 }
 
 /** One window of the simulation: its table, its functions, its pending events. */
@@ -116,15 +141,25 @@ export interface WindowWorld {
   readonly window: SimulationWindow;
   readonly index: number;
   readonly timeline: Timeline<SimEvent>;
-  readonly fires: Iterator<ScheduledFire>;
+  /** The deploy in force now. */
+  deployment: Deployment;
+  /** The fires of its schedules, pulled lazily; replaced at a deploy. */
+  fires: Iterator<ScheduledFire>;
+  /** How many deploys the window has seen: a fire of another generation is stale. */
+  fireGeneration: number;
   readonly containers: ContainerPool;
-  readonly recorder: { handle(event: unknown): Promise<RecordOutcome> };
+  /** The recorder of the deploy in force (a deploy replaces it). */
+  recorder: { handle(event: unknown): Promise<RecordOutcome> };
+  /** The recorder's ledger on the window's table, for the recorders deploys start. */
+  readonly recorderLedger: RecorderLedger;
   readonly operator: JobStateLedger;
   /** The operator's store, for the simulation's own reads. */
   readonly store: LedgerStore;
   readonly targets: SimulatedTargets;
   /** Keys of the engine's runs in the window. */
   readonly expectedKeys: readonly string[];
+  /** Keys of the runs hostile events named (forged completions), read at the end too. */
+  readonly hostileKeys: Set<string>;
   /** Simulated minutes done before this window. */
   readonly minutesBefore: number;
 }
@@ -141,29 +176,25 @@ export interface SimulationSetup {
 /**
  * Starts the in-process DynamoDB, its two clients and everything the windows share.
  *
- * The covering expressions are computed once, as the stack does at synth time (valid for the
- * two years after the first window's start).
+ * The covering expressions are computed once per deploy, as the stack does at synth time
+ * (the simulated file's valid for the two years after the first window's start).
  *
  * @example
  * const sim = startSimulation({ jobs, windows, duplicateTicks: 2, plan: NO_FAULTS });
  * await stopSimulation(sim);
  */
 export function startSimulation(setup: SimulationSetup): Simulation {
-  const enabled = setup.jobs.filter((job) => job.enabled);
   const startMs = setup.windows[0]?.from.getTime() ?? 0;
+  const deployments = deploymentsOf(setup.jobs, setup.plan.deploys, startMs);
+  const enabled = everEnabled(deployments);
   const db = startEmbeddedDynamo();
   const faults = faultCounts();
   const functionsClient = simulationClient(db);
   throttle(functionsClient, setup.plan, seededRandom(setup.plan.seed + 2), faults);
-  const coveringExpressions = new Map<string, string>();
-  const coverings = enabled.map((job) => {
-    const schedule = coveringSchedule(job, new Date(startMs));
-    coveringExpressions.set(job.id, schedule.awsExpression);
-    return { jobId: job.id, cron: schedule.cron };
-  });
   const sim: Simulation = {
     jobs: setup.jobs,
     enabled,
+    deployments,
     plan: setup.plan,
     duplicateTicks: setup.duplicateTicks,
     clock: () => new Date(sim.nowMs),
@@ -173,8 +204,7 @@ export function startSimulation(setup: SimulationSetup): Simulation {
     db,
     functionsClient,
     operatorClient: simulationClient(db),
-    coverings,
-    coveringExpressions,
+    coveringExpressions: firstCoverings(deployments),
     deadLetters: new RecordingDeadLetters(),
     notifier: new TimedNotifier(() => sim.clock()),
     logger: new TimedLogger(() => sim.clock()),
@@ -192,8 +222,23 @@ export function startSimulation(setup: SimulationSetup): Simulation {
     coldStarts: 0,
     onProgress: setup.onProgress,
     progress: { totalMinutes: windowMinutes(setup.windows), reportedMinutes: -1 },
+    cause: 'schedule',
+    deliveryCauses: new Map(),
+    operatorRecords: [],
+    hostileRecords: new Map(),
   };
   return sim;
+}
+
+/** Each job's covering expression, from the first deploy that enables it. */
+function firstCoverings(deployments: readonly Deployment[]): Map<string, string> {
+  const expressions = new Map<string, string>();
+  for (const d of deployments) {
+    for (const [jobId, expression] of d.coveringExpressions) {
+      if (!expressions.has(jobId)) expressions.set(jobId, expression);
+    }
+  }
+  return expressions;
 }
 
 /**
@@ -278,10 +323,11 @@ async function windowStores(sim: Simulation, index: number) {
 
 /**
  * Opens one window: a fresh ledger table (so one window's watermarks never make the next
- * catch up the months between them), the stack already running at `from` (every enabled job's
- * watermark and the sweep's cursor there, as if it had run until then: the runs at or before
- * `from` are not the window's), the dispatcher's
- * execution environments, the recorder, and the first fire on the timeline.
+ * catch up the months between them), the stack already running at `from` with the deploy in
+ * force then (every enabled job's watermark and the sweep's cursor there, as if it had run
+ * until then: the runs at or before `from` are not the window's), the dispatcher's
+ * execution environments, the recorder, the plan's deploys, operators and hostile events
+ * of the window, and the first fire on the timeline.
  *
  * @example
  * const { world, memo } = await openWindow(sim, windows[0], 0, 0);
@@ -294,24 +340,30 @@ export async function openWindow(
 ): Promise<{ world: WindowWorld; memo: QueryMemo | undefined }> {
   const stores = await windowStores(sim, index);
   const operator = createJobStateLedger(stores.operator);
+  const deployment = deploymentAt(sim.deployments, window.from.getTime());
   // A millisecond after `from`: the runs at or before it belong to the time before the window.
   const running = new Date(window.from.getTime() + 1);
-  for (const job of sim.enabled) await operator.createJobState(job.id, running);
+  for (const job of deployment.enabled) await operator.createJobState(job.id, running);
   await operator.advanceSweepCursor(window.from);
   const timeline = new Timeline<SimEvent>();
   const targets = new SimulatedTargets(sim.clock, sim.plan, sim.faults, index, (delivery) => {
     sim.deliveries.push(delivery);
+    if (sim.cause !== 'schedule') sim.deliveryCauses.set(delivery.deliveryId, sim.cause);
     scheduleCompletion(sim, timeline, delivery);
   });
+  const recorderLedger = createRecorderLedger(stores.functions);
   const world: WindowWorld = {
     sim,
     window,
     index,
     timeline,
-    fires: scheduledFires(sim.coverings, window.from, window.to),
+    deployment,
+    fires: scheduledFires(deployment.coverings, window.from, window.to),
+    fireGeneration: 0,
     containers: new ContainerPool({
       clock: sim.clock,
-      jobs: sim.jobs,
+      jobs: deployment.jobs,
+      deployId: deployment.id,
       ledger: createDynamoLedger(stores.functions),
       targets,
       deadLetters: sim.deadLetters,
@@ -323,51 +375,89 @@ export async function openWindow(
       counts: sim.faults,
       watch: sim.watch,
     }),
-    recorder: createRecorder({
-      clock: sim.clock,
-      jobs: sim.jobs,
-      ledger: createRecorderLedger(stores.functions),
-      deadLetters: sim.deadLetters,
-      notifier: sim.notifier,
-      logger: new RecordingLogger(),
-      metrics: sim.recorderMetrics,
-      stackName: SIMULATION_STACK,
-      // The in-invocation retries of ledger writes take no simulated time.
-      sleep: async () => {},
-    }),
+    recorder: recorderOf(sim, recorderLedger, deployment.jobs),
+    recorderLedger,
     operator,
     store: stores.operator,
     targets,
     expectedKeys: expectRuns(sim, window),
+    hostileKeys: new Set(),
     minutesBefore,
   };
-  scheduleOperators(world);
+  schedulePlan(world);
   return { world, memo: stores.memo };
 }
 
-/** Records the engine's runs of every enabled job in the window; their keys. */
+/**
+ * The recorder of a deploy: the real core on the window's table, with the deploy's jobs.
+ *
+ * @example
+ * world.recorder = recorderOf(sim, world.recorderLedger, deployment.jobs);
+ */
+export function recorderOf(
+  sim: Simulation,
+  ledger: RecorderLedger,
+  jobs: readonly JobDefinition[],
+): { handle(event: unknown): Promise<RecordOutcome> } {
+  return createRecorder({
+    clock: sim.clock,
+    jobs,
+    ledger,
+    deadLetters: sim.deadLetters,
+    notifier: sim.notifier,
+    logger: new RecordingLogger(),
+    metrics: sim.recorderMetrics,
+    stackName: SIMULATION_STACK,
+    // The in-invocation retries of ledger writes take no simulated time.
+    sleep: async () => {},
+  });
+}
+
+/** Records the engine's runs of the window, deploy by deploy; their keys. */
 function expectRuns(sim: Simulation, window: SimulationWindow): string[] {
   const keys: string[] = [];
-  for (const job of sim.enabled) {
-    const runs = occurrencesBetween(scheduleSpecOf(job), window.from, window.to);
-    sim.expected.get(job.id)?.push(...runs);
+  for (const { job, runs } of expectedRuns(sim.deployments, window)) {
+    const list = sim.expected.get(job.id);
+    if (list) list.push(...runs);
+    else sim.expected.set(job.id, [...runs]);
     for (const run of runs) keys.push(periodBucket(job.id, run.at));
   }
   return keys;
 }
 
-/** The planned pauses and resumes that fall in the window. */
-function scheduleOperators(world: WindowWorld): void {
+/**
+ * The plan's events of the window on its timeline: the planned pauses (a pause that began
+ * before the window is in force when it opens), the deploys after `from` (one at or before it
+ * is the deploy the window opens with), and the operators' actions and hostile events in
+ * `[from, to]`. Pushed before the first fire: at one instant, they come first.
+ */
+function schedulePlan(world: WindowWorld): void {
+  const { plan } = world.sim;
   const fromMs = world.window.from.getTime();
   const toMs = world.window.to.getTime();
-  for (const pause of world.sim.plan.pauses) {
+  const inWindow = (at: Date) => at.getTime() >= fromMs && at.getTime() <= toMs;
+  for (const pause of plan.pauses) {
     if (pause.to.getTime() <= fromMs || pause.from.getTime() > toMs) continue;
-    const base = { kind: 'operator' as const, job: pause.job, reason: pause.reason };
-    world.timeline.push({ ...base, at: Math.max(fromMs, pause.from.getTime()), action: 'pause' });
+    const { job, reason } = pause;
+    const at = Math.max(fromMs, pause.from.getTime());
+    const step = { at: new Date(at), action: 'pause' as const, job, reason, until: undefined };
+    world.timeline.push({ at, kind: 'operator', step });
     if (pause.to.getTime() <= toMs) {
-      world.timeline.push({ ...base, at: pause.to.getTime(), action: 'resume' });
+      const resume = { at: pause.to, action: 'resume' as const, job, catchUp: pause.catchUp };
+      world.timeline.push({ at: pause.to.getTime(), kind: 'operator', step: resume });
     }
   }
+  for (const deployment of world.sim.deployments) {
+    if (deployment.atMs > fromMs && deployment.atMs <= toMs) {
+      world.timeline.push({ at: deployment.atMs, kind: 'deploy', deployment });
+    }
+  }
+  for (const step of plan.operator) {
+    if (inWindow(step.at)) world.timeline.push({ at: step.at.getTime(), kind: 'operator', step });
+  }
+  plan.hostile.forEach((event, index) => {
+    if (inWindow(event.at)) world.timeline.push({ at: event.at.getTime(), kind: 'hostile', index });
+  });
 }
 
 /**
@@ -379,7 +469,11 @@ function scheduleCompletion(
   timeline: Timeline<SimEvent>,
   delivery: SimulatedDelivery,
 ): void {
-  const job = sim.jobs.find((j) => j.id === delivery.envelope.jobId);
+  const job = definitionAt(
+    sim.deployments,
+    delivery.envelope.jobId,
+    delivery.deliveredAt.getTime(),
+  );
   if (!job || !tracksCompletion(job)) return;
   const finishedAt = new Date(delivery.deliveredAt.getTime() + runtimeMs(sim.plan, job));
   const event = completionEvent(delivery, finishedAt);
@@ -400,7 +494,7 @@ function scheduleCompletion(
  * await closeWindow(world); // sim.items now holds the window's runs as the ledger has them
  */
 export async function closeWindow(world: WindowWorld): Promise<void> {
-  const keys = new Set(world.expectedKeys);
+  const keys = new Set([...world.expectedKeys, ...world.hostileKeys]);
   for (const d of world.targets.deliveries) keys.add(d.envelope.key);
   const items = await world.store.batchGet([...keys], true);
   for (const [key, item] of items) world.sim.items.set(key, decodeRun(item));

@@ -13,7 +13,7 @@ import {
 } from '#ledger/index.ts';
 import type { DeadLetters } from '#shared/dead-letters.ts';
 import { DEFAULT_LEASE_SECONDS, DEFAULT_RETENTION_DAYS } from '#shared/defaults.ts';
-import { buildEnvelope } from '#shared/envelope.ts';
+import { buildEnvelope, deliverySecretHash, newDeliverySecret } from '#shared/envelope.ts';
 import { typeOfValue } from '#shared/event-bounds.ts';
 import { type JobDefinition, scheduleSpecOf, tracksCompletion } from '#shared/job.ts';
 import { catalogOf, type JobCatalog } from '#shared/jobs-bundle.ts';
@@ -92,6 +92,11 @@ export interface DispatcherDeps {
    * (`createZoneDriftCheck`). Absent: no comparison.
    */
   readonly zoneDrift?: ZoneDriftCheck;
+  /**
+   * Makes each claim's delivery secret (architecture §6). @default `newDeliverySecret`: 128
+   * random bits from the platform's CSPRNG
+   */
+  readonly deliverySecret?: () => string;
   readonly options?: Partial<DispatcherOptions>;
 }
 
@@ -287,6 +292,8 @@ export function retryDelayMs(options: DispatcherOptions, attempt: number): numbe
 export async function deliverRun(ctx: CoreContext, run: PlannedRun): Promise<RunOutcome> {
   const { ledger, clock, options } = ctx;
   const nowEpochMs = clock().getTime();
+  // A fresh secret per claim; its hash is stored by the claim itself, before any delivery.
+  const secret = (ctx.deliverySecret ?? newDeliverySecret)();
   const claim = await ledger.claim({
     key: run.key,
     jobId: run.job.id,
@@ -296,6 +303,7 @@ export async function deliverRun(ctx: CoreContext, run: PlannedRun): Promise<Run
     manual: run.manual,
     origin: run.origin,
     target: run.job.target.arn,
+    secretHash: deliverySecretHash(secret),
     mode: run.mode,
     maxAttempts: run.job.retry.maxAttempts,
     nowEpochMs,
@@ -309,7 +317,7 @@ export async function deliverRun(ctx: CoreContext, run: PlannedRun): Promise<Run
   const item = claim.item;
   if (item.previousStatus === 'claimed') reportRedelivery(ctx, run, item);
   if (run.missed && item.attempts === 1) reportMissed(ctx, run, 'delivered late');
-  const outcome = await attemptDelivery(ctx, run, item);
+  const outcome = await attemptDelivery(ctx, run, item, secret);
   // The claim of a missed run owes its notification; it can say what happened now.
   if (item.outbox.length > 0) {
     await performOutbox(outboxDeps(ctx), { ...item, status: STATUS_AFTER[outcome.outcome] });
@@ -330,12 +338,13 @@ async function attemptDelivery(
   ctx: CoreContext,
   run: PlannedRun,
   item: RunItem,
+  secret: string,
 ): Promise<RunOutcome> {
   let envelope: ReturnType<typeof buildEnvelope>;
   try {
     const overlap = await checkOverlap(ctx, run, item);
     if (overlap) return overlap;
-    envelope = buildEnvelope(run.job, run, item.attempts, ctx.stackName);
+    envelope = buildEnvelope(run.job, run, item.attempts, ctx.stackName, secret);
   } catch (error) {
     await releaseBeforeInvoke(ctx, run, item, error);
     throw error;
@@ -610,10 +619,11 @@ async function recordDelivery(
   // dispatcher's claim cannot tell when that one reached the target.
   const late =
     run.origin === 'tick' && item.attempts === 1 && lagMs > run.job.alarm.graceSeconds * 1000;
-  const kept = await writeDispatched(ctx, run, item, dispatchedAt, deliveryId, late);
-  if (kept) await holdSlotWhileRunning(ctx, run, dispatchedAt);
-  reportDispatched(ctx, run, { attempt: item.attempts, deliveryId, lagMs, late, kept });
-  if (!kept) {
+  const written = await writeDispatched(ctx, run, item, dispatchedAt, deliveryId, late);
+  if (written.ours) await holdSlotWhileRunning(ctx, run, dispatchedAt);
+  const lateRaised = late && written.lateRaised;
+  reportDispatched(ctx, run, { attempt: item.attempts, deliveryId, lagMs, late, lateRaised });
+  if (!written.ours) {
     ctx.logger.warn(
       'lease-lost',
       logFields(run, {
@@ -622,17 +632,28 @@ async function recordDelivery(
         hint: 'the claim expired during delivery; the sweep may deliver the run again (Redelivered)',
       }),
     );
-  } else if (late) {
+  } else if (lateRaised) {
     await performNewOutbox(
       ctx,
       item,
-      { status: 'dispatched', dispatchedAt: dispatchedAt.toISOString(), deliveryId },
+      { status: written.status, dispatchedAt: dispatchedAt.toISOString(), deliveryId },
       ['notify:late'],
       ['late'],
     );
   }
   return { ...baseOf(run), outcome: 'dispatched', attempt: item.attempts, deliveryId, lagMs, late };
 }
+
+/** What became of the dispatcher's write after a delivery. */
+interface DispatchedWrite {
+  /** The run is still this claim's: dispatched by it, or ended by the recorder for it. */
+  readonly ours: boolean;
+  /** Where the run is now. */
+  readonly status: RunItem['status'];
+  /** This write raised the run's `late` signal. */
+  readonly lateRaised: boolean;
+}
+
 /**
  * `concurrency: forbid`: a dispatched run holds the slot until `maxRuntime` after its dispatch
  * (or the recorder hears it end), no longer until its lease's end plus `maxRuntime`. A failure
@@ -663,10 +684,40 @@ async function holdSlotWhileRunning(
 }
 
 /**
- * `claimed` → `dispatched` for our claim, retried until it lands; false when the claim was lost
- * meanwhile. A run whose completion is reported stays open until its `maxRuntime` ends.
+ * `claimed` → `dispatched` for our claim, retried until it lands. Refused, it may be that the
+ * target's report was recorded first (a fast run, a throttled write): then the claim was not
+ * lost, and a late run gets its `late` signal on the ended run, whichever write came first.
  */
-function writeDispatched(
+async function writeDispatched(
+  ctx: CoreContext,
+  run: PlannedRun,
+  item: RunItem,
+  dispatchedAt: Date,
+  deliveryId: string,
+  late: boolean,
+): Promise<DispatchedWrite> {
+  const outboxLeaseUntilEpochMs = dispatchedAt.getTime() + ctx.options.outboxLeaseSeconds * 1000;
+  const kept = await markDispatched(ctx, run, item, dispatchedAt, deliveryId, late);
+  if (kept) return { ours: true, status: 'dispatched', lateRaised: late };
+  if (!tracksCompletion(run.job)) return { ours: false, status: 'claimed', lateRaised: false };
+  const settled = await withRetries(
+    () =>
+      ctx.ledger.settleCompletedFirst(run.key, item.attempts, {
+        raise: late,
+        outboxLeaseUntilEpochMs,
+      }),
+    retryOptions(ctx),
+  );
+  if (!settled.completed) return { ours: false, status: 'claimed', lateRaised: false };
+  return { ours: true, status: settled.completed.status, lateRaised: settled.lateRaised };
+}
+
+/**
+ * `claimed` → `dispatched` for our claim, retried until it lands; false when the claim is not
+ * `claimed` by us any more. A run whose completion is reported stays open until its
+ * `maxRuntime` ends.
+ */
+function markDispatched(
   ctx: CoreContext,
   run: PlannedRun,
   item: RunItem,
@@ -690,7 +741,7 @@ function writeDispatched(
   );
 }
 
-/** The metrics and the log line of a delivery; `LateRuns` counts only a run still ours. */
+/** The metrics and the log line of a delivery; `LateRuns` counts only the write that raised `late`. */
 function reportDispatched(
   ctx: CoreContext,
   run: PlannedRun,
@@ -699,16 +750,16 @@ function reportDispatched(
     readonly deliveryId: string;
     readonly lagMs: number;
     readonly late: boolean;
-    readonly kept: boolean;
+    readonly lateRaised: boolean;
   },
 ): void {
   const { metrics } = ctx;
-  const { attempt, deliveryId, lagMs, late, kept } = delivery;
+  const { attempt, deliveryId, lagMs, late, lateRaised } = delivery;
   const caughtUp = run.origin === 'catch-up' || run.origin === 'sweep';
   metrics.job(run.job.id, 'Dispatched');
   metrics.job(run.job.id, 'DispatchLagSeconds', Math.max(0, lagMs) / 1000);
   if (caughtUp) metrics.job(run.job.id, 'CaughtUp');
-  if (late && kept) metrics.job(run.job.id, 'LateRuns');
+  if (lateRaised) metrics.job(run.job.id, 'LateRuns');
   // `late` is a decision of its own: the stack's Contributor Insights rule counts it by name.
   const decision = late ? 'late' : caughtUp ? 'caught-up' : 'dispatched';
   ctx.logger.info(

@@ -9,7 +9,7 @@ import {
 import { catchUpUnderLease } from './catch-up.ts';
 import type { CoreContext, RunOutcome } from './deliver-run.ts';
 import { reconcileRun, type Settled } from './reconcile.ts';
-import { CONFIG_PAUSED_BY, pauseEndAt, pauseEnded } from './tick.ts';
+import { adoptedSchedule, CONFIG_PAUSED_BY, pauseEndAt, pauseEnded } from './tick.ts';
 
 /** What one sweep found and did. */
 export interface SweepResult {
@@ -89,8 +89,8 @@ export function createRunWindows(): RunWindows {
 /** What a sweep keeps between invocations of one container. */
 export interface SweepMemory {
   readonly windows: RunWindows;
-  /** Whether this container already recorded the jobs jobs.yaml disables as paused. */
-  disabledStamped: boolean;
+  /** Whether this container already took the roll call: disabled jobs paused, removed ones ended. */
+  rollCalled: boolean;
   /** How far this container's sweeps have checked; read from the ledger at a cold start. */
   cursor: Date | undefined;
   /** The cursor last written to the ledger. */
@@ -101,7 +101,7 @@ export interface SweepMemory {
 export function createSweepMemory(): SweepMemory {
   return {
     windows: createRunWindows(),
-    disabledStamped: false,
+    rollCalled: false,
     cursor: undefined,
     persisted: undefined,
   };
@@ -163,8 +163,8 @@ export async function runSweep(
   const undecided = due.filter((d) => !records.has(d.key));
   const { outcomes, deferred } = await catchUpUndecided(ctx, undecided, scheduledAt, errors);
   const settled = await settleOpen(ctx, errors);
-  if (!memory.disabledStamped) {
-    memory.disabledStamped = await settle(errors, () => stampDisabledJobs(ctx), false);
+  if (!memory.rollCalled) {
+    memory.rollCalled = await settle(errors, () => rollCall(ctx), false);
   }
   // Never throws: a diagnosis does not hold the cursor back.
   await ctx.zoneDrift?.check();
@@ -293,19 +293,23 @@ async function catchUpUndecided(
 async function catchUpJobRuns(
   ctx: CoreContext,
   list: readonly Due[],
-  state: JobStateItem | undefined,
+  read: JobStateItem | undefined,
   scheduledAt: Date,
 ): Promise<RunOutcome[] | undefined> {
   const job = list[0]?.job;
   // A job that never ran (a fresh deploy), or runs before its first: nothing was expected.
-  if (!job || !state?.sinceAt) return [];
+  if (!job || !read?.sinceAt) return [];
+  const upTo = new Date(scheduledAt.getTime() - job.alarm.graceSeconds * 1000);
+  // Under a schedule deployed since W was decided, runs up to now are not runs.
+  const state = await adoptedSchedule(ctx, job, read, upTo);
+  if (state.sinceAt !== read.sinceAt) return [];
+  if (!state.sinceAt) return [];
   const since = Date.parse(state.sinceAt);
   const live = list.filter((d) => d.occurrence.at.getTime() >= since).map((d) => d.occurrence);
   if (live.length === 0) return [];
   if (state.pausedAt && pauseEnded(job, state, ctx.clock())) {
     await ctx.ledger.resume(job.id, { at: pauseEndAt(state, ctx.clock()), catchUp: false });
   }
-  const upTo = new Date(scheduledAt.getTime() - job.alarm.graceSeconds * 1000);
   const watermarkMs = Date.parse(state.watermarkAt ?? state.sinceAt);
   return catchUpUnderLease(ctx, job, {
     upTo,
@@ -342,9 +346,30 @@ async function settleOpen(ctx: CoreContext, errors: unknown[]): Promise<Settled[
 }
 
 /**
- * Records the jobs jobs.yaml disables as paused (by `jobs.yaml`), once per container: a job
- * enabled again later resumes from then on instead of replaying its disabled days.
+ * Once per container, what the deploy it runs says of every job: those it disables are paused
+ * (by `jobs.yaml`), those it no longer lists are ended (`retire`), the others are on the roster.
+ * A job enabled or listed again later starts from then on instead of replaying its absence.
  */
+async function rollCall(ctx: CoreContext): Promise<boolean> {
+  const listed = new Set(ctx.jobs.all().map((job) => job.id));
+  const roster = await ctx.ledger.readRoster();
+  const unlisted = [...listed].filter((id) => !roster.has(id));
+  if (unlisted.length > 0) await ctx.ledger.enrol(unlisted);
+  const now = ctx.clock();
+  for (const jobId of roster) {
+    if (listed.has(jobId)) continue;
+    if (await ctx.ledger.retire(jobId, now)) {
+      ctx.logger.info('removed', {
+        decision: 'removed',
+        jobId,
+        hint: 'this deploy no longer lists the job: listed again, it starts afresh',
+      });
+    }
+  }
+  return stampDisabledJobs(ctx);
+}
+
+/** Records the jobs jobs.yaml disables as paused (by `jobs.yaml`). */
 async function stampDisabledJobs(ctx: CoreContext): Promise<boolean> {
   const disabled = ctx.jobs
     .all()

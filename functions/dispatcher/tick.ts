@@ -1,5 +1,5 @@
 import { inLastPause, type JobStateItem, reasonInRange } from '#ledger/index.ts';
-import { type JobDefinition, scheduleSpecOf } from '#shared/job.ts';
+import { type JobDefinition, scheduleIdOf, scheduleSpecOf } from '#shared/job.ts';
 import { type Occurrence, occurrencesBetween } from '../schedule/index.ts';
 import { catchUpJob } from './catch-up.ts';
 import {
@@ -79,7 +79,11 @@ export async function handleTick(
   const own = runAt(job, s);
   if (!own) return result([]);
   const previous = previousRun(scheduleSpecOf(job), s);
-  const swap = await ctx.ledger.swapWatermark(job.id, { previous: previous?.at, scheduledAt: s });
+  const swap = await ctx.ledger.swapWatermark(job.id, {
+    previous: previous?.at,
+    scheduledAt: s,
+    scheduleId: scheduleIdOf(job),
+  });
   if (swap.swapped) return result([await deliverRun(ctx, tickRun(job, own))]);
   return result(await slowPath(ctx, job, own, previous, swap.state));
 }
@@ -89,16 +93,19 @@ async function slowPath(
   job: JobDefinition,
   own: Occurrence,
   previous: Occurrence | undefined,
-  state: JobStateItem | undefined,
+  read: JobStateItem | undefined,
 ): Promise<RunOutcome[]> {
-  if (!state?.sinceAt) {
-    if (state?.pausedAt) return [await skipPaused(ctx, job, own, state)];
-    await ctx.ledger.createJobState(job.id, own.at);
+  if (!read?.sinceAt) {
+    if (read?.pausedAt) return [await skipPaused(ctx, job, own, read)];
+    await ctx.ledger.createJobState(job.id, own.at, scheduleIdOf(job));
     return [await deliverRun(ctx, tickRun(job, own))];
   }
-  if (own.at.getTime() < Date.parse(state.sinceAt)) return [beforeFirstRun(ctx, job, own, state)];
+  // The first tick under a new schedule: its runs before this one are not runs.
+  const state = await adoptedSchedule(ctx, job, read, new Date(own.at.getTime() - 1));
+  const sinceAt = state.sinceAt ?? read.sinceAt;
+  if (own.at.getTime() < Date.parse(sinceAt)) return [beforeFirstRun(ctx, job, own, state)];
   if (state.pausedAt) return paused(ctx, job, own, previous, state);
-  if (Date.parse(state.watermarkAt ?? state.sinceAt) >= own.at.getTime()) {
+  if (Date.parse(state.watermarkAt ?? sinceAt) >= own.at.getTime()) {
     return [await repeatedTick(ctx, job, own, state)];
   }
   return catchUpJob(ctx, job, { upTo: own.at, own, origin: 'tick' });
@@ -118,7 +125,10 @@ async function repeatedTick(
   if (inLastPause(state, own.at) && !state.lastPauseCatchUp) {
     return skipPaused(ctx, job, own, state);
   }
-  const range = await ctx.ledger.findSkipRange(job.id, own.at);
+  // A gap's range holds only runs older than the newest it decided, which is W: the repeated
+  // tick of the newest run (the common duplicate) needs no look.
+  const older = Date.parse(state.watermarkAt ?? '') > own.at.getTime();
+  const range = older ? await ctx.ledger.findSkipRange(job.id, own.at) : undefined;
   const reason = range && reasonInRange(range, own.at);
   if (!range || !reason) return deliverRun(ctx, tickRun(job, own));
   const run = tickRun(job, own);
@@ -157,6 +167,41 @@ function beforeFirstRun(
     reason: 'outside-window',
     detail: `before the job's first run (${state.sinceAt}): not a run of this deploy`,
   };
+}
+
+/**
+ * The job state under the job's schedule as deployed: when W was decided under another one (a
+ * deploy changed the expression, zone or DST policies), or a deploy had removed the job and this
+ * one lists it again, the schedule takes effect at `at` and W moves up to it, so none of its
+ * runs before it is delivered or missed.
+ * Whoever adopts it first wins; the others read the state it wrote.
+ *
+ * ```
+ *   old schedule ──── W ─────────── at ──── new schedule's runs from here on
+ *                        not runs: neither delivered nor missed
+ * ```
+ */
+export async function adoptedSchedule(
+  ctx: CoreContext,
+  job: JobDefinition,
+  state: JobStateItem,
+  at: Date,
+): Promise<JobStateItem> {
+  const scheduleId = scheduleIdOf(job);
+  const changed = state.scheduleId !== undefined && state.scheduleId !== scheduleId;
+  if (!changed && !state.removedAt) return state;
+  if (await ctx.ledger.adoptSchedule(state, { scheduleId, at })) {
+    const decision = state.removedAt ? 'job-listed-again' : 'schedule-changed';
+    ctx.logger.info(decision, {
+      decision,
+      jobId: job.id,
+      ...(changed ? { from: state.scheduleId, to: scheduleId } : { removedAt: state.removedAt }),
+      effectiveAt: at.toISOString(),
+      hint: 'runs before this instant are not runs of this deploy: none is delivered or missed',
+    });
+  }
+  const now = await ctx.ledger.getJobState(job.id);
+  return now ?? state;
 }
 
 /** True when a pause no longer applies: its end passed, or jobs.yaml enables the job again. */

@@ -1,6 +1,7 @@
 import { createJobStateLedger } from './job-state-ledger.ts';
 import { av, decodeRun, type OutboxEffect, type RunItem, type Signal } from './ledger-item.ts';
 import type { LedgerStore } from './ledger-store.ts';
+import { LEDGER_PARTITION_KEY } from './ledger-table.ts';
 import {
   addOutbox,
   createOutboxLedger,
@@ -10,6 +11,42 @@ import {
 } from './outbox.ts';
 import { UpdateExpression } from './update-expression.ts';
 
+/**
+ * Every attribute of a run item the recorder reads, writes or tests (architecture §5), the
+ * key and the index keys included: its reads project these, its writes name no others and ask
+ * for no return values, so its IAM grant can be limited to them (`dynamodb:Attributes`).
+ */
+export const RECORDER_RUN_ATTRIBUTES = [
+  LEDGER_PARTITION_KEY,
+  'jobId',
+  'at',
+  'nominal',
+  'dst',
+  'status',
+  'attempts',
+  'roundAttempts',
+  'generation',
+  'manual',
+  'origin',
+  'target',
+  'secretHashes',
+  'leaseUntilEpochMs',
+  'dispatchedAt',
+  'deliveryId',
+  'lastError',
+  'failure',
+  'skipReason',
+  'completedAt',
+  'startedAt',
+  'completionId',
+  'deadLetteredAt',
+  'signals',
+  'outbox',
+  'outboxLeaseUntilEpochMs',
+  'openShard',
+  'checkAtEpochMs',
+] as const;
+
 /** The terminal write the recorder makes for one completion. */
 export interface CompletionWrite {
   readonly key: string;
@@ -18,6 +55,13 @@ export interface CompletionWrite {
   readonly attempt: number;
   /** The target's id of that delivery: Lambda's request id, or the execution ARN. */
   readonly completionId: string;
+  /**
+   * The SHA-256 of the delivery secret the report brought back: the write requires it among
+   * the run's `secretHashes`.
+   */
+  readonly secretHash: string;
+  /** The run's stored `target` the report was matched against: the write requires it unchanged. */
+  readonly target: string;
   readonly status: 'succeeded' | 'failed';
   readonly completedAt: Date;
   /** When the target started it (Step Functions); Lambda says only when it ended. */
@@ -29,24 +73,34 @@ export interface CompletionWrite {
   readonly outboxLeaseUntilEpochMs: number;
 }
 
+/** What {@link RecorderLedger.recordCompletion} did. */
+export type CompletionResult =
+  | { readonly recorded: true }
+  /** Refused: the item as it is (undefined when there is none). */
+  | { readonly recorded: false; readonly item: RunItem | undefined };
+
 /** The recorder's view of the ledger. */
 export interface RecorderLedger extends OutboxLedger {
+  /** One run item, read consistently, only {@link RECORDER_RUN_ATTRIBUTES} of it. */
+  getRun(key: string): Promise<RunItem | undefined>;
   /**
    * `dispatched` by this delivery (same delivery id) or still `claimed` by it (same attempt:
-   * its dispatcher has not recorded the delivery yet) → `succeeded` | `failed(execution)`.
-   * Applied: the item as it was before; refused: the item as it is (undefined when there is
-   * none).
+   * its dispatcher has not recorded the delivery yet) → `succeeded` | `failed(execution)`;
+   * only while the run's target is `write.target` and the report's secret hash is one of the
+   * run's.
    */
-  recordCompletion(
-    write: CompletionWrite,
-  ): Promise<{ readonly recorded: boolean; readonly item: RunItem | undefined }>;
+  recordCompletion(write: CompletionWrite): Promise<CompletionResult>;
   /** Gives `concurrency: forbid`'s slot back when this run holds it. */
   releaseSlot(jobId: string, key: string): Promise<boolean>;
 }
 
+/** What a refused recorder write reads back: its own attributes only. */
+const ON_REFUSAL = { attributes: RECORDER_RUN_ATTRIBUTES };
+
 /**
- * The recorder's ledger on the ledger table: one conditional write per completion (two when
- * an effect an earlier move owed is still unsent, `leaveOpenIndex`).
+ * The recorder's ledger on the ledger table: one read and one conditional write per
+ * completion (two writes when an effect an earlier move owed is still unsent,
+ * `leaveOpenIndex`), each limited to {@link RECORDER_RUN_ATTRIBUTES}.
  *
  * @example
  * const ledger = createRecorderLedger(createLedgerStore({ client, tableName: 'zonecron-ledger' }));
@@ -56,6 +110,10 @@ export function createRecorderLedger(store: LedgerStore): RecorderLedger {
   return {
     ...createOutboxLedger(store),
     releaseSlot,
+    getRun: async (key) => {
+      const item = await store.get(key, RECORDER_RUN_ATTRIBUTES);
+      return item ? decodeRun(item) : undefined;
+    },
     recordCompletion: (write) => recordCompletion(store, write),
   };
 }
@@ -64,7 +122,10 @@ export function createRecorderLedger(store: LedgerStore): RecorderLedger {
  * The run's end as the target reported it (`RecorderLedger.recordCompletion`): out of the open
  * index unless an effect is owed, the new one or one an earlier move left.
  */
-async function recordCompletion(store: LedgerStore, write: CompletionWrite) {
+async function recordCompletion(
+  store: LedgerStore,
+  write: CompletionWrite,
+): Promise<CompletionResult> {
   const build = () => {
     const u = new UpdateExpression()
       .set('status', av.s(write.status))
@@ -80,26 +141,30 @@ async function recordCompletion(store: LedgerStore, write: CompletionWrite) {
     key: write.key,
     build,
     condition: completionCondition(write),
-    returnValues: 'ALL_OLD' as const,
+    onRefusal: ON_REFUSAL,
   };
   const result =
     write.effects.length > 0
       ? await store.update(withOutbox(move, write))
       : await leaveOpenIndex(store, move);
-  const decoded = result.applied ? result.item : result.current;
-  return { recorded: result.applied, item: decoded && decodeRun(decoded) };
+  if (result.applied) return { recorded: true };
+  return { recorded: false, item: result.current && decodeRun(result.current) };
 }
 
 /**
- * Whose completion it is: a recorded delivery is identified by its id alone (a Step Functions
- * execution is named once per round, so a retry that found it already started records the
- * same ARN under a later attempt); a delivery not recorded yet is known by its attempt only.
+ * Whose completion it is: the run's own (same job, the target stored on the run, a secret one
+ * of its claims handed out), and of which delivery. A recorded delivery is identified by its
+ * id alone (a Step Functions execution is named once per round, so a retry that found it
+ * already started records the same ARN under a later attempt); a delivery not recorded yet is
+ * known by its attempt only.
  */
 function completionCondition(write: CompletionWrite) {
   return (u: UpdateExpression) => {
     const status = u.name('status');
     return (
-      `${u.name('jobId')} = ${u.value('jobId', av.s(write.jobId))} AND (` +
+      `${u.name('jobId')} = ${u.value('jobId', av.s(write.jobId))} AND ` +
+      `${u.name('target')} = ${u.value('target', av.s(write.target))} AND ` +
+      `contains(${u.name('secretHashes')}, ${u.value('secretHash', av.s(write.secretHash))}) AND (` +
       `(${status} = ${u.value('claimed', av.s('claimed'))} AND ${u.name('attempts')} = ${u.value('attempt', av.n(write.attempt))}) OR ` +
       `(${status} = ${u.value('dispatched', av.s('dispatched'))} AND ${u.name('deliveryId')} = ${u.value('completionId', av.s(write.completionId))}))`
     );
@@ -116,5 +181,5 @@ function withOutbox(move: LeavingMove, write: CompletionWrite) {
     write.outboxLeaseUntilEpochMs,
   );
   const condition = move.condition(u);
-  return { key: move.key, ...u.build(), condition, returnValues: 'ALL_OLD' as const };
+  return { key: move.key, ...u.build(), condition, onRefusal: ON_REFUSAL };
 }

@@ -10,8 +10,10 @@
  */
 
 export {
+  type CompletionResult,
   type CompletionWrite,
   createRecorderLedger,
+  RECORDER_RUN_ATTRIBUTES,
   type RecorderLedger,
 } from './completion-ledger.ts';
 export {
@@ -19,6 +21,7 @@ export {
   type JobStateLedger,
   type OverlapCount,
   type PauseRequest,
+  SLOT_ATTRIBUTES,
   type SwapOutcome,
 } from './job-state-ledger.ts';
 export {
@@ -77,6 +80,13 @@ export {
   type OperatorEvent,
 } from './operator-event.ts';
 export { type OutboxDeps, type OutboxLedger, performOutbox } from './outbox.ts';
+export {
+  createRosterLedger,
+  ROSTER_KEY_PREFIX,
+  ROSTER_SHARDS,
+  type RosterLedger,
+  rosterShardOf,
+} from './roster.ts';
 export {
   type ClaimMode,
   type ClaimOutcome,

@@ -6,6 +6,7 @@ import {
   SWEEP_CURSOR_KEY,
 } from './ledger-item.ts';
 import type { LedgerStore } from './ledger-store.ts';
+import { LEDGER_PARTITION_KEY } from './ledger-table.ts';
 import { UpdateExpression } from './update-expression.ts';
 
 /** What the fast path's watermark swap found when it did not apply. */
@@ -60,14 +61,29 @@ export interface JobStateLedger {
   /**
    * The fast path: moves W to `scheduledAt` when the job is live, not paused and W is at or
    * after `previous` (or, without a previous run, before `scheduledAt`). Otherwise the state
-   * that refused it comes back (undefined: no state yet).
+   * that refused it comes back (undefined: no state yet). With `scheduleId`, only under that
+   * schedule (or a state from before schedules were recorded, which then records it).
    */
   swapWatermark(
     jobId: string,
-    runs: { readonly previous: Date | undefined; readonly scheduledAt: Date },
+    runs: {
+      readonly previous: Date | undefined;
+      readonly scheduledAt: Date;
+      readonly scheduleId?: string;
+    },
   ): Promise<SwapOutcome>;
   /** The job's first decided run: W and `since` both at `at`. False when a state exists. */
-  createJobState(jobId: string, at: Date): Promise<boolean>;
+  createJobState(jobId: string, at: Date, scheduleId?: string): Promise<boolean>;
+  /**
+   * A new schedule takes effect at `at`, or a job a deploy had removed is listed again: records
+   * the schedule's id, moves W to `at` (if it is behind, or the job was removed) and `since`
+   * just after it, so the runs up to `at` are not runs. Conditional on the state as it was read
+   * (its schedule id and W); false when another dispatcher changed it first.
+   */
+  adoptSchedule(
+    state: JobStateItem,
+    change: { readonly scheduleId: string; readonly at: Date },
+  ): Promise<boolean>;
   /** Moves W forward to `at` (never back); sets `since` if absent. */
   advanceWatermark(jobId: string, at: Date): Promise<boolean>;
   /**
@@ -131,13 +147,21 @@ export interface JobStateLedger {
   advanceSweepCursor(at: Date): Promise<void>;
 }
 
+/**
+ * Every attribute of a job state item that giving `concurrency: forbid`'s slot back touches
+ * (`releaseSlot`), the key included: the recorder's IAM grant on job state items lists these
+ * and no more (`dynamodb:Attributes`).
+ */
+export const SLOT_ATTRIBUTES = [LEDGER_PARTITION_KEY, 'runningKey', 'runningUntilEpochMs'] as const;
+
 /** The job state ledger on the ledger table. */
 export function createJobStateLedger(store: LedgerStore): JobStateLedger {
   return {
     getJobState: (jobId) => getJobState(store, jobId),
     getJobStates: (jobIds) => getJobStates(store, jobIds),
     swapWatermark: (jobId, runs) => swapWatermark(store, jobId, runs),
-    createJobState: (jobId, at) => createJobState(store, jobId, at),
+    createJobState: (jobId, at, scheduleId) => createJobState(store, jobId, at, scheduleId),
+    adoptSchedule: (state, change) => adoptSchedule(store, state, change),
     advanceWatermark: (jobId, at) => advanceWatermark(store, jobId, at),
     acquireCatchup: (jobId, nowEpochMs, leaseUntilEpochMs) =>
       acquireCatchup(store, jobId, nowEpochMs, leaseUntilEpochMs),
@@ -198,30 +222,69 @@ async function swapWatermark(
 ): Promise<SwapOutcome> {
   const at = runs.scheduledAt.toISOString();
   // A tick that delivers its own run on time ends any gap: the next one has a budget of its own.
-  const u = new UpdateExpression().set('watermarkAt', av.s(at)).remove('gapCaughtUp');
+  const u = new UpdateExpression().set('watermarkAt', av.s(at)).remove('gapCaughtUp', 'removedAt');
+  if (runs.scheduleId) u.set('scheduleId', av.s(runs.scheduleId));
   const result = await write(store, jobStateKey(jobId), u, (c) => {
     const w = c.name('watermarkAt');
     const lower =
       runs.previous === undefined
         ? `attribute_exists(${w})`
         : `${w} >= ${c.value('previous', av.s(runs.previous.toISOString()))}`;
-    return `${lower} AND ${w} < ${c.value('scheduled', av.s(at))} AND attribute_not_exists(${c.name('pausedAt')})`;
+    const same = runs.scheduleId
+      ? ` AND (attribute_not_exists(${c.name('scheduleId')}) OR ${c.name('scheduleId')} = ${c.value('sid', av.s(runs.scheduleId))})`
+      : '';
+    return `${lower} AND ${w} < ${c.value('scheduled', av.s(at))} AND attribute_not_exists(${c.name('pausedAt')})${same}`;
   });
   if (result.applied) return { swapped: true };
   return { swapped: false, state: result.current && decodeJobState(result.current) };
 }
 
 /** A job's first state, unless it has one (`JobStateLedger.createJobState`). */
-async function createJobState(store: LedgerStore, jobId: string, at: Date): Promise<boolean> {
+async function createJobState(
+  store: LedgerStore,
+  jobId: string,
+  at: Date,
+  scheduleId: string | undefined,
+): Promise<boolean> {
   const u = new UpdateExpression()
     .set('watermarkAt', av.s(at.toISOString()))
     .set('sinceAt', av.s(at.toISOString()));
+  if (scheduleId) u.set('scheduleId', av.s(scheduleId));
   const result = await write(
     store,
     jobStateKey(jobId),
     u,
     (c) => `attribute_not_exists(${c.name('sinceAt')})`,
   );
+  return result.applied;
+}
+
+/** Records a new schedule and moves W up to its start (`JobStateLedger.adoptSchedule`). */
+async function adoptSchedule(
+  store: LedgerStore,
+  state: JobStateItem,
+  change: Parameters<JobStateLedger['adoptSchedule']>[1],
+): Promise<boolean> {
+  const at = change.at.toISOString();
+  const behind = (state.watermarkAt ?? '') < at;
+  // The new schedule's first live instant: `since` is inclusive, `at` is the last non-run.
+  const since = new Date(change.at.getTime() + 1).toISOString();
+  const u = new UpdateExpression()
+    .set('scheduleId', av.s(change.scheduleId))
+    .set('sinceAt', av.s(since))
+    .remove('removedAt');
+  if (behind || state.removedAt) u.set('watermarkAt', av.s(at)).remove('gapCaughtUp');
+  const result = await write(store, jobStateKey(state.jobId), u, (c) => {
+    const sid = c.name('scheduleId');
+    const w = c.name('watermarkAt');
+    const sameSchedule = state.scheduleId
+      ? `${sid} = ${c.value('old', av.s(state.scheduleId))}`
+      : `attribute_not_exists(${sid})`;
+    const sameW = state.watermarkAt
+      ? `${w} = ${c.value('w', av.s(state.watermarkAt))}`
+      : `attribute_not_exists(${w})`;
+    return `${sameSchedule} AND ${sameW}`;
+  });
   return result.applied;
 }
 
@@ -349,12 +412,17 @@ async function holdSlotUntil(
 /** Gives the slot back if the run holds it (`JobStateLedger.releaseSlot`). */
 async function releaseSlot(store: LedgerStore, jobId: string, key: string): Promise<boolean> {
   const u = new UpdateExpression().remove('runningKey', 'runningUntilEpochMs');
-  const result = await write(
-    store,
-    jobStateKey(jobId),
-    u,
-    (c) => `${c.name('runningKey')} = ${c.value('key', av.s(key))}`,
-  );
+  const condition = `${u.name('runningKey')} = ${u.value('key', av.s(key))}`;
+  const { update, names, values } = u.build();
+  // Nothing is read back: the recorder's grant covers only the slot's attributes (SLOT_ATTRIBUTES).
+  const result = await store.update({
+    key: jobStateKey(jobId),
+    update,
+    condition,
+    names,
+    values,
+    onRefusal: 'nothing',
+  });
   return result.applied;
 }
 

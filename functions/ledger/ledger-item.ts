@@ -94,6 +94,11 @@ export interface RunItem {
   readonly deadLetteredAt?: string;
   /** With `overlap` raised: the first run skipped in its incident, UTC ISO. */
   readonly overlapSince?: string;
+  /**
+   * The SHA-256 (hex) of the delivery secret of each claim of the run (architecture §5): a
+   * completion report must bring back a secret whose hash is here. Absent before any claim.
+   */
+  readonly secretHashes?: readonly string[];
   readonly signals: readonly Signal[];
   readonly outbox: readonly OutboxEffect[];
   readonly outboxLeaseUntilEpochMs?: number;
@@ -127,6 +132,10 @@ export interface JobStateItem {
   readonly watermarkAt?: string;
   /** The first run this stack ever decided for the job: earlier runs were never expected. */
   readonly sinceAt?: string;
+  /** The fingerprint of the schedule W was decided under (`scheduleIdOf`). */
+  readonly scheduleId?: string;
+  /** When the first sweep of a deploy that no longer lists the job ended it. */
+  readonly removedAt?: string;
   readonly pausedAt?: string;
   /** Who paused it: an operator's name, or `jobs.yaml` for `enabled: false`. */
   readonly pausedBy?: string;
@@ -213,6 +222,9 @@ class Reader {
     private readonly item: Item,
     private readonly key: string,
   ) {}
+  optSet(name: string): string[] | undefined {
+    return this.item[name] === undefined ? undefined : this.set(name);
+  }
   optS(name: string): string | undefined {
     const v = this.item[name];
     if (v === undefined) return undefined;
@@ -317,6 +329,7 @@ export function decodeRun(item: Item): RunItem {
       completionId: r.optS('completionId'),
       deadLetteredAt: r.optS('deadLetteredAt'),
       overlapSince: r.optS('overlapSince'),
+      secretHashes: r.optSet('secretHashes'),
       outboxLeaseUntilEpochMs: r.optN('outboxLeaseUntilEpochMs'),
       openShard: r.optS('openShard'),
       checkAtEpochMs: r.optN('checkAtEpochMs'),
@@ -357,6 +370,8 @@ export function decodeJobState(item: Item): JobStateItem {
     ...defined({
       watermarkAt: r.optS('watermarkAt'),
       sinceAt: r.optS('sinceAt'),
+      scheduleId: r.optS('scheduleId'),
+      removedAt: r.optS('removedAt'),
       pausedAt: r.optS('pausedAt'),
       pausedBy: r.optS('pausedBy'),
       pauseReason: r.optS('pauseReason'),

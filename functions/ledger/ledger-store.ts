@@ -22,6 +22,14 @@ export interface ConditionalUpdate {
   readonly values?: Item;
   /** Return the item as written (`ALL_NEW`) or as it was (`ALL_OLD`). @default nothing */
   readonly returnValues?: 'ALL_NEW' | 'ALL_OLD';
+  /**
+   * What a refusal reads back: the whole item (the default: `ReturnValuesOnConditionCheckFailure`,
+   * or one consistent read), only these attributes (one consistent read that projects them and
+   * asks DynamoDB for nothing more: what a grant limited by `dynamodb:Attributes` allows), or
+   * nothing at all.
+   * @default 'item'
+   */
+  readonly onRefusal?: 'item' | 'nothing' | { readonly attributes: readonly string[] };
 }
 
 /** What a conditional update did: applied (with the item when asked), or refused. */
@@ -37,8 +45,11 @@ export interface LedgerStore {
    * that parameter, as dynalite does).
    */
   update(request: ConditionalUpdate): Promise<UpdateResult>;
-  /** A strongly consistent read of one item. */
-  get(key: string): Promise<Item | undefined>;
+  /**
+   * A strongly consistent read of one item: all of it, or only `attributes` (a projection, for
+   * a grant limited by `dynamodb:Attributes`).
+   */
+  get(key: string, attributes?: readonly string[]): Promise<Item | undefined>;
   /** Batched reads (`BatchGetItem`, ≤ 100 keys a request), absent keys absent. */
   batchGet(keys: readonly string[], consistent: boolean): Promise<Map<string, Item>>;
   /** One page of a query on an index, up to `limit` items. */
@@ -99,7 +110,7 @@ function isConditionFailure(error: unknown): error is ConditionalCheckFailedExce
 export function createLedgerStore(options: LedgerStoreOptions): LedgerStore {
   return {
     update: (request) => updateItem(options, request),
-    get: (key) => getItem(options, key),
+    get: (key, attributes) => getItem(options, key, attributes),
     batchGet: (keys, consistent) => batchGetItems(options, keys, consistent),
     query: (request) => queryIndex(options, request),
   };
@@ -117,7 +128,8 @@ async function updateItem(
 ): Promise<UpdateResult> {
   const names = request.names ?? {};
   const values = request.values ?? {};
-  const askForOld = options.returnValuesOnConditionCheckFailure ?? true;
+  const onRefusal = request.onRefusal ?? 'item';
+  const askForOld = onRefusal === 'item' && (options.returnValuesOnConditionCheckFailure ?? true);
   try {
     const out = await options.client.send(
       new UpdateItemCommand({
@@ -136,16 +148,40 @@ async function updateItem(
     return { applied: true, item: out.Attributes };
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
-    return { applied: false, current: error.Item ?? (await getItem(options, request.key)) };
+    if (onRefusal === 'nothing') return { applied: false, current: undefined };
+    const attributes = onRefusal === 'item' ? undefined : onRefusal.attributes;
+    return {
+      applied: false,
+      current: error.Item ?? (await getItem(options, request.key, attributes)),
+    };
   }
 }
 
-/** One strongly consistent `GetItem` (`LedgerStore.get`). */
-async function getItem(options: LedgerStoreOptions, key: string): Promise<Item | undefined> {
+/** One strongly consistent `GetItem`, of the attributes asked for (`LedgerStore.get`). */
+async function getItem(
+  options: LedgerStoreOptions,
+  key: string,
+  attributes?: readonly string[],
+): Promise<Item | undefined> {
+  const projection = attributes ? projectionOf(attributes) : {};
   const out = await options.client.send(
-    new GetItemCommand({ TableName: options.tableName, Key: keyOf(key), ConsistentRead: true }),
+    new GetItemCommand({
+      TableName: options.tableName,
+      Key: keyOf(key),
+      ConsistentRead: true,
+      ...projection,
+    }),
   );
   return out.Item;
+}
+
+/** A `ProjectionExpression` of these attributes, each through a name placeholder. */
+function projectionOf(attributes: readonly string[]) {
+  const names = Object.fromEntries(attributes.map((a, i) => [`#p${i}`, a]));
+  return {
+    ProjectionExpression: Object.keys(names).join(', '),
+    ExpressionAttributeNames: names,
+  };
 }
 
 /** `BatchGetItem` in chunks of 100 distinct keys (`LedgerStore.batchGet`). */

@@ -13,7 +13,7 @@ import {
   type RunItem,
   type Signal,
 } from './ledger-item.ts';
-import type { LedgerStore, UpdateResult } from './ledger-store.ts';
+import type { ConditionalUpdate, LedgerStore, UpdateResult } from './ledger-store.ts';
 import { buildNotification, type Notifier } from './notifications.ts';
 import { UpdateExpression } from './update-expression.ts';
 
@@ -64,6 +64,8 @@ export interface LeavingMove {
   /** The move's own condition (whose claim, which status). */
   readonly condition: (u: UpdateExpression) => string;
   readonly returnValues?: 'ALL_NEW' | 'ALL_OLD';
+  /** What a refusal reads back (`ConditionalUpdate.onRefusal`); it must include `outbox`. */
+  readonly onRefusal?: ConditionalUpdate['onRefusal'];
 }
 
 /**
@@ -87,7 +89,16 @@ export async function leaveOpenIndex(store: LedgerStore, move: LeavingMove): Pro
     const condition = `(${move.condition(u)}) AND ${owed}`;
     const { update, names, values } = u.build();
     const returnValues = move.returnValues ? { returnValues: move.returnValues } : {};
-    return store.update({ key: move.key, update, condition, names, values, ...returnValues });
+    const onRefusal = move.onRefusal ? { onRefusal: move.onRefusal } : {};
+    return store.update({
+      key: move.key,
+      update,
+      condition,
+      names,
+      values,
+      ...returnValues,
+      ...onRefusal,
+    });
   };
   const closed = await attempt(true);
   if (closed.applied || closed.current?.outbox === undefined) return closed;

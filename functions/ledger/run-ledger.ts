@@ -11,6 +11,7 @@ import {
 import type { LedgerStore, UpdateResult } from './ledger-store.ts';
 import { LEDGER_OPEN_INDEX, LEDGER_TTL_ATTRIBUTE } from './ledger-table.ts';
 import { addOutbox, createOutboxLedger, leaveOpenIndex, type OutboxLedger } from './outbox.ts';
+import { createRosterLedger, type RosterLedger } from './roster.ts';
 import { createSkipRangeLedger, type SkipRangeLedger } from './skip-range.ts';
 import { UpdateExpression } from './update-expression.ts';
 
@@ -35,6 +36,12 @@ export interface ClaimRequest {
   readonly manual: boolean;
   readonly origin: RunOrigin;
   readonly target: string;
+  /**
+   * The SHA-256 of this claim's delivery secret (`deliverySecretHash`), added to the run's
+   * `secretHashes` by the claim itself: stored before the delivery, so a completion that
+   * arrives before `markDispatched` can be checked.
+   */
+  readonly secretHash: string;
   readonly mode: ClaimMode;
   /** Attempts a round may make (`retry.maxAttempts`); a redrive starts a new round. */
   readonly maxAttempts: number;
@@ -131,6 +138,17 @@ export interface RunLedger extends OutboxLedger {
       readonly outboxLeaseUntilEpochMs: number;
     },
   ): Promise<boolean>;
+  /**
+   * After `markDispatched` was refused: did the recorder record the end of this very attempt
+   * first (the target's report landed before the dispatcher's write)? Then the claim was not
+   * lost, and with `late` the run gets its `late` signal here (once per run). `completed` is
+   * the item as it is then; undefined when the claim was really lost.
+   */
+  settleCompletedFirst(
+    key: string,
+    attempts: number,
+    late: { readonly raise: boolean; readonly outboxLeaseUntilEpochMs: number },
+  ): Promise<{ readonly completed: RunItem | undefined; readonly lateRaised: boolean }>;
   /** `claimed` → `delivery-failed`, to be retried at `retryAtEpochMs`. */
   releaseFailed(
     key: string,
@@ -191,7 +209,7 @@ export interface RunLedger extends OutboxLedger {
 }
 
 /** The whole ledger the dispatcher core uses. */
-export interface Ledger extends RunLedger, JobStateLedger, SkipRangeLedger {}
+export interface Ledger extends RunLedger, JobStateLedger, SkipRangeLedger, RosterLedger {}
 
 /** A claim was refused but the refusing item could not be read back. */
 export class LedgerConflictError extends Error {
@@ -241,8 +259,10 @@ export function createDynamoLedger(store: LedgerStore): Ledger {
     ...createJobStateLedger(store),
     ...createOutboxLedger(store),
     ...createSkipRangeLedger(store),
+    ...createRosterLedger(store),
     claim: (request) => claimRun(store, request),
     markDispatched: (key, attempts, delivery) => markDispatched(store, key, attempts, delivery),
+    settleCompletedFirst: (key, attempts, late) => settleCompletedFirst(store, key, attempts, late),
     releaseFailed: (key, attempts, failure) => releaseFailed(store, key, attempts, failure),
     failDelivery: (key, attempts, failure) => failDelivery(store, key, attempts, failure),
     markSkipped: (key, attempts, reason, detail, overlap) =>
@@ -288,6 +308,7 @@ async function claimRun(store: LedgerStore, request: ClaimRequest): Promise<Clai
     // A run's origin is its first decision: a retry or a redrive does not rewrite it.
     .setIfAbsent('origin', av.s(request.origin))
     .set('target', av.s(request.target))
+    .add('secretHashes', av.ss([request.secretHash]))
     .set('openShard', av.s(openShardOf(request.key)))
     .set('checkAtEpochMs', av.n(request.leaseUntilEpochMs))
     .set(LEDGER_TTL_ATTRIBUTE, av.n(request.ttlEpochSec))
@@ -336,6 +357,55 @@ function markDispatched(
   }
   // Nothing more is owed on the run once dispatched, unless an earlier move left an effect.
   return applied(leaveOpenIndex(store, { key, build, condition: ownClaim(attempts) }));
+}
+
+/** True when the recorder recorded the end of attempt `attempts` (not a dead letter). */
+function completedBy(item: RunItem | undefined, attempts: number): item is RunItem {
+  return (
+    item !== undefined &&
+    (item.status === 'succeeded' || item.status === 'failed') &&
+    item.failure !== 'delivery' &&
+    item.completionId !== undefined &&
+    item.attempts === attempts
+  );
+}
+
+/** A refused `markDispatched`, explained (`RunLedger.settleCompletedFirst`). */
+async function settleCompletedFirst(
+  store: LedgerStore,
+  key: string,
+  attempts: number,
+  late: Parameters<RunLedger['settleCompletedFirst']>[2],
+): ReturnType<RunLedger['settleCompletedFirst']> {
+  if (!late.raise) {
+    const item = await getRun(store, key);
+    return { completed: completedBy(item, attempts) ? item : undefined, lateRaised: false };
+  }
+  const u = addOutbox(
+    new UpdateExpression(),
+    key,
+    ['late'],
+    ['notify:late'],
+    late.outboxLeaseUntilEpochMs,
+  );
+  const signals = u.name('signals');
+  const status = u.name('status');
+  const condition =
+    `${u.name('attempts')} = ${u.value('attempts', av.n(attempts))} AND attribute_exists(${u.name('completionId')}) AND ` +
+    `(${status} = ${u.value('succeeded', av.s('succeeded'))} OR (${status} = ${u.value('failed', av.s('failed'))} AND ${u.name('failure')} = ${u.value('execution', av.s('execution'))})) AND ` +
+    `(attribute_not_exists(${signals}) OR NOT contains(${signals}, ${u.value('late', av.s('late'))}))`;
+  const { update, names, values } = u.build();
+  const result = await store.update({
+    key,
+    update,
+    condition,
+    names,
+    values,
+    returnValues: 'ALL_NEW',
+  });
+  if (result.applied) return { completed: result.item && decodeRun(result.item), lateRaised: true };
+  const current = result.current && decodeRun(result.current);
+  return { completed: completedBy(current, attempts) ? current : undefined, lateRaised: false };
 }
 
 /** `claimed` → `delivery-failed`, for our claim only (`RunLedger.releaseFailed`). */

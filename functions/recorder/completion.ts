@@ -35,10 +35,20 @@ const runEnvelopeSchema = z.looseObject({
   logicalDate: z.string().max(MAX_ID_CHARS),
   payload: z.unknown(),
   stack: z.string().max(MAX_NAME_CHARS).optional(),
+  // Anything but a string is no secret: the completion is then a forgery, not unreadable.
+  deliverySecret: z.unknown().optional(),
 });
 
-function toEnvelope(parsed: z.infer<typeof runEnvelopeSchema>): RunEnvelope {
-  return { ...parsed, payload: parsed.payload ?? null, stack: parsed.stack ?? '' };
+/** The envelope as a run envelope, and the delivery secret it carried, apart. */
+function toEnvelope(parsed: z.infer<typeof runEnvelopeSchema>): {
+  envelope: RunEnvelope;
+  secret: string | undefined;
+} {
+  const { deliverySecret, ...rest } = parsed;
+  return {
+    envelope: { ...rest, payload: rest.payload ?? null, stack: rest.stack ?? '' },
+    secret: typeof deliverySecret === 'string' ? deliverySecret : undefined,
+  };
 }
 
 /** What Lambda puts on an event bus for an asynchronous invocation's outcome. */
@@ -118,7 +128,13 @@ export const MAX_LAST_ERROR_CHARS = 1000;
  */
 export interface Completion {
   readonly source: 'lambda-destination' | 'stepfunctions';
+  /** The run envelope the target received, without its delivery secret. */
   readonly envelope: RunEnvelope;
+  /**
+   * The delivery secret the envelope carried back (`deliverySecret`), undefined when it had
+   * none: the proof that the report is about a delivery this stack made. Never logged.
+   */
+  readonly secret: string | undefined;
   readonly status: 'succeeded' | 'failed';
   /** When the target finished: the destination record's `timestamp`, or SFN `stopDate`. */
   readonly finishedAt: Date;
@@ -234,7 +250,7 @@ function parseLambdaResult(invocation: unknown, summary: EventSummary): ParseRes
     kind: 'completion',
     completion: {
       source: 'lambda-destination',
-      envelope: toEnvelope(envelope.data),
+      ...toEnvelope(envelope.data),
       status: succeeded ? 'succeeded' : 'failed',
       finishedAt: new Date(record.data.timestamp),
       startedAt: undefined,
@@ -274,7 +290,7 @@ function parseSfnChange(event: object, summary: EventSummary): ParseResult {
     kind: 'completion',
     completion: {
       source: 'stepfunctions',
-      envelope,
+      ...envelope,
       status: succeeded ? 'succeeded' : 'failed',
       finishedAt: toDate(detail.stopDate),
       startedAt: toDate(detail.startDate),
@@ -286,8 +302,10 @@ function parseSfnChange(event: object, summary: EventSummary): ParseResult {
   };
 }
 
-/** The run envelope an execution was started with, or why there is none. */
-function executionEnvelope(input: string | null | undefined): RunEnvelope | string {
+/** The run envelope an execution was started with (and its secret), or why there is none. */
+function executionEnvelope(
+  input: string | null | undefined,
+): ReturnType<typeof toEnvelope> | string {
   let parsed: unknown;
   try {
     parsed = JSON.parse(input ?? '');

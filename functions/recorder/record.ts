@@ -7,6 +7,7 @@ import {
   type RunItem,
 } from '#ledger/index.ts';
 import type { DeadLetters } from '#shared/dead-letters.ts';
+import { deliverySecretHash } from '#shared/envelope.ts';
 import type { JobDefinition } from '#shared/job.ts';
 import { catalogOf, type JobCatalog } from '#shared/jobs-bundle.ts';
 import type { AppLogger } from '#shared/logger.ts';
@@ -19,7 +20,7 @@ import { parseCompletionEvent } from './completion.ts';
 /** Everything the recorder core depends on, injected. */
 export interface RecorderDeps {
   readonly clock: () => Date;
-  /** The configured jobs: a completion must come from its job's own target. */
+  /** The configured jobs: a completion's job must be one (its slot, its notifications). */
   readonly jobs: readonly JobDefinition[] | JobCatalog;
   readonly ledger: RecorderLedger;
   /** Where failed asynchronous Lambda runs go (`reason: 'execution-failed'`). */
@@ -28,7 +29,8 @@ export interface RecorderDeps {
   readonly logger: AppLogger;
   /**
    * `RunSucceeded`/`RunFailed`, `RunDurationSeconds`; a completion that changes nothing counts
-   * as `DuplicatesSuppressed`, an event that is no completion of this stack's as `MalformedEvents`.
+   * as `DuplicatesSuppressed`, an event that is no completion of this stack's as
+   * `MalformedEvents`, a report without the run's proof of delivery as `ForgedCompletions`.
    */
   readonly metrics: AppMetrics;
   readonly stackName: string;
@@ -80,8 +82,10 @@ export function runDurationMs(
  * failed asynchronous Lambda invocation, one dead-letter message).
  *
  * A completion counts only for the delivery it belongs to — same job, same attempt, same
- * delivery id, from the job's own target — so a late report of an earlier delivery (before a
- * redrive) or another function's report changes nothing. Reports arrive at least once; a
+ * delivery id, from the target stored on the run, with a delivery secret one of the run's
+ * claims handed out — so a late report of an earlier delivery (before a redrive) changes
+ * nothing, and a forged one (no secret, a wrong one, another target) is ignored and counted
+ * (`ForgedCompletions`) without its secret ever being logged. Reports arrive at least once; a
  * second one finds the run terminal and is counted as a duplicate. No race makes it throw:
  * what a failure owes (the DLQ message, the notification) waits in the run's outbox, which the
  * sweep performs if this invocation dies first.
@@ -135,7 +139,7 @@ async function handle(
   return record(deps, jobs, parsed.completion);
 }
 
-/** One completion of a known job's own target: the terminal write, then what it owes. */
+/** One completion of a known job's run: checked, the terminal write, then what it owes. */
 async function record(
   deps: RecorderDeps,
   jobs: JobCatalog,
@@ -144,20 +148,22 @@ async function record(
   const { envelope } = completion;
   const job = jobs.get(envelope.jobId);
   if (!job) return ignored(deps, completion, 'unknown-job', false);
-  if (!completionFromTarget(job.target, completion.target.arn)) {
-    return ignored(deps, completion, `foreign-target:${completion.target.arn}`, false);
-  }
+  if (completion.secret === undefined) return forged(deps, completion, 'no-secret');
+  const item = await withRetries(() => deps.ledger.getRun(envelope.key), retryOptions(deps));
+  if (!item) return ignored(deps, completion, 'no-ledger-item', false);
+  const proof = proofOf(completion, item);
+  if (typeof proof === 'string') return forged(deps, completion, proof);
   const effects = effectsOf(completion);
-  const result = await writeCompletion(deps, completion, effects);
+  const result = await writeCompletion(deps, completion, proof, effects);
   if (!result.recorded) return notRecorded(deps, completion, result.item, job);
-  const durationMs = runDurationMs(completion, result.item);
+  const durationMs = runDurationMs(completion, item);
   await releaseSlot(deps, job, envelope.key);
-  report(deps, completion, durationMs, result.item);
-  if (effects.length > 0 && result.item) {
+  report(deps, completion, durationMs, item);
+  if (effects.length > 0) {
     await performOutbox(
       { ...deps, jobs },
       {
-        ...result.item,
+        ...item,
         status: 'failed',
         failure: 'execution',
         completedAt: completion.finishedAt.toISOString(),
@@ -173,6 +179,44 @@ async function record(
     durationMs,
     effects,
   };
+}
+
+/** What a genuine report proves against its run: the secret's hash and the run's target. */
+interface Proof {
+  readonly secretHash: string;
+  readonly target: string;
+}
+
+/**
+ * The report's proof of delivery checked against the run it names, or why it is a forgery:
+ * the run is another job's, the target stored on the run did not send it (matched as the
+ * job's target is: same function and qualifier, or the same state machine), or no claim of
+ * the run handed out its secret.
+ */
+function proofOf(completion: Completion, item: RunItem): Proof | string {
+  if (item.jobId !== completion.envelope.jobId) return 'wrong-job';
+  const stored = item.target;
+  const target = stored && { type: completion.target.type, arn: stored };
+  if (!target || !completionFromTarget(target, completion.target.arn)) return 'wrong-target';
+  const secretHash = deliverySecretHash(completion.secret ?? '');
+  if (!item.secretHashes?.includes(secretHash)) return 'wrong-secret';
+  return { secretHash, target: target.arn };
+}
+
+/**
+ * Logs and counts a report that proves no delivery of this stack: it changes nothing. The line
+ * names the run and the reporter, never the secret.
+ */
+function forged(deps: RecorderDeps, completion: Completion, reason: string): RecordOutcome {
+  deps.logger.warn('completion forged', {
+    decision: 'completion-forged',
+    ...logFields(completion),
+    reason,
+    reportedTarget: completion.target.arn,
+    status: completion.status,
+  });
+  deps.metrics.global('ForgedCompletions');
+  return { outcome: 'ignored', key: completion.envelope.key, reason: `forged:${reason}` };
 }
 
 /** The options of the in-invocation retries of ledger writes. */
@@ -206,6 +250,7 @@ function ignored(
 function writeCompletion(
   deps: RecorderDeps,
   completion: Completion,
+  proof: Proof,
   effects: readonly OutboxEffect[],
 ) {
   const { envelope } = completion;
@@ -215,6 +260,8 @@ function writeCompletion(
     jobId: envelope.jobId,
     attempt: envelope.attempt,
     completionId: completion.completionId,
+    secretHash: proof.secretHash,
+    target: proof.target,
     status: completion.status,
     completedAt: completion.finishedAt,
     startedAt: completion.startedAt,

@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto';
 import type { JobDefinition } from './job.ts';
 
 /** The version of {@link RunEnvelope} this dispatcher writes. */
@@ -35,6 +36,39 @@ export interface RunEnvelope {
    * stacks delivering to one function each hear only of their own runs.
    */
   readonly stack: string;
+  /**
+   * A fresh secret of this delivery (128 random bits, hex): the proof a completion report
+   * carries back (the Lambda destination record's request payload, the Step Functions execution
+   * input). The ledger keeps only its SHA-256 (`deliverySecretHash`), and no log line or
+   * dead-letter message carries it. Absent from envelopes rebuilt for a dead-letter message.
+   */
+  readonly deliverySecret?: string;
+}
+
+/** The bytes of randomness in a {@link RunEnvelope.deliverySecret}: 128 bits. */
+export const DELIVERY_SECRET_BYTES = 16;
+
+/**
+ * A fresh delivery secret: 16 random bytes from the platform's CSPRNG, as 32 hex digits.
+ *
+ * Each claim of a run makes its own, so every attempt's envelope carries a different one.
+ *
+ * @example
+ * newDeliverySecret() //=> '9b1f0c…' (32 hex digits)
+ */
+export function newDeliverySecret(): string {
+  return randomBytes(DELIVERY_SECRET_BYTES).toString('hex');
+}
+
+/**
+ * What the ledger stores of a delivery secret: its SHA-256, hex. A completion is recorded only
+ * when the hash of the secret it brings back is one the run's claims stored.
+ *
+ * @example
+ * deliverySecretHash('00'.repeat(16)).length //=> 64
+ */
+export function deliverySecretHash(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
 }
 
 /** The run a target is asked to perform. */
@@ -46,7 +80,8 @@ export interface RunIdentity {
 }
 
 /**
- * Builds the run envelope v1 for one delivery attempt.
+ * Builds the run envelope v1 for one delivery attempt, with the attempt's delivery secret when
+ * it is for a target (a dead-letter message's copy has none).
  *
  * @example
  * buildEnvelope(job, { key: '9f…', at: new Date('2023-03-26T01:30:00Z'),
@@ -58,6 +93,7 @@ export function buildEnvelope(
   run: RunIdentity,
   attempt: number,
   stack: string,
+  deliverySecret?: string,
 ): RunEnvelope {
   return {
     version: RUN_ENVELOPE_VERSION,
@@ -71,5 +107,17 @@ export function buildEnvelope(
     logicalDate: run.nominal.slice(0, 10),
     payload: job.payload ?? null,
     stack,
+    ...(deliverySecret === undefined ? {} : { deliverySecret }),
   };
+}
+
+/**
+ * The envelope without its delivery secret: what may be logged, stored or dead-lettered.
+ *
+ * @example
+ * withoutSecret({ ...envelope, deliverySecret: 'ab…' }).deliverySecret //=> undefined
+ */
+export function withoutSecret(envelope: RunEnvelope): RunEnvelope {
+  const { deliverySecret: _secret, ...rest } = envelope;
+  return rest;
 }

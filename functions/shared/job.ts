@@ -1,4 +1,10 @@
-import type { GapPolicy, OverlapPolicy, ScheduleSpec } from '../schedule/index.ts';
+import { createHash } from 'node:crypto';
+import {
+  type GapPolicy,
+  type OverlapPolicy,
+  resolvePolicies,
+  type ScheduleSpec,
+} from '../schedule/index.ts';
 
 /** The kinds of target a run can be delivered to. */
 export type TargetType = 'lambda' | 'sqs' | 'sns' | 'eventbridge' | 'stepfunctions';
@@ -76,6 +82,28 @@ export function scheduleSpecOf(job: JobDefinition): ScheduleSpec {
     jobId: job.id,
     ...(job.dst ? { dst: job.dst } : {}),
   };
+}
+
+const scheduleIds = new WeakMap<JobDefinition, string>();
+
+/**
+ * The fingerprint of what makes a job's runs: expression, zone and effective DST policies (the
+ * job id, which `H` also reads, is the job's own). A deploy that changes it starts a new
+ * schedule (docs/semantics.md, "The life of a job"); the job state records it. The first 16 hex
+ * digits of the SHA-256 of those four lines, memoized per definition.
+ *
+ * @example
+ * scheduleIdOf(job) //=> '3f1c9a0b5e7d2468'
+ */
+export function scheduleIdOf(job: JobDefinition): string {
+  let id = scheduleIds.get(job);
+  if (id === undefined) {
+    const { gap, overlap } = resolvePolicies(scheduleSpecOf(job));
+    const text = [job.schedule, job.timezone, gap, overlap].join('\n');
+    id = createHash('sha256').update(text).digest('hex').slice(0, 16);
+    scheduleIds.set(job, id);
+  }
+  return id;
 }
 
 /**

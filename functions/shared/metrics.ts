@@ -43,6 +43,7 @@ export type RunMetricName =
 /** Metrics about the machinery rather than a run; `{Stack}` only. */
 export type GlobalMetricName =
   | 'MalformedEvents'
+  | 'ForgedCompletions'
   | 'UnknownJobEvents'
   | 'DisabledJobEvents'
   | 'RejectedTicks'

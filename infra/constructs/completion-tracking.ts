@@ -55,9 +55,10 @@ export interface CompletionTrackingProps {
  * - `stepfunctions` targets: the rule takes terminal status changes of executions whose name
  *   starts with this stack's execution-name prefix (the dispatcher names them so).
  *
- * Both target the recorder with retries and the dead-letter queue. The managed policy
- * `destinationPolicy` is for the execution roles of `lambda` targets: Lambda puts the records
- * on the bus with the function's role (output `TargetDestinationPolicyArn`).
+ * Both match only events of the stack's own account, and target the recorder with retries and
+ * the dead-letter queue. The managed policy `destinationPolicy` is for the execution roles of
+ * `lambda` targets: Lambda puts the records on the bus with the function's role (output
+ * `TargetDestinationPolicyArn`), and the policy lets it put those records and nothing else.
  */
 export class CompletionTracking extends Construct {
   /** Lambda invocation records of this stack's runs; absent without enabled lambda targets. */
@@ -70,6 +71,9 @@ export class CompletionTracking extends Construct {
   constructor(scope: Construct, id: string, props: CompletionTrackingProps) {
     super(scope, id);
     const stackName = Stack.of(this).stackName;
+    // Only this account's events: the default bus may also take events another account's
+    // principals put under a bus policy (a completion must come from this stack's targets).
+    const account = [Stack.of(this).account];
     const enabled = props.jobs.filter((job) => job.enabled);
     const toRecorder = () =>
       new eventTargets.LambdaFunction(props.recorder.lambda.function, {
@@ -83,6 +87,7 @@ export class CompletionTracking extends Construct {
         description: `zonecron ${stackName}: results of lambda runs, to the recorder`,
         eventPattern: {
           source: ['lambda'],
+          account,
           detailType: [...LAMBDA_RESULT_DETAIL_TYPES],
           detail: { requestPayload: { [ENVELOPE_STACK_FIELD]: [stackName] } },
         },
@@ -94,6 +99,7 @@ export class CompletionTracking extends Construct {
         description: `zonecron ${stackName}: terminal executions of stepfunctions runs, to the recorder`,
         eventPattern: {
           source: ['aws.states'],
+          account,
           detailType: ['Step Functions Execution Status Change'],
           detail: {
             status: [...TERMINAL_EXECUTION_STATUSES],
@@ -108,10 +114,23 @@ export class CompletionTracking extends Construct {
       description:
         'Attach to the execution role of every zonecron lambda target: its invocation records go to the default event bus with that role',
       statements: [
+        // Only what a Lambda destination puts: its invocation records (source `lambda`, the two
+        // result detail-types), on the default bus. `events:source` and `events:detail-type`
+        // are PutEvents' condition keys, each entry's value (EventBridge user guide, "Using IAM
+        // policy conditions in Amazon EventBridge" and "Example policy: Send events to a custom
+        // bus in a different account"). A target can still put such a record by hand; the
+        // recorder records none without the run's delivery secret.
         new iam.PolicyStatement({
           sid: 'PutInvocationRecords',
           actions: ['events:PutEvents'],
           resources: [defaultEventBusArn()],
+          conditions: {
+            'ForAllValues:StringEquals': {
+              'events:source': ['lambda'],
+              'events:detail-type': [...LAMBDA_RESULT_DETAIL_TYPES],
+            },
+            Null: { 'events:source': 'false' },
+          },
         }),
       ],
     });

@@ -124,6 +124,7 @@ export class ZonecronDashboard extends Construct {
         metric('SkippedPaused'),
         metric('RejectedTicks'),
         metric('MalformedEvents'),
+        metric('ForgedCompletions'),
         metric('UnknownJobEvents'),
         metric('DisabledJobEvents'),
         metric('NotificationsSent'),

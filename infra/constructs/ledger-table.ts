@@ -12,6 +12,8 @@ import {
   LEDGER_OPEN_SORT_KEY,
   LEDGER_PARTITION_KEY,
   LEDGER_TTL_ATTRIBUTE,
+  RECORDER_RUN_ATTRIBUTES,
+  SLOT_ATTRIBUTES,
 } from '#ledger/index.ts';
 
 /**
@@ -28,6 +30,17 @@ export const DISPATCHER_LEDGER_ACTIONS = [
 
 /** The DynamoDB calls the recorder makes, on the table only: read a run, record its end. */
 export const RECORDER_LEDGER_ACTIONS = ['dynamodb:GetItem', 'dynamodb:UpdateItem'] as const;
+
+/**
+ * The run keys the recorder may touch, as `dynamodb:LeadingKeys` patterns: a run key is 64
+ * hex digits. IAM's `StringLike` knows only `*` and `?`, so "hex" cannot be said; 64 `?`
+ * (exactly 64 characters) with no `#` (every other item's key has one: `job#…`, `ops#…`,
+ * `sweep#cursor`, `zone-drift#…`) admits run items and nothing else the table holds.
+ */
+export const RUN_KEY_PATTERN = '?'.repeat(64);
+
+/** The job state items the recorder may touch: their `concurrency: forbid` slot only. */
+export const JOB_STATE_KEY_PATTERN = 'job#*';
 
 /** Properties of {@link LedgerTable}. */
 export interface LedgerTableProps {
@@ -107,13 +120,45 @@ export class LedgerTable extends Construct {
     });
   }
 
-  /** Lets the recorder make exactly its calls (`RECORDER_LEDGER_ACTIONS`), on the table. */
+  /**
+   * Lets the recorder make exactly its calls (`RECORDER_LEDGER_ACTIONS`), on the table, and
+   * only on what a completion needs: run items (`RUN_KEY_PATTERN`), their
+   * `RECORDER_RUN_ATTRIBUTES`; and the `concurrency: forbid` slot of job state items
+   * (`SLOT_ATTRIBUTES`, `UpdateItem` only). Reads must project those attributes, writes may
+   * return none of the item (`ReturnValues` NONE, UPDATED_OLD or UPDATED_NEW), as the DynamoDB
+   * developer guide prescribes for `dynamodb:Attributes` ("Using IAM policy conditions for
+   * fine-grained access control", example 2: `dynamodb:Select` SPECIFIC_ATTRIBUTES and
+   * `dynamodb:ReturnValues`; `dynamodb:LeadingKeys` needs `ForAllValues`). The recorder asks
+   * for no `ReturnValuesOnConditionCheckFailure` and reads a refused item back with a
+   * projection (`functions/ledger/completion-ledger.ts`).
+   */
   grantRecorderCalls(grantee: iam.IGrantable): iam.Grant {
-    return iam.Grant.addToPrincipal({
+    const noWholeItem = {
+      'dynamodb:Select': 'SPECIFIC_ATTRIBUTES',
+      'dynamodb:ReturnValues': ['NONE', 'UPDATED_OLD', 'UPDATED_NEW'],
+    };
+    const runs = iam.Grant.addToPrincipal({
       grantee,
       actions: [...RECORDER_LEDGER_ACTIONS],
       resourceArns: [this.table.tableArn],
+      conditions: {
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [RUN_KEY_PATTERN] },
+        'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': ['*#*'] },
+        'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...RECORDER_RUN_ATTRIBUTES] },
+        StringEqualsIfExists: noWholeItem,
+      },
     });
+    const slots = iam.Grant.addToPrincipal({
+      grantee,
+      actions: ['dynamodb:UpdateItem'],
+      resourceArns: [this.table.tableArn],
+      conditions: {
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [JOB_STATE_KEY_PATTERN] },
+        'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...SLOT_ATTRIBUTES] },
+        StringEqualsIfExists: noWholeItem,
+      },
+    });
+    return runs.combine(slots);
   }
 
   /**

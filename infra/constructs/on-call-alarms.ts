@@ -105,7 +105,7 @@ export interface OnCallAlarmsProps {
 
 /**
  * The stack's fixed set of alarms, whatever the number of jobs: the machinery (dead-letter
- * queue, dispatcher, recorder, Scheduler, notifications, zone data) and one alarm per run signal
+ * queue, dispatcher, recorder, Scheduler, notifications, forged completions, zone data) and one alarm per run signal
  * on the stack-wide `{Stack}` metric every job feeds. Which job it was is in the functions'
  * per-run notification and on the dashboard; a job that needs alarms of its own says
  * `alarm.dedicated: true` ({@link DedicatedJobAlarms}).
@@ -176,6 +176,12 @@ export class OnCallAlarms extends Construct {
       stackMetric('NotificationFailures', stackName),
       0,
       'The dispatcher or the recorder could not publish a per-run notification to the on-call topic: on-call was not told which job failed. What to do: check the topic exists and its policy (and key policy) still let both function roles publish; the runs themselves are in zonecron history.',
+    );
+    add(
+      'ForgedCompletions',
+      stackMetric('ForgedCompletions', stackName),
+      0,
+      "The zonecron recorder received a completion report without the run's proof of delivery: no delivery secret, a wrong one, or from a target other than the one stored on the run. It recorded nothing. Someone with PutEvents on the default bus (a target's role, say) may be trying to close or fail runs they did not run, or a lambda target forwards envelopes it received. What to do: find the completion-forged lines in the recorder log group (they name the run, the reported target and the reason, never the secret) and the caller of PutEvents in CloudTrail; check who may put events on the default bus.",
     );
     add(
       'ZoneDataDrift',

@@ -38,8 +38,9 @@ export interface RecorderFunctionProps {
  * and forwards failed Lambda runs to the dead-letter queue.
  *
  * EventBridge invokes it (`CompletionTracking`), so its name is whatever CloudFormation
- * generates: nothing outside the stack needs to know it. One record is a single conditional
- * update, so 256 MB and 30 s are plenty. A recorder invocation that fails Lambda's two
+ * generates: nothing outside the stack needs to know it. One record is a read of the run and
+ * a conditional update, limited to the run's own attributes (`grantRecorderCalls`), so 256 MB
+ * and 30 s are plenty. A recorder invocation that fails Lambda's two
  * asynchronous retries lands in the dead-letter queue.
  */
 export class RecorderFunction extends Construct {

@@ -159,6 +159,7 @@ export async function putRun(
     manual: false,
     origin: 'tick',
     target: job.target.arn,
+    secretHash: '0'.repeat(64),
     mode: 'any',
     maxAttempts: job.retry.maxAttempts,
     nowEpochMs: atMs,

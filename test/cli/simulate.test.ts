@@ -162,6 +162,9 @@ describe('zonecron simulate', () => {
         'deadLetters',
         'signals',
         'invariants',
+        'notifications',
+        'operator',
+        'hostile',
       ]);
       // 8 half-hours of London and Berlin's 02:30, which runs at 03:30 CEST (01:30Z).
       expect(doc.outcomes).toHaveLength(9);
@@ -189,7 +192,7 @@ describe('zonecron simulate', () => {
       expect(result.stdout).toMatch(/\d+ events? lost to outages · \d+ ticks? late/);
       expect(result.stdout).toContain('  ✓ every run ended: 9 of 9 runs delivered');
       const invariants = result.stdout.slice(result.stdout.indexOf('\nInvariants\n'));
-      expect(invariants.match(/^ {2}[✓✗] /gm)).toEqual(Array(8).fill('  ✓ '));
+      expect(invariants.match(/^ {2}[✓✗] /gm)).toEqual(Array(13).fill('  ✓ '));
     });
 
     it('reports a bad plan at its file, line and column, like a bad jobs file', async () => {
@@ -205,6 +208,92 @@ describe('zonecron simulate', () => {
       expect(result.stderr).toBe(
         'test/cli/fixtures/bad-faults.yaml:3:14: field \'crashes.0.point\': Invalid option: expected one of "after-claim"|"after-delivery"\n' +
           'zonecron: error: 1 problem in test/cli/fixtures/bad-faults.yaml\n',
+      );
+    });
+  });
+
+  describe('--faults replaying a history', () => {
+    const REPLAY = [
+      'simulate',
+      '--config',
+      'test/fixtures/simulation/replay-jobs.yaml',
+      '--from',
+      '2027-03-28T00:00Z',
+      '--to',
+      '2027-03-28T12:00Z',
+      '--faults',
+      'test/fixtures/simulation/replay-faults.yaml',
+    ];
+
+    it('lists every notification sent in the JSON document, with kind, job, runs, first, last and sentAt', async () => {
+      const result = await runCli([...REPLAY, '--json']);
+      const doc = JSON.parse(result.stdout) as {
+        outcomes: Record<string, unknown>[];
+        invariants: { ok: boolean }[];
+        notifications: Record<string, unknown>[];
+        operator: { action: string; ok: boolean }[];
+        hostile: { kind: string }[];
+      };
+      // Exit code 1 exactly when an invariant broke (the command says which on stderr).
+      expect(result.code).toBe(doc.invariants.every((i) => i.ok) ? 0 : 1);
+      for (const o of doc.outcomes) {
+        expect(o).toEqual(
+          expect.objectContaining({
+            jobId: expect.any(String),
+            at: expect.stringMatching(/Z$/),
+            status: expect.stringMatching(/^(delivered|dead-lettered|skipped)$/),
+            reason: expect.toBeOneOf([null, expect.any(String)]),
+            deliveries: expect.any(Number),
+          }),
+        );
+      }
+      expect(doc.notifications).toContainEqual({
+        kind: 'dead-lettered',
+        jobId: 'sync',
+        runs: 1,
+        first: '2027-03-28T03:00:00.000Z',
+        last: '2027-03-28T03:00:00.000Z',
+        sentAt: '2027-03-28T03:03:00.200Z',
+      });
+      for (const n of doc.notifications) {
+        expect(Object.keys(n)).toEqual(['kind', 'jobId', 'runs', 'first', 'last', 'sentAt']);
+      }
+      expect(doc.operator.map((o) => o.action)).toEqual([
+        'pause',
+        'resume',
+        'pause',
+        'backfill',
+        'run',
+        'redrive',
+        'discard',
+        'resume',
+        'pause',
+        'resume',
+      ]);
+      expect(doc.hostile).toHaveLength(5);
+    });
+
+    it('says in the text report what the operators and the hostile events did', async () => {
+      const result = await runCli(REPLAY);
+      expect(overlongLines(result.stdout)).toEqual([]);
+      expect(result.stdout.replace(/\s+/g, ' ')).toContain(
+        '10 operator actions (0 refused or failed) · 5 hostile events (5 counted by the functions, 0 thrown)',
+      );
+    });
+
+    it('reports a job an operator action names that is not deployed, with the closest id', async () => {
+      const result = await runCli([
+        'simulate',
+        '--config',
+        FIXTURE,
+        '--faults',
+        'test/cli/fixtures/bad-replay-faults.yaml',
+      ]);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toBe(
+        "test/cli/fixtures/bad-replay-faults.yaml:3:53: field 'operator.0.job': unknown job 'berlin-nightli'; did you mean 'berlin-nightly'? (jobs: berlin-nightly, london-half-hourly, switched-off)\n" +
+          'zonecron: error: 1 problem in test/cli/fixtures/bad-replay-faults.yaml\n',
       );
     });
   });

@@ -28,9 +28,9 @@ describe('jobs.yaml', () => {
     expect(names.sort()).toEqual([...enabled, 'zonecron.sweep'].sort());
   });
 
-  it('gets the 15 stack alarms and no job alarms: no job has alarm.dedicated', () => {
+  it('gets the 16 stack alarms and no job alarms: no job has alarm.dedicated', () => {
     expect(fx.config.jobs.some((job) => job.alarm.dedicated)).toBe(false);
-    expect(resourcesOfType(fx, 'AWS::CloudWatch::Alarm')).toHaveLength(15);
+    expect(resourcesOfType(fx, 'AWS::CloudWatch::Alarm')).toHaveLength(16);
   });
 
   it('wires an invoke config for each distinct lambda target and one rule per completion kind', () => {

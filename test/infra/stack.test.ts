@@ -9,6 +9,7 @@ import { AssetStaging } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { RECORDER_RUN_ATTRIBUTES } from '#ledger/index.ts';
 import { unpackFingerprints } from '#shared/jobs-bundle.ts';
 import { recordSchedules } from '#shared/zone-drift.ts';
 import { coveringSchedule } from '../../infra/covering/covering-cron.ts';
@@ -62,6 +63,9 @@ const ENABLED_IDS = [
   'sydney-etl',
 ];
 
+/** The deploying account, as the template writes it. */
+const ACCOUNT = { Ref: 'AWS::AccountId' };
+
 /** The default event bus of the deploying account and region, as the template writes it. */
 const DEFAULT_BUS = {
   'Fn::Join': [
@@ -78,7 +82,13 @@ const DEFAULT_BUS = {
   ],
 };
 
-type Statement = { Sid?: string; Effect: string; Action: string | string[]; Resource: unknown };
+type Statement = {
+  Sid?: string;
+  Effect: string;
+  Action: string | string[];
+  Resource: unknown;
+  Condition?: unknown;
+};
 
 function statementsOf(policy: { Properties?: Props }): Statement[] {
   const document = policy.Properties?.PolicyDocument as { Statement: Statement[] } | undefined;
@@ -143,8 +153,8 @@ describe('resource counts follow the jobs file', () => {
     expect(fx.config.jobs.some((job) => job.id === 'retired-job' && !job.enabled)).toBe(true);
   });
 
-  it('counts the alarms: 15 for the stack, 5 for the dedicated sqs job, 6 for the dedicated stepfunctions job', () => {
-    expect(alarms()).toHaveLength(15 + 5 + 6);
+  it('counts the alarms: 16 for the stack, 5 for the dedicated sqs job, 6 for the dedicated stepfunctions job', () => {
+    expect(alarms()).toHaveLength(16 + 5 + 6);
   });
 
   it('has one topic subscription per alarms.email entry', () => {
@@ -431,13 +441,42 @@ describe('least privilege', () => {
     ]);
   });
 
-  it('lets the recorder make exactly GetItem and UpdateItem, on the table', () => {
+  it('lets the recorder make exactly GetItem and UpdateItem, on the table: run items and their recorder attributes, job slots, nothing returned whole', () => {
     const ledger = statementsOfRole(ids.recorderRole).filter((s) =>
       JSON.stringify(s.Action).includes('dynamodb:'),
     );
-    expect(ledger.map((s) => [[s.Action].flat().sort(), s.Resource])).toEqual([
-      [['dynamodb:GetItem', 'dynamodb:UpdateItem'], { 'Fn::GetAtt': [ids.table, 'Arn'] }],
+    const table = { 'Fn::GetAtt': [ids.table, 'Arn'] };
+    const noWholeItem = {
+      'dynamodb:Select': 'SPECIFIC_ATTRIBUTES',
+      'dynamodb:ReturnValues': ['NONE', 'UPDATED_OLD', 'UPDATED_NEW'],
+    };
+    expect(ledger.map((s) => [[s.Action].flat().sort(), s.Resource, s.Condition])).toEqual([
+      [
+        ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+        table,
+        {
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['?'.repeat(64)] },
+          'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': ['*#*'] },
+          'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...RECORDER_RUN_ATTRIBUTES] },
+          StringEqualsIfExists: noWholeItem,
+        },
+      ],
+      [
+        ['dynamodb:UpdateItem'],
+        table,
+        {
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['job#*'] },
+          'ForAllValues:StringEquals': {
+            'dynamodb:Attributes': ['pk', 'runningKey', 'runningUntilEpochMs'],
+          },
+          StringEqualsIfExists: noWholeItem,
+        },
+      ],
     ]);
+    // The grant names every attribute a completion touches, the table's and indexes' keys too.
+    expect(RECORDER_RUN_ATTRIBUTES).toEqual(
+      expect.arrayContaining(['pk', 'jobId', 'at', 'openShard', 'checkAtEpochMs', 'secretHashes']),
+    );
   });
 
   it('lets both functions publish to the on-call topic and use its key for that, nothing more', () => {
@@ -505,10 +544,11 @@ describe('completion tracking', () => {
     }
   });
 
-  it('takes lambda results whose run envelope names this stack, whatever the function, to the recorder', () => {
+  it('takes lambda results of this account whose run envelope names this stack, whatever the function, to the recorder', () => {
     fx.template.hasResourceProperties('AWS::Events::Rule', {
       EventPattern: {
         source: ['lambda'],
+        account: [ACCOUNT],
         'detail-type': [
           'Lambda Function Invocation Result - Success',
           'Lambda Function Invocation Result - Failure',
@@ -525,10 +565,11 @@ describe('completion tracking', () => {
     });
   });
 
-  it('takes terminal executions named with this stack’s prefix, whatever the state machine, to the recorder', () => {
+  it('takes terminal executions of this account named with this stack’s prefix, whatever the state machine, to the recorder', () => {
     fx.template.hasResourceProperties('AWS::Events::Rule', {
       EventPattern: {
         source: ['aws.states'],
+        account: [ACCOUNT],
         'detail-type': ['Step Functions Execution Status Change'],
         detail: {
           status: ['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'ABORTED'],
@@ -563,7 +604,7 @@ describe('completion tracking', () => {
     });
   });
 
-  it('offers a managed policy that allows putting events on the default bus and nothing else', () => {
+  it('offers a managed policy that allows putting lambda invocation records on the default bus and nothing else', () => {
     fx.template.hasResourceProperties('AWS::IAM::ManagedPolicy', {
       PolicyDocument: {
         Statement: [
@@ -572,6 +613,16 @@ describe('completion tracking', () => {
             Effect: 'Allow',
             Action: 'events:PutEvents',
             Resource: DEFAULT_BUS,
+            Condition: {
+              'ForAllValues:StringEquals': {
+                'events:source': ['lambda'],
+                'events:detail-type': [
+                  'Lambda Function Invocation Result - Success',
+                  'Lambda Function Invocation Result - Failure',
+                ],
+              },
+              Null: { 'events:source': 'false' },
+            },
           },
         ],
       },
@@ -587,7 +638,7 @@ describe('alarms', () => {
     const main = Object.values(fx.json.Resources)
       .filter((r) => r.Type === 'AWS::CloudWatch::Alarm')
       .map((r) => r.Properties as Props);
-    expect(main).toHaveLength(15);
+    expect(main).toHaveLength(16);
     for (const a of main) {
       expect(a.AlarmActions).toEqual([{ Ref: ids.topic }]);
       expect(a.OKActions).toEqual([{ Ref: ids.topic }]);
@@ -596,7 +647,7 @@ describe('alarms', () => {
     }
   });
 
-  it('has the nine machinery alarms and one per run signal on the {Stack} metric', () => {
+  it('has the ten machinery alarms and one per run signal on the {Stack} metric', () => {
     const names = alarms()
       .map((a) => a.AlarmName as string)
       .filter((name) => !name.startsWith('Zonecron-job-'))
@@ -612,6 +663,7 @@ describe('alarms', () => {
         'SchedulerDeadLetterFailures',
         'SchedulerInvocationsDropped',
         'NotificationFailures',
+        'ForgedCompletions',
         'ZoneDataDrift',
         'DeliveryFailures',
         'DeadLettered',
@@ -774,10 +826,10 @@ describe('dashboard and outputs', () => {
     });
   });
 
-  it('shows the state of the 15 stack alarms in one alarm widget', () => {
+  it('shows the state of the 16 stack alarms in one alarm widget', () => {
     const alarmWidgets = body().widgets.filter((w) => w.type === 'alarm');
     expect(alarmWidgets).toHaveLength(1);
-    expect(alarmWidgets[0]?.properties.alarms).toHaveLength(15);
+    expect(alarmWidgets[0]?.properties.alarms).toHaveLength(16);
   });
 
   it('outputs what the CLI and the lambda targets’ owners need', () => {

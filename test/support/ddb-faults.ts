@@ -19,6 +19,8 @@ interface FaultRule {
 export interface DynamoFaults {
   /** Requests sent, by command name (`UpdateItemCommand`, `QueryCommand`, …). */
   readonly counts: Map<string, number>;
+  /** Every request sent, in order (forgotten with the counts). */
+  readonly requests: DynamoRequest[];
   /** The total of `counts`. */
   total(): number;
   /** Fails the next `times` matching requests. */
@@ -58,6 +60,7 @@ export function updating(attribute: string) {
  */
 export function instrument(client: DynamoDBClient): DynamoFaults {
   const counts = new Map<string, number>();
+  const requests: DynamoRequest[] = [];
   const rules: FaultRule[] = [];
   const take = (request: DynamoRequest, when: 'before' | 'after') => {
     const rule = rules.find((r) => r.when === when && r.remaining > 0 && r.matches(request));
@@ -72,6 +75,7 @@ export function instrument(client: DynamoDBClient): DynamoFaults {
         input: args.input as Record<string, unknown>,
       };
       counts.set(request.command, (counts.get(request.command) ?? 0) + 1);
+      requests.push(request);
       const before = take(request, 'before');
       if (before) throw before;
       const result = await next(args);
@@ -83,6 +87,7 @@ export function instrument(client: DynamoDBClient): DynamoFaults {
   );
   return {
     counts,
+    requests,
     total: () => [...counts.values()].reduce((a, b) => a + b, 0),
     fail(matches, options = {}) {
       rules.push({
@@ -92,6 +97,9 @@ export function instrument(client: DynamoDBClient): DynamoFaults {
         remaining: options.times ?? 1,
       });
     },
-    resetCounts: () => counts.clear(),
+    resetCounts: () => {
+      counts.clear();
+      requests.length = 0;
+    },
   };
 }

@@ -139,6 +139,12 @@ export function cleanInput(over: Partial<OutcomeInput> = {}): OutcomeInput {
     slotHolds: [],
     pauses: [],
     faulted: true,
+    windows: [{ from: at('00:00'), to: at('23:59') }],
+    deployments: [],
+    deliveryCauses: new Map(),
+    deadLettersDeleted: new Map(),
+    operator: [],
+    hostile: [],
     ...over,
   };
 }

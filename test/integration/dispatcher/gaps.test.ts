@@ -32,6 +32,33 @@ async function onTime(
   await h.dispatcher.handle(tickEvent(job.id, iso));
 }
 
+/**
+ * A minutely job ticked at 08:00 and swept at 08:01, then unreachable until 10:00:30; from 10:01
+ * to `untilIso` a tick and a sweep every minute, the tick first or the sweep first.
+ */
+async function twoHourOutage(id: string, maxRuns: number, tickFirst: boolean, untilIso: string) {
+  const { client, tableName } = await faultableLedgerTable(id);
+  const job = makeJob({
+    id,
+    schedule: '* * * * *',
+    timezone: 'UTC',
+    catchup: { policy: 'all', windowSeconds: 86_400, maxRuns },
+    alarm: { graceSeconds: 60 },
+  });
+  const clock = new TestClock('2023-06-01T08:00:02Z');
+  const targets = new RecordingTargets();
+  const h = harness({ client, tableName, clock, jobs: [job], targets });
+  await onTime(h, clock, job, '2023-06-01T08:00:00Z');
+  await sweepMinutes(h, clock, '2023-06-01T08:01:00Z', '2023-06-01T08:01:00Z');
+  for (let ms = Date.parse('2023-06-01T10:01:00Z'); ms <= Date.parse(untilIso); ms += MINUTE) {
+    const iso = new Date(ms).toISOString();
+    if (tickFirst) await onTime(h, clock, job, iso);
+    await sweepMinutes(h, clock, iso, iso);
+    if (!tickFirst) await onTime(h, clock, job, iso);
+  }
+  return { h, job, targets };
+}
+
 describe('a gap is decided together, whoever reaches it first', () => {
   it('delivers at most maxRuns of a 3 h 10 min outage, the newest, all inside the window, when the sweep comes back first', async () => {
     const { client, tableName } = await faultableLedgerTable('gap1');
@@ -64,30 +91,12 @@ describe('a gap is decided together, whoever reaches it first', () => {
   ])(
     'catches up the same two runs of a minutely job with maxRuns 2 after a 2 h outage when %s comes back first',
     async (_first, tickFirst) => {
-      const { client, tableName } = await faultableLedgerTable(`gap2-${tickFirst}`);
-      const job = makeJob({
-        id: `minutely-${tickFirst}`,
-        schedule: '* * * * *',
-        timezone: 'UTC',
-        catchup: { policy: 'all', windowSeconds: 86_400, maxRuns: 2 },
-        alarm: { graceSeconds: 60 },
-      });
-      const clock = new TestClock('2023-06-01T08:00:02Z');
-      const targets = new RecordingTargets();
-      const h = harness({ client, tableName, clock, jobs: [job], targets });
-      await onTime(h, clock, job, '2023-06-01T08:00:00Z');
-      await sweepMinutes(h, clock, '2023-06-01T08:01:00Z', '2023-06-01T08:01:00Z');
-      // Unreachable 08:00:30 to 10:00:30; then ticks and sweeps every minute, in either order.
-      for (
-        let ms = Date.parse('2023-06-01T10:01:00Z');
-        ms <= Date.parse('2023-06-01T10:20:00Z');
-        ms += MINUTE
-      ) {
-        const iso = new Date(ms).toISOString();
-        if (tickFirst) await onTime(h, clock, job, iso);
-        await sweepMinutes(h, clock, iso, iso);
-        if (!tickFirst) await onTime(h, clock, job, iso);
-      }
+      const { h, job, targets } = await twoHourOutage(
+        `minutely-${tickFirst}`,
+        2,
+        tickFirst,
+        '2023-06-01T10:20:00Z',
+      );
       const caughtUp = targets
         .instants()
         .filter((at) => at > '2023-06-01T08:00:00.000Z' && at < '2023-06-01T10:01:00.000Z');
@@ -227,33 +236,18 @@ describe('a run due before a pause', () => {
 
 describe('notifications per incident', () => {
   it('sends one missed notification for a 2 h outage of a minutely job, naming how many runs, the first and the last', async () => {
-    const { client, tableName } = await faultableLedgerTable('gap8');
-    const job = makeJob({
-      id: 'paged-once',
-      schedule: '* * * * *',
-      timezone: 'UTC',
-      catchup: { policy: 'all', windowSeconds: 86_400, maxRuns: 5 },
-      alarm: { graceSeconds: 60 },
-    });
-    const clock = new TestClock('2023-06-01T08:00:02Z');
-    const targets = new RecordingTargets();
-    const h = harness({ client, tableName, clock, jobs: [job], targets });
-    await onTime(h, clock, job, '2023-06-01T08:00:00Z');
-    await sweepMinutes(h, clock, '2023-06-01T08:01:00Z', '2023-06-01T08:01:00Z');
     // Unreachable until 10:00:30: the sweep comes back first, then ticks and sweeps go on.
-    for (
-      let ms = Date.parse('2023-06-01T10:01:00Z');
-      ms <= Date.parse('2023-06-01T10:10:00Z');
-      ms += MINUTE
-    ) {
-      const iso = new Date(ms).toISOString();
-      await sweepMinutes(h, clock, iso, iso);
-      await onTime(h, clock, job, iso);
-    }
+    const { h, job } = await twoHourOutage('paged-once', 5, false, '2023-06-01T10:10:00Z');
     const missed = h.notifier.sent.filter((n) => n.signal === 'missed');
     expect(missed).toHaveLength(1);
-    expect(missed[0]).toMatchObject({ jobId: job.id, first: '2023-06-01T08:01:00.000Z' });
-    expect(missed[0]?.runs).toBeGreaterThanOrEqual(115);
-    expect(h.metrics.count(job.id, 'MissedRuns')).toBe(missed[0]?.runs);
+    // The sweep at 10:01 decides every run past its grace: 08:01 to 10:00, 5 delivered late.
+    expect(missed[0]).toMatchObject({
+      jobId: job.id,
+      runs: 120,
+      first: '2023-06-01T08:01:00.000Z',
+      last: '2023-06-01T10:00:00.000Z',
+    });
+    expect(missed[0]?.summary).toContain('5 delivered late by a catch-up, 115 skipped');
+    expect(h.metrics.count(job.id, 'MissedRuns')).toBe(120);
   });
 });

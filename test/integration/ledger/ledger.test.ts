@@ -1,10 +1,13 @@
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import {
   type ClaimRequest,
+  type CompletionWrite,
   createDynamoLedger,
+  createRecorderLedger,
   createZoneDriftLedger,
   type Ledger,
   openShardOf,
+  type RecorderLedger,
   type ZoneDriftClaim,
   type ZoneDriftLedger,
 } from '#ledger/index.ts';
@@ -32,6 +35,7 @@ const claim = (over: Partial<ClaimRequest> = {}): ClaimRequest => ({
   manual: false,
   origin: 'tick',
   target: 'arn:aws:sqs:us-east-1:000000000000:q',
+  secretHash: 'a'.repeat(64),
   mode: 'any',
   maxAttempts: 3,
   nowEpochMs: T,
@@ -505,6 +509,91 @@ describe.each(stores)('the ledger on %s', (_name, open) => {
       await ledger.advanceSweepCursor(new Date('2023-06-01T10:01:00Z'));
       expect(await ledger.getSweepCursor()).toEqual(new Date('2023-06-01T10:05:00Z'));
     });
+  });
+});
+
+const completions = contract.stores.map(
+  ([name, openStore]): [string, () => Promise<{ runs: Ledger; recorder: RecorderLedger }>] => [
+    name,
+    async () => {
+      const store = await openStore();
+      return { runs: createDynamoLedger(store), recorder: createRecorderLedger(store) };
+    },
+  ],
+);
+
+const FUNCTION = 'arn:aws:lambda:us-east-1:000000000000:function:f';
+const completion = (over: Partial<CompletionWrite> = {}): CompletionWrite => ({
+  key: KEY,
+  jobId: 'job',
+  attempt: 1,
+  completionId: 'req-1',
+  secretHash: 'a'.repeat(64),
+  target: FUNCTION,
+  status: 'succeeded',
+  completedAt: new Date(T + 5_000),
+  startedAt: undefined,
+  lastError: undefined,
+  effects: [],
+  signals: [],
+  outboxLeaseUntilEpochMs: T + 120_000,
+  ...over,
+});
+
+describe.each(completions)('completions on %s', (_name, open) => {
+  it("records a completion only with one of the run's secret hashes and its stored target, reading its own attributes", async () => {
+    const { runs, recorder } = await open();
+    await runs.claim(claim({ target: FUNCTION }));
+    await runs.claim(
+      claim({
+        target: FUNCTION,
+        mode: 'reclaim',
+        nowEpochMs: T + 91_000,
+        secretHash: 'b'.repeat(64),
+      }),
+    );
+    expect(await recorder.getRun(KEY)).toMatchObject({
+      status: 'claimed',
+      attempts: 2,
+      target: FUNCTION,
+      secretHashes: ['a'.repeat(64), 'b'.repeat(64)],
+    });
+    for (const forged of [{ secretHash: 'c'.repeat(64) }, { target: `${FUNCTION}2` }]) {
+      expect(await recorder.recordCompletion(completion({ attempt: 2, ...forged }))).toMatchObject({
+        recorded: false,
+        item: { status: 'claimed', attempts: 2 },
+      });
+    }
+    // Attempt 1's secret is still the run's, but attempt 1 no longer holds it.
+    expect(await recorder.recordCompletion(completion())).toMatchObject({ recorded: false });
+    expect(
+      await recorder.recordCompletion(completion({ attempt: 2, secretHash: 'b'.repeat(64) })),
+    ).toEqual({
+      recorded: true,
+    });
+    expect(await runs.getRun(KEY)).toMatchObject({ status: 'succeeded', completionId: 'req-1' });
+  });
+
+  it('raises late once on a run the recorder ended first, and tells that from a lost claim', async () => {
+    const { runs, recorder } = await open();
+    await runs.claim(claim({ target: FUNCTION }));
+    await recorder.recordCompletion(completion());
+    expect(await runs.markDispatched(KEY, 1, delivered({ late: true }))).toBe(false);
+    const late = { raise: true, outboxLeaseUntilEpochMs: T + 120_000 };
+    expect(await runs.settleCompletedFirst(KEY, 1, late)).toMatchObject({
+      completed: { status: 'succeeded', signals: ['late'], outbox: ['notify:late'] },
+      lateRaised: true,
+    });
+    expect(await runs.settleCompletedFirst(KEY, 1, late)).toMatchObject({
+      completed: { status: 'succeeded' },
+      lateRaised: false,
+    });
+    // Attempt 2 never held this run: its refused write is a lost claim, not a completion.
+    expect(await runs.settleCompletedFirst(KEY, 2, late)).toEqual({
+      completed: undefined,
+      lateRaised: false,
+    });
+    expect((await runs.getRun(KEY))?.signals).toEqual(['late']);
   });
 });
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, expect, inject, it, vi } from 'vitest';
 import { createDynamoLedger, createLedgerStore } from '#ledger/index.ts';
+import { deliverySecretHash, newDeliverySecret } from '#shared/envelope.ts';
 import { type BundledHandler, bundleHandler } from '../../support/bundle-handler.ts';
 import { type FakeSns, startFakeSns } from '../../support/fake-sns.ts';
 import { type LocalSqs, startLocalSqs } from '../../support/fauxqs.ts';
@@ -51,6 +52,7 @@ it('records a failed invocation result, dead-letters it, notifies on-call and em
   const at = new Date('2023-10-29T00:30:00.000Z');
   const key = createHash('sha256').update('nightly:2023-10-29-00:30-UTC').digest('hex');
   const ledger = createDynamoLedger(createLedgerStore({ client: ddb, tableName }));
+  const secret = newDeliverySecret();
   await ledger.claim({
     key,
     jobId: 'nightly',
@@ -60,6 +62,7 @@ it('records a failed invocation result, dead-letters it, notifies on-call and em
     manual: false,
     origin: 'tick',
     target: FUNCTION,
+    secretHash: deliverySecretHash(secret),
     mode: 'any',
     maxAttempts: 3,
     nowEpochMs: at.getTime(),
@@ -86,6 +89,7 @@ it('records a failed invocation result, dead-letters it, notifies on-call and em
     logicalDate: '2023-10-29',
     payload: null,
     stack: 'RecorderTest',
+    deliverySecret: secret,
   };
   const lines: string[] = [];
   const capture = (chunk: unknown) => {
@@ -145,6 +149,9 @@ it('records a failed invocation result, dead-letters it, notifies on-call and em
     .filter((line) => line.includes('"decision"'))
     .map((line) => JSON.parse(line).decision);
   expect(decisions).toEqual(['failed']);
+  // The delivery secret is the run's proof of delivery: no log line and no dead letter has it.
+  expect(lines.some((line) => line.includes(secret))).toBe(false);
+  expect(JSON.stringify(localSqs.messages('zonecron-dlq'))).not.toContain(secret);
 });
 
 it('ignores events nobody legitimate sends, counting each and logging one short line for each', async () => {

@@ -6,14 +6,17 @@ import {
   createRecorderLedger,
   type Ledger,
   openShardOf,
+  RECORDER_RUN_ATTRIBUTES,
   RecordingNotifier,
+  SLOT_ATTRIBUTES,
 } from '#ledger/index.ts';
 import { createSqsDeadLetters, type DeadLetters } from '#shared/dead-letters.ts';
+import { deliverySecretHash, newDeliverySecret } from '#shared/envelope.ts';
 import type { JobDefinition } from '#shared/job.ts';
 import { RecordingLogger } from '#shared/logger.ts';
 import { RecordingMetrics } from '#shared/metrics.ts';
 import { createRecorder } from '../../../functions/recorder/record.ts';
-import { instrument, updating } from '../../support/ddb-faults.ts';
+import { type DynamoRequest, instrument, updating } from '../../support/ddb-faults.ts';
 import { type LocalSqs, startLocalSqs } from '../../support/fauxqs.ts';
 import { lambdaResult } from '../../support/harness.ts';
 import { HOSTILE_EVENTS, MAX_HOSTILE_LOG_CHARS, settled } from '../../support/hostile-events.ts';
@@ -93,6 +96,7 @@ async function deliveredRun(
   const key = createHash('sha256')
     .update(`${job.id}:${at.toISOString().slice(0, 16).replace('T', '-')}-UTC`)
     .digest('hex');
+  const secret = newDeliverySecret();
   const claim = await dispatcherLedger.claim({
     key,
     jobId: job.id,
@@ -102,6 +106,7 @@ async function deliveredRun(
     manual: false,
     origin: 'tick',
     target: job.target.arn,
+    secretHash: deliverySecretHash(secret),
     mode: 'any',
     maxAttempts: 3,
     nowEpochMs: at.getTime(),
@@ -131,6 +136,7 @@ async function deliveredRun(
     logicalDate: '2026-03-29',
     payload: { n: runCounter },
     stack: 'Test',
+    deliverySecret: secret,
   };
   return { key, at, envelope };
 }
@@ -407,6 +413,7 @@ describe('found by the chaos simulation', () => {
       manual: false,
       origin: 'retry',
       target: job.target.arn,
+      secretHash: deliverySecretHash(newDeliverySecret()),
       mode: 'reclaim',
       maxAttempts: 3,
       nowEpochMs: at.getTime() + 301_000,
@@ -473,6 +480,7 @@ describe('found by the chaos simulation', () => {
       at.getTime() + 3_600_000,
     );
     // Attempts 1 and 2 each invoked the function, and each dispatcher died before recording it.
+    const secondSecret = newDeliverySecret();
     const second = await dispatcherLedger.claim({
       key,
       jobId: lambdaForbidJob.id,
@@ -482,6 +490,7 @@ describe('found by the chaos simulation', () => {
       manual: false,
       origin: 'retry',
       target: FUNCTION,
+      secretHash: deliverySecretHash(secondSecret),
       mode: 'reclaim',
       maxAttempts: 2,
       nowEpochMs: at.getTime() + 301_000,
@@ -503,7 +512,7 @@ describe('found by the chaos simulation', () => {
       lambdaResult(
         FUNCTION,
         'req-a2',
-        { ...envelope, attempt: 2 },
+        { ...envelope, attempt: 2, deliverySecret: secondSecret },
         new Date(at.getTime() + 900_000),
       ),
     );
@@ -521,6 +530,62 @@ describe('found by the chaos simulation', () => {
     );
     expect(outcome).toMatchObject({ outcome: 'recorded', status: 'succeeded' });
     expect((await dispatcherLedger.getRun(key))?.status).toBe('succeeded');
+    client.destroy();
+  });
+});
+
+describe('the calls the recorder makes', () => {
+  /** Every attribute name a request touches: its placeholders' names and its key. */
+  function attributesOf(request: DynamoRequest): string[] {
+    const names = Object.values((request.input.ExpressionAttributeNames ?? {}) as object);
+    return [...new Set(['pk', ...names.map(String)])].sort();
+  }
+
+  it('stay within its IAM grant: run items and job slots only, their own attributes, nothing returned whole', async () => {
+    const client = localDynamoClient(inject('dynamoEndpoint'), 1);
+    const faults = instrument(client);
+    const h = harness(undefined, client);
+    const late = await deliveredRun(lambdaForbidJob, 'req-late', { late: true });
+    await dispatcherLedger.createJobState(lambdaForbidJob.id, late.at);
+    await dispatcherLedger.acquireSlot(lambdaForbidJob.id, late.key, 0, late.at.getTime() + 1e9);
+    const failed = await deliveredRun(lambdaJob, 'req-failed');
+    const finished = new Date(late.at.getTime() + 5_000);
+    const events = [
+      lambdaResult(FUNCTION, 'req-late', late.envelope, finished),
+      lambdaResult(FUNCTION, 'req-late', late.envelope, finished),
+      lambdaResult(FUNCTION, 'req-failed', failed.envelope, finished, 'RetriesExhausted'),
+      lambdaResult(
+        FUNCTION,
+        'req-x',
+        { ...failed.envelope, deliverySecret: '0'.repeat(32) },
+        finished,
+      ),
+      lambdaResult(FUNCTION, 'req-x', { ...failed.envelope, attempt: 2 }, finished),
+    ];
+    const outcomes = [];
+    for (const event of events) outcomes.push(await h.recorder.handle(event));
+    expect(outcomes.map((o) => ('reason' in o ? o.reason : o.outcome))).toEqual([
+      'recorded',
+      'already-succeeded',
+      'recorded',
+      'forged:wrong-secret',
+      'stale-attempt:2-of-1',
+    ]);
+    const runAttributes = [...RECORDER_RUN_ATTRIBUTES].sort();
+    for (const request of faults.requests) {
+      const key = String((request.input.Key as { pk: { S: string } }).pk.S);
+      const allowed = key.startsWith('job#') ? [...SLOT_ATTRIBUTES] : runAttributes;
+      if (!key.startsWith('job#')) expect(key).toMatch(/^[0-9a-f]{64}$/);
+      expect(['GetItemCommand', 'UpdateItemCommand']).toContain(request.command);
+      expect(allowed).toEqual(expect.arrayContaining(attributesOf(request)));
+      expect(request.input.ReturnValues ?? 'NONE').toBe('NONE');
+      expect(request.input.ReturnValuesOnConditionCheckFailure).toBeUndefined();
+      if (request.command === 'GetItemCommand')
+        expect(request.input.ProjectionExpression).toBeTruthy();
+    }
+    expect(
+      faults.requests.some((r) => String(r.input.UpdateExpression).includes('runningKey')),
+    ).toBe(true);
     client.destroy();
   });
 });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import type { JobDefinition } from '#shared/job.ts';
+import { type JobDefinition, scheduleIdOf } from '#shared/job.ts';
 import {
   type DispatcherOptions,
   RedriveRefusedError,
@@ -218,13 +218,15 @@ describe('a tick', () => {
   });
 
   it('delivers its own run on the first tick a job ever gets, recording when its runs began', async () => {
-    const t = await setup([makeJob({ id: 'fresh', schedule: '0 * * * *', timezone: 'UTC' })]);
+    const job = makeJob({ id: 'fresh', schedule: '0 * * * *', timezone: 'UTC' });
+    const t = await setup([job]);
     await t.dispatcher.handle(tick('fresh', '2023-06-01T10:00:00Z'));
     expect(t.targets.instants()).toEqual(['2023-06-01T10:00:00.000Z']);
     expect(await t.ledger.getJobState('fresh')).toEqual({
       jobId: 'fresh',
       watermarkAt: '2023-06-01T10:00:00.000Z',
       sinceAt: '2023-06-01T10:00:00.000Z',
+      scheduleId: scheduleIdOf(job),
     });
   });
 
@@ -315,14 +317,17 @@ describe('the sweep', () => {
     expect(Object.fromEntries(t.faults.counts)).toEqual({ QueryCommand: 4 });
   });
 
-  it('reads the due run keys in one batch, and the states of the jobs missing one in another', async () => {
+  it('reads the due run keys in one batch, the states of the jobs missing one in another, and the roster once per container', async () => {
     const jobs = ['a', 'b', 'c'].map((id) =>
       makeJob({ id, schedule: '0 * * * *', timezone: 'UTC' }),
     );
     const t = await setup(jobs, '2023-06-01T10:05:20Z');
     const result = await t.dispatcher.handle(sweepEvent('2023-06-01T10:05:00Z'));
     expect(result).toMatchObject({ keysRead: 3, undecided: { length: 3 } });
-    expect(t.faults.counts.get('BatchGetItemCommand')).toBe(2);
+    expect(t.faults.counts.get('BatchGetItemCommand')).toBe(3);
+    // The next minute has no run due, and the roster is not read again.
+    await t.dispatcher.handle(sweepEvent('2023-06-01T10:06:00Z'));
+    expect(t.faults.counts.get('BatchGetItemCommand')).toBe(3);
     // No job ever ran: nothing was expected yet, nothing is caught up.
     expect(t.targets.attempts).toBe(0);
   });

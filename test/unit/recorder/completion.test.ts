@@ -326,6 +326,32 @@ describe('lambda results through the default event bus', () => {
   });
 });
 
+describe('the delivery secret', () => {
+  const secret = '5e'.repeat(16);
+
+  it('takes the secret out of the envelope of a destination record and of an execution input', () => {
+    const withSecret = { ...envelope, deliverySecret: secret };
+    const lambda = parseCompletionEvent(destination({ requestPayload: withSecret }));
+    const sfn = parseCompletionEvent(sfnEvent({ input: JSON.stringify(withSecret) }));
+    for (const parsed of [lambda, sfn]) {
+      expect(parsed).toMatchObject({ kind: 'completion', completion: { secret } });
+      if (parsed.kind !== 'completion') continue;
+      expect(parsed.completion.envelope).toEqual(envelope);
+      expect(JSON.stringify(parsed.completion.envelope)).not.toContain(secret);
+    }
+  });
+
+  it.each([
+    ['missing', undefined],
+    ['not a string', 42],
+  ])('reads an envelope whose secret is %s as a completion without one', (_what, value) => {
+    const parsed = parseCompletionEvent(
+      destination({ requestPayload: { ...envelope, deliverySecret: value } }),
+    );
+    expect(parsed).toMatchObject({ kind: 'completion', completion: { secret: undefined } });
+  });
+});
+
 describe('run duration', () => {
   const run = { dispatchedAt: '2026-03-29T01:00:02.000Z' };
 

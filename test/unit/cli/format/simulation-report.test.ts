@@ -78,6 +78,9 @@ function undelivered(windows: SimulationWindow[], simulated = [ny]): SimulationR
     invariants: [],
     signals: { missed: 0, late: 0, stuck: 0, deadLettered: 0, redelivered: 0 },
     coldStarts: 1,
+    notifications: [],
+    operator: [],
+    hostile: [],
   };
 }
 

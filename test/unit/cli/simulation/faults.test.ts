@@ -69,8 +69,12 @@ describe('parseFaultPlan', () => {
           from: new Date('2027-03-28T02:00:00Z'),
           to: new Date('2027-03-28T02:30:00Z'),
           reason: 'simulated pause',
+          catchUp: false,
         },
       ],
+      deploys: [],
+      operator: [],
+      hostile: [],
     });
   });
 

@@ -34,7 +34,7 @@ describe('the seeded chaos simulation across a DST night', () => {
   it('keeps every invariant while every kind of fault is injected, and is the same again from the same seed', async () => {
     const first = await simulate();
     expect(first.invariants.filter((i) => !i.ok)).toEqual([]);
-    expect(first.invariants).toHaveLength(8);
+    expect(first.invariants).toHaveLength(13);
 
     // Every fault of the plan did happen.
     const f = first.faults;

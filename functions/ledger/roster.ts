@@ -1,0 +1,82 @@
+import { createHash } from 'node:crypto';
+import { av, jobStateKey } from './ledger-item.ts';
+import type { LedgerStore } from './ledger-store.ts';
+import { UpdateExpression } from './update-expression.ts';
+
+/**
+ * Items the roster is spread over: 10,000 job ids of up to 64 characters are 640 KB, over
+ * DynamoDB's item size limit of 400 KB (DynamoDB Developer Guide, "Service, account, and table
+ * quotas": item size); eight shards keep each under 100 KB.
+ */
+export const ROSTER_SHARDS = 8;
+
+/** Prefix of a roster shard's partition key. */
+export const ROSTER_KEY_PREFIX = 'roster#';
+
+/** The roster shard a job id belongs to. */
+export function rosterShardOf(jobId: string): number {
+  return (createHash('sha256').update(jobId).digest()[0] ?? 0) % ROSTER_SHARDS;
+}
+
+/**
+ * The ids of every job the ledger has known since its last deploy: what lets the first sweep of
+ * a deploy find the jobs that deploy removed (they are on the roster and not in its bundle), and
+ * end them, so a job listed again later starts afresh instead of replaying its absence.
+ *
+ * ```
+ *   deploy A: jobs {a, b}   first sweep: roster := {a, b}
+ *   deploy B: jobs {a}      first sweep: b on the roster, not in B → b's state removedAt, off the roster
+ *   deploy C: jobs {a, b}   b's first tick: removedAt → b restarts at that tick, nothing replayed
+ * ```
+ */
+export interface RosterLedger {
+  /** Every job id on the roster (one batched read of its shards). */
+  readRoster(): Promise<Set<string>>;
+  /** Puts the ids on the roster (one write per shard that gains any). */
+  enrol(jobIds: readonly string[]): Promise<void>;
+  /**
+   * Ends a job a deploy no longer lists: stamps its state `removedAt` (if it has a state and is
+   * not stamped yet) and takes it off the roster. True when this call stamped it.
+   */
+  retire(jobId: string, at: Date): Promise<boolean>;
+}
+
+/** The roster on the ledger table. */
+export function createRosterLedger(store: LedgerStore): RosterLedger {
+  const keyOf = (shard: number) => `${ROSTER_KEY_PREFIX}${shard}`;
+  return {
+    async readRoster() {
+      const keys = Array.from({ length: ROSTER_SHARDS }, (_, shard) => keyOf(shard));
+      const items = await store.batchGet(keys, true);
+      const ids = new Set<string>();
+      for (const item of items.values()) {
+        const v = item.ids;
+        for (const id of v && 'SS' in v ? (v.SS ?? []) : []) ids.add(id);
+      }
+      return ids;
+    },
+    async enrol(jobIds) {
+      const byShard = new Map<number, string[]>();
+      for (const id of jobIds) {
+        const shard = rosterShardOf(id);
+        byShard.set(shard, [...(byShard.get(shard) ?? []), id]);
+      }
+      for (const [shard, ids] of byShard) {
+        const { update, names, values } = new UpdateExpression().add('ids', av.ss(ids)).build();
+        await store.update({ key: keyOf(shard), update, names, values });
+      }
+    },
+    async retire(jobId, at) {
+      const stamp = new UpdateExpression().set('removedAt', av.s(at.toISOString())).build();
+      const stamped = await store.update({
+        key: jobStateKey(jobId),
+        ...stamp,
+        condition: 'attribute_exists(pk) AND attribute_not_exists(#removedAt)',
+        names: { ...stamp.names, '#removedAt': 'removedAt' },
+      });
+      const off = new UpdateExpression().delete('ids', av.ss([jobId])).build();
+      await store.update({ key: keyOf(rosterShardOf(jobId)), ...off });
+      return stamped.applied;
+    },
+  };
+}

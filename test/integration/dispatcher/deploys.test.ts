@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { RecordingTargets, TestClock } from '../../support/doubles.ts';
+import { harness, sweepMinutes, tickEvent } from '../../support/harness.ts';
+import { makeJob } from '../../support/jobs.ts';
+import { faultableLedgerTable } from '../../support/ledger.ts';
+
+// A deploy that changes a job's schedule takes effect at the job's first event under it: the
+// new schedule's runs before that are not runs (docs/semantics.md, "The life of a job"). Found
+// by a fault search: an hourly job redeployed as */5 replayed the new schedule's runs since the
+// old watermark as missed.
+
+const hourly = makeJob({ id: 'recut', schedule: '0 * * * *', timezone: 'UTC' });
+const fiveMinutely = { ...hourly, schedule: '*/5 * * * *' };
+
+describe('a schedule change', () => {
+  it('replays none of the new schedule’s runs before its first tick, and calls none missed', async () => {
+    const { client, tableName } = await faultableLedgerTable('deploy1');
+    const clock = new TestClock('2023-06-01T10:00:02Z');
+    const targets = new RecordingTargets();
+    const before = harness({ client, tableName, clock, jobs: [hourly], targets });
+    await before.dispatcher.handle(tickEvent(hourly.id, '2023-06-01T10:00:00Z'));
+    // Redeployed at 10:20 as */5; its first tick is 10:25.
+    clock.set('2023-06-01T10:25:01Z');
+    const after = harness({ client, tableName, clock, jobs: [fiveMinutely], targets });
+    await after.dispatcher.handle(tickEvent(fiveMinutely.id, '2023-06-01T10:25:00Z'));
+    await sweepMinutes(after, clock, '2023-06-01T10:26:00Z', '2023-06-01T10:31:00Z');
+    expect(targets.instants()).toEqual(['2023-06-01T10:00:00.000Z', '2023-06-01T10:25:00.000Z']);
+    expect(after.metrics.count(hourly.id, 'MissedRuns')).toBe(0);
+    expect(after.notifier.sent).toEqual([]);
+  });
+
+  it('replays nothing when a cold container’s first sweep meets the new schedule before any tick', async () => {
+    const { client, tableName } = await faultableLedgerTable('deploy2');
+    const clock = new TestClock('2023-06-01T10:00:02Z');
+    const targets = new RecordingTargets();
+    const before = harness({ client, tableName, clock, jobs: [hourly], targets });
+    await before.dispatcher.handle(tickEvent(hourly.id, '2023-06-01T10:00:00Z'));
+    await sweepMinutes(before, clock, '2023-06-01T10:01:00Z', '2023-06-01T10:19:00Z');
+    // Redeployed at 10:19:30 as */5: the new container's first sweep comes before any tick.
+    const after = harness({ client, tableName, clock, jobs: [fiveMinutely], targets });
+    for (const minute of ['20', '21', '22', '23', '24', '25', '26', '27', '28', '29', '30', '31']) {
+      await sweepMinutes(
+        after,
+        clock,
+        `2023-06-01T10:${minute}:00Z`,
+        `2023-06-01T10:${minute}:00Z`,
+      );
+      if (minute === '20' || minute === '25' || minute === '30') {
+        clock.set(`2023-06-01T10:${minute}:01Z`);
+        await after.dispatcher.handle(tickEvent(fiveMinutely.id, `2023-06-01T10:${minute}:00Z`));
+      }
+    }
+    expect(targets.instants()).toEqual([
+      '2023-06-01T10:00:00.000Z',
+      '2023-06-01T10:20:00.000Z',
+      '2023-06-01T10:25:00.000Z',
+      '2023-06-01T10:30:00.000Z',
+    ]);
+    expect(after.metrics.count(hourly.id, 'MissedRuns')).toBe(0);
+    expect(after.notifier.sent).toEqual([]);
+  });
+
+  it('keeps catching up under the same schedule when a deploy changes only the target', async () => {
+    const { client, tableName } = await faultableLedgerTable('deploy3');
+    const clock = new TestClock('2023-06-01T08:00:02Z');
+    const targets = new RecordingTargets();
+    const before = harness({ client, tableName, clock, jobs: [hourly], targets });
+    await before.dispatcher.handle(tickEvent(hourly.id, '2023-06-01T08:00:00Z'));
+    const moved = {
+      ...hourly,
+      target: { type: 'sqs' as const, arn: 'arn:aws:sqs:us-east-1:000000000000:other' },
+    };
+    clock.set('2023-06-01T10:00:02Z');
+    const after = harness({ client, tableName, clock, jobs: [moved], targets });
+    await after.dispatcher.handle(tickEvent(moved.id, '2023-06-01T10:00:00Z'));
+    expect(targets.instants()).toEqual([
+      '2023-06-01T08:00:00.000Z',
+      '2023-06-01T09:00:00.000Z',
+      '2023-06-01T10:00:00.000Z',
+    ]);
+  });
+});
+
+describe('a job removed from jobs.yaml', () => {
+  it('replays nothing of its absence when a later deploy lists it again', async () => {
+    const { client, tableName } = await faultableLedgerTable('deploy4');
+    const job = makeJob({ id: 'comes-back', schedule: '*/15 * * * *', timezone: 'UTC' });
+    const other = makeJob({ id: 'stays', schedule: '0 * * * *', timezone: 'UTC' });
+    const clock = new TestClock('2023-06-01T10:00:02Z');
+    const targets = new RecordingTargets();
+    const first = harness({ client, tableName, clock, jobs: [job, other], targets });
+    await first.dispatcher.handle(tickEvent(job.id, '2023-06-01T10:00:00Z'));
+    await sweepMinutes(first, clock, '2023-06-01T10:01:00Z', '2023-06-01T10:02:00Z');
+    // A deploy removes the job; its first sweep ends it.
+    const without = harness({ client, tableName, clock, jobs: [other], targets });
+    await sweepMinutes(without, clock, '2023-06-01T10:10:00Z', '2023-06-01T10:11:00Z');
+    expect((await without.ledger.getJobState(job.id))?.removedAt).toBeDefined();
+    // Seven days later a deploy lists it again; its first tick runs, nothing before it.
+    clock.set('2023-06-08T10:00:02Z');
+    const again = harness({ client, tableName, clock, jobs: [job, other], targets });
+    await again.dispatcher.handle(tickEvent(job.id, '2023-06-08T10:00:00Z'));
+    await sweepMinutes(again, clock, '2023-06-08T10:01:00Z', '2023-06-08T10:08:00Z');
+    expect(targets.instants()).toEqual(['2023-06-01T10:00:00.000Z', '2023-06-08T10:00:00.000Z']);
+    expect(again.metrics.count(job.id, 'MissedRuns')).toBe(0);
+    expect(again.notifier.sent).toEqual([]);
+  });
+});
