@@ -6,7 +6,8 @@
  * Per scenario: the jobs file and the faults plan are read by the loaders the CLI uses, the
  * real dispatcher, recorder and ledger run them on dynalite (`driveSystem`), and the model is
  * given the same history: the invocations the plan sent (ticks as they arrived, late or
- * twice; sweeps), the outages, pauses and targets of the plan, and the invocations that failed.
+ * twice, hostile ones among them; sweeps), the outages, pauses and targets of the plan, and the
+ * invocations that failed.
  * Every run's fate (status, reason, deliveries) and every notification are compared.
  *
  * Crashes and throttling fail an invocation half-way, which the model (whose invocations are all
@@ -17,7 +18,7 @@
  */
 import fc from 'fast-check';
 import { SETTLE_LIMIT_MS } from '../../cli/simulation/event-loop.ts';
-import { parseFaultPlan } from '../../cli/simulation/faults.ts';
+import { type FaultPlan, parseFaultPlan } from '../../cli/simulation/faults.ts';
 import { EVENT_DELAY_MS } from '../../cli/simulation/world.ts';
 import { parseJobsConfig } from '../../infra/config/load-jobs.ts';
 import {
@@ -63,11 +64,7 @@ export async function checkScenario(
   const cpu = process.cpuUsage();
   const jobsText = jobsYaml(scenario);
   const config = parseJobsConfig(jobsText, 'jobs.yaml');
-  const plan = parseFaultPlan(
-    faultsYaml(scenario),
-    'faults.yaml',
-    config.jobs.map((j) => j.id),
-  );
+  const plan = parseFaultPlan(faultsYaml(scenario), 'faults.yaml', config);
   const from = new Date(scenario.from);
   const to = new Date(windowEnd(scenario));
   const seen = await driveSystem({
@@ -85,7 +82,7 @@ export async function checkScenario(
       .filter((i) => i.kind === 'tick' && i.attempt === 1)
       .map((i) => ({ jobId: i.jobId ?? '', scheduledAt: i.scheduledAt, arrivesAt: i.arrivesAt })),
     outages: plan.outages,
-    pauses: plan.pauses.map((p) => ({ jobId: p.job, from: p.from, to: p.to, catchUp: false })),
+    pauses: plan.pauses.map((p) => modelPause(p, to)),
     failures: seen.failed,
     targets: plan.targets.map((t) => ({
       jobId: t.job,
@@ -115,6 +112,20 @@ const cpuMsSince = (start: NodeJS.CpuUsage) => {
   const used = process.cpuUsage(start);
   return (used.user + used.system) / 1000;
 };
+
+/**
+ * A pause of the plan as the model takes it. The simulation resumes a job only within the
+ * window: a pause that ends after it lasts past the window's end and its settling.
+ */
+function modelPause(pause: FaultPlan['pauses'][number], to: Date) {
+  const resumed = pause.to <= to;
+  return {
+    jobId: pause.job,
+    from: pause.from,
+    to: resumed ? pause.to : new Date(to.getTime() + SETTLE_LIMIT_MS + 60_000),
+    catchUp: resumed && pause.catchUp,
+  };
+}
 
 const fateText = (r: { status: string; reason: string | null; deliveries: number }) =>
   `${r.status}${r.reason ? `(${r.reason})` : ''}${r.deliveries > 1 ? ` ×${r.deliveries}` : ''}`;

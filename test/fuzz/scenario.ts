@@ -6,9 +6,11 @@
  * Jobs come from every cron form (names, steps, ranges, `L`, `W`, `#`, `H`, macros), in zones
  * with DST nights and with 30- and 45-minute offsets, under every catch-up policy, window and
  * maxRuns, both concurrencies and every target type. Histories are what the faults file
- * supports: outages, late ticks, duplicated ticks, failing and slow targets, operator pauses,
- * and (the `chaos` kind) crashes and throttling. Kinds the file does not have yet (deploys,
- * operator actions, hostile events) plug in as further members of {@link FuzzFaults}.
+ * supports: outages, late ticks, duplicated ticks, failing and slow targets, operator pauses
+ * (resumed with or without catch-up), hostile events, and (the `chaos` kind) crashes and
+ * throttling. The file's deploys and operator actions are not drawn yet: the model does not
+ * follow a job across deploys, nor backfills, redrives and discards; they plug in as further
+ * members of {@link FuzzFaults}.
  */
 import fc from 'fast-check';
 import { stringify } from 'yaml';
@@ -44,8 +46,34 @@ export interface FuzzFaults {
     readonly fail?: { readonly from: string; readonly to: string };
     readonly runtime?: string;
   }[];
-  readonly pauses: readonly { readonly job: string; readonly from: string; readonly to: string }[];
+  readonly pauses: readonly {
+    readonly job: string;
+    readonly from: string;
+    readonly to: string;
+    readonly catchUp?: boolean;
+  }[];
+  readonly hostile?: readonly HostileEntry[];
 }
+
+/** One entry of the plan's `hostile`: events nobody legitimate sends. */
+export type HostileEntry =
+  | {
+      readonly at: string;
+      readonly kind: 'ancient-tick' | 'future-tick';
+      readonly job: string;
+      readonly scheduledTime: string;
+    }
+  | {
+      readonly at: string;
+      readonly kind: 'forged-completion';
+      readonly job: string;
+      readonly run: string;
+      readonly outcome: 'succeeded' | 'failed';
+    }
+  | { readonly at: string; readonly kind: 'deep-event'; readonly depth: number; readonly to: Fn }
+  | { readonly at: string; readonly kind: 'huge-event'; readonly bytes: number; readonly to: Fn };
+
+type Fn = 'dispatcher' | 'recorder';
 
 /** One scenario: the window `(from, from + hours]`, its jobs, its faults, the tick copies. */
 export interface FuzzScenario {
@@ -266,15 +294,89 @@ function faultsArbitrary(fromMs: number, hours: number, jobs: readonly FuzzJob[]
           })
         : fc.constant(undefined),
       targets: fc.uniqueArray(target, { maxLength: 3, selector: (t) => t.job }),
-      pauses: fc.array(
+      // One pause a job at most: a second pause while paused changes nothing, and its resume
+      // would resume nothing.
+      pauses: fc.uniqueArray(
         fc
-          .record({ job, span: intervalIn(fromMs, hours, 240) })
-          .map(({ job: j, span }) => ({ job: j, ...span })),
-        { maxLength: 2 },
+          .record({ job, span: intervalIn(fromMs, hours, 240), catchUp: fc.boolean() })
+          .map(({ job: j, span, catchUp }) => ({
+            job: j,
+            ...span,
+            ...(catchUp ? { catchUp } : {}),
+          })),
+        { maxLength: 2, selector: (p) => p.job },
       ),
+      hostile: fc.array(hostileArbitrary(fromMs, hours, jobs), { maxLength: 3 }),
     },
     { requiredKeys: ['seed', 'outages', 'crashes', 'targets', 'pauses'] },
   );
+}
+
+/** Minutes of a duration the generator wrote (`10m`, `2h`). */
+const minutesOf = (text: string) => Number.parseInt(text, 10) * (text.endsWith('h') ? 60 : 1);
+
+/**
+ * Hostile events at some instant of the window: ticks older than their job's catch-up window
+ * or well ahead of the clock, forged completions of runs of tracked jobs, and events nested too
+ * deep or too big to read. The model's answer to each: nothing changes.
+ */
+function hostileArbitrary(fromMs: number, hours: number, jobs: readonly FuzzJob[]) {
+  const at = fc.integer({ min: 0, max: hours * 3600 });
+  const tracked = jobs.filter((j) => ['lambda', 'stepfunctions'].includes(j.target.type));
+  const minute = (ms: number) => new Date(Math.floor(ms / 60_000) * 60_000).toISOString();
+  const tick = fc
+    .record({
+      at,
+      job: fc.constantFrom(...jobs),
+      ancient: fc.boolean(),
+      byMinutes: fc.integer({ min: 2, max: 48 * 60 }),
+    })
+    .map(({ at: seconds, job, ancient, byMinutes }): HostileEntry => {
+      const atMs = fromMs + seconds * 1000;
+      const offsetMinutes = ancient ? -(minutesOf(job.catchup.window) + byMinutes) : byMinutes;
+      return {
+        at: instantAt(fromMs, seconds),
+        kind: ancient ? 'ancient-tick' : 'future-tick',
+        job: job.id,
+        scheduledTime: minute(atMs + offsetMinutes * 60_000),
+      };
+    });
+  const forged = fc
+    .record({
+      at,
+      job: fc.constantFrom(...(tracked.length > 0 ? tracked : jobs)),
+      runSeconds: fc.integer({ min: 0, max: hours * 3600 }),
+      outcome: some('succeeded', 'failed') as fc.Arbitrary<'succeeded' | 'failed'>,
+    })
+    .map(
+      ({ at: seconds, job, runSeconds, outcome }): HostileEntry => ({
+        at: instantAt(fromMs, seconds),
+        kind: 'forged-completion',
+        job: job.id,
+        run: minute(fromMs + runSeconds * 1000),
+        outcome,
+      }),
+    );
+  const to = some('dispatcher', 'recorder') as fc.Arbitrary<Fn>;
+  const unreadable = fc.oneof(
+    fc.record({ at, depth: fc.integer({ min: 300, max: 5_000 }), to }).map(
+      ({ at: s, depth, to: fn }): HostileEntry => ({
+        at: instantAt(fromMs, s),
+        kind: 'deep-event',
+        depth,
+        to: fn,
+      }),
+    ),
+    fc.record({ at, bytes: fc.integer({ min: 300_000, max: 600_000 }), to }).map(
+      ({ at: s, bytes, to: fn }): HostileEntry => ({
+        at: instantAt(fromMs, s),
+        kind: 'huge-event',
+        bytes,
+        to: fn,
+      }),
+    ),
+  );
+  return tracked.length > 0 ? fc.oneof(tick, forged, unreadable) : fc.oneof(tick, unreadable);
 }
 
 /**

@@ -318,9 +318,12 @@ function handle(world: World, inv: Invocation): void {
   else if (m && inv.pause) resumeWithCatchUp(world, m, inv.pause, inv.atMs);
 }
 
-/** §6 Pauses: a run due in `[pausedAt, end)` is skipped(paused). */
-function paused(m: JobModel, ms: number): boolean {
-  return m.pauses.some((p) => inside(p, ms));
+/**
+ * §6 Pauses: a run due in `[pausedAt, end)` is skipped(paused); once a pause is resumed with
+ * catch-up, its runs still undecided are the next gap's, like any other.
+ */
+function paused(m: JobModel, ms: number, nowMs: number): boolean {
+  return m.pauses.some((p) => inside(p, ms) && !(p.catchUp && nowMs >= p.to.getTime()));
 }
 
 /** The job's undecided runs from its first run up to `upToMs` (or just before it), oldest first. */
@@ -344,13 +347,14 @@ function tick(world: World, m: JobModel, sMs: number, nowMs: number): void {
   const run = m.byMs.get(sMs);
   const retentionMs = (world.scenario.retentionDays ?? 35) * 86_400_000;
   const maxAgeMs = Math.min(m.job.catchup.windowSeconds * 1000, retentionMs);
-  if (!run || nowMs - sMs > maxAgeMs) return;
+  // Older than its window or the ledger's memory, or beyond the clock skew (60 s) ahead.
+  if (!run || nowMs - sMs > maxAgeMs || sMs > nowMs + 60_000) return;
   // §6 Deploys: a job's first run starts it; its runs before it are not runs.
   m.sinceMs ??= sMs;
   if (sMs < m.sinceMs || decided(run)) return;
   const gap = undecided(m, sMs, true);
   if (gap.length > 0) decideGap(world, m, gap, nowMs, sMs);
-  if (paused(m, sMs)) {
+  if (paused(m, sMs, nowMs)) {
     skip(run, 'paused');
     return;
   }
@@ -405,8 +409,8 @@ function decideGap(
   const pastGrace = (r: ModelRun) => nowMs > r.ms + alarm.graceSeconds * 1000;
   const windowEndMs = atDecision ? upToMs : (gap.at(-1) as ModelRun).ms;
   const windowStartMs = windowEndMs - catchup.windowSeconds * 1000;
-  const live = gap.filter((r) => !paused(m, r.ms));
-  for (const r of gap) if (paused(m, r.ms)) skip(r, 'paused');
+  const live = gap.filter((r) => !paused(m, r.ms, nowMs));
+  for (const r of gap) if (paused(m, r.ms, nowMs)) skip(r, 'paused');
   const picks = policyPicks(m, gap, live, windowStartMs, nowMs);
   const missed: ModelRun[] = [];
   for (const r of live) {
@@ -446,28 +450,28 @@ function policyPicks(
 }
 
 /**
- * `resume --catch-up` at the end of a pause: the runs inside it are one gap under the job's
- * policy; the ones it picks are delivered, the others stay skipped(paused). Reading: a replay
- * an operator asked for is not missed, and spends no budget of a gap.
+ * `resume --catch-up` at the end of a pause: its runs not delivered (skipped for the pause, or
+ * undecided) are one gap under the job's policy, and the ones it picks are delivered now.
+ * Reading: a replay an operator asked for is not missed, and spends no budget of a gap.
  */
 function resumeWithCatchUp(world: World, m: JobModel, pause: ModelPause, nowMs: number): void {
   const runs = m.runs.filter(
     (r) => inside(pause, r.ms) && r.ms >= (m.sinceMs ?? Number.POSITIVE_INFINITY),
   );
-  const replayable = runs.filter((r) => !decided(r) || r.fate?.reason === 'paused');
   const newest = runs.at(-1);
   if (!newest) return;
-  const windowStartMs = newest.ms - m.job.catchup.windowSeconds * 1000;
-  const inWindow = replayable.filter((r) => r.ms >= windowStartMs);
+  const atDecision = world.scenario.deviations?.includes('window-at-decision');
+  const windowStartMs =
+    (atDecision ? pause.to.getTime() : newest.ms) - m.job.catchup.windowSeconds * 1000;
+  const replayable = runs.filter(
+    (r) => r.ms >= windowStartMs && (!decided(r) || r.fate?.reason === 'paused'),
+  );
   const { policy, maxRuns } = m.job.catchup;
   const picks =
-    policy === 'all' ? inWindow.slice(-maxRuns) : policy === 'latest' ? inWindow.slice(-1) : [];
-  for (const r of replayable) {
-    if (!picks.includes(r)) skip(r, 'paused');
-    else {
-      delete r.fate;
-      attempt(world, m, r, nowMs, false);
-    }
+    policy === 'all' ? replayable.slice(-maxRuns) : policy === 'latest' ? replayable.slice(-1) : [];
+  for (const r of picks) {
+    delete r.fate;
+    attempt(world, m, r, nowMs, false);
   }
 }
 
