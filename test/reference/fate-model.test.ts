@@ -192,7 +192,7 @@ describe('the fate model: gaps and catch-up', () => {
   });
 
   it('under none, skips every run of a gap and calls each missed, whenever it is decided', () => {
-    const none = fiveMinutely({ id: 'none', catchup: { policy: 'none' } });
+    const none = fiveMinutely({ id: 'none', catchup: { policy: 'none' }, alarm: patient });
     const { runs, notifications } = fateOf(
       scenario([none], { ticks: without(onTimeTicks(none, from, to, 200), '10:05') }),
     );
@@ -268,7 +268,70 @@ describe('the fate model: pauses', () => {
   });
 });
 
+describe('the fate model: a pause resumed with catch-up', () => {
+  it('leaves the pause’s undecided runs to the next gap, after delivering what the policy picks', () => {
+    const job = fiveMinutely({ id: 'five', catchup: { maxRuns: 1 }, alarm: patient });
+    const pause = { jobId: 'five', from: at('10:12'), to: at('10:30'), catchUp: true };
+    // No tick of the pause comes in, so nothing decides its runs before the resume.
+    const ticks = without(onTimeTicks(job, from, to, 200), '10:15', '10:20', '10:25');
+    const { runs, notifications } = fateOf(scenario([job], { ticks, pauses: [pause] }));
+    // The resume replays the newest, 10:25; the 10:30 tick then decides 10:15 and 10:20 as a
+    // gap of its own, under maxRuns 1.
+    expect(summary(runs.slice(2, 6))).toEqual({
+      '10:15': 'max-runs',
+      '10:20': 'delivered',
+      '10:25': 'delivered',
+      '10:30': 'delivered',
+    });
+    expect(notifications).toMatchObject([
+      { kind: 'missed', runs: 1, first: at('10:15').toISOString() },
+    ]);
+  });
+});
+
+describe('the fate model: the system’s known readings, taken instead of the model’s', () => {
+  const lost = (job: JobDefinition, ...hhmm: string[]) =>
+    without(onTimeTicks(job, from, to, 200), ...hhmm);
+
+  it('window-at-decision: ends a tick’s window at its own run', () => {
+    const narrow = fiveMinutely({ id: 'narrow', catchup: { windowSeconds: 600 }, alarm: patient });
+    const s = scenario([narrow], { ticks: lost(narrow, '10:05', '10:10', '10:15', '10:20') });
+    const { runs } = fateOf({ ...s, deviations: ['window-at-decision'] });
+    // The 10:25 tick: the window is [10:15, 10:25].
+    expect(summary(runs.slice(0, 4))).toEqual({
+      '10:05': 'outside-window',
+      '10:10': 'outside-window',
+      '10:15': 'delivered',
+      '10:20': 'delivered',
+    });
+  });
+
+  it('missed-past-grace: calls a skipped run missed only once its grace has passed', () => {
+    const none = fiveMinutely({ id: 'none', catchup: { policy: 'none' }, alarm: patient });
+    const s = scenario([none], { ticks: lost(none, '10:05') });
+    expect(fateOf({ ...s, deviations: ['missed-past-grace'] }).notifications).toEqual([]);
+  });
+
+  it('budget-until-no-gap: renews a gap’s budget only on a tick that found no gap', () => {
+    const job = fiveMinutely({ id: 'five', catchup: { maxRuns: 2 }, alarm: patient });
+    const s = scenario([job], { ticks: lost(job, '10:05', '10:10', '10:15', '10:25', '10:30') });
+    const { runs } = fateOf({ ...s, deviations: ['budget-until-no-gap'] });
+    expect(summary(runs.slice(4, 6))).toEqual({ '10:25': 'max-runs', '10:30': 'max-runs' });
+  });
+});
+
 describe('the fate model: instants that are not runs', () => {
+  it('ignores a tick of a run more than the clock skew (60 s) ahead of it', () => {
+    const job = fiveMinutely({ id: 'five', catchup: { policy: 'none' }, alarm: patient });
+    const early = { jobId: 'five', scheduledAt: at('10:45'), arrivesAt: at('10:20', 1) };
+    const { runs, notifications } = fateOf(
+      scenario([job], { ticks: [...onTimeTicks(job, from, to, 200), early] }),
+    );
+    // Read, it would have delivered 10:45 at 10:20 and skipped 10:25-10:40 as its gap.
+    expect(runs.every((r) => r.status === 'delivered')).toBe(true);
+    expect(notifications).toEqual([]);
+  });
+
   it('starts a fresh job at its first tick: runs before it are not runs, and never missed', () => {
     const job = fiveMinutely();
     const ticks = without(onTimeTicks(job, from, to, 200), '10:05', '10:10');
