@@ -231,7 +231,8 @@ export interface FuzzReport {
   readonly shrinking: FuzzTotals;
   /** The whole session's CPU time, the fuzzer's own included. */
   readonly cpuMinutes: number;
-  readonly failures: readonly ScenarioResult[];
+  /** Each failing seed, with the smallest scenario its shrinking reached. */
+  readonly failures: readonly { readonly seed: number; readonly smallest: ScenarioResult }[];
 }
 
 const noTotals = (): FuzzTotals => ({
@@ -262,14 +263,14 @@ export interface FuzzOptions {
  *
  * @example
  * const report = await fuzz({ seed: 1, budgetMs: 60_000 });
- * report.failures.map((f) => f.violations) //=> [] when the system keeps §6
+ * report.failures.map((f) => f.smallest.violations) //=> [] when the system keeps §6
  */
 export async function fuzz(options: FuzzOptions): Promise<FuzzReport> {
   const started = Date.now();
   const cpu = process.cpuUsage();
   const drawn = noTotals();
   const shrinking = noTotals();
-  const failures: ScenarioResult[] = [];
+  const failures: { seed: number; smallest: ScenarioResult }[] = [];
   const arbitrary = scenarioArbitrary(options.limits ?? DEFAULT_LIMITS);
   for (let seed = options.seed; Date.now() - started < options.budgetMs; seed++) {
     const found = await checkSeed(arbitrary, {
@@ -286,7 +287,7 @@ export async function fuzz(options: FuzzOptions): Promise<FuzzReport> {
         options.onScenario?.(result, shrunk);
       },
     });
-    if (found) failures.push(found);
+    if (found) failures.push({ seed, smallest: found });
   }
   return { drawn, shrinking, cpuMinutes: cpuMsSince(cpu) / 60_000, failures };
 }

@@ -230,6 +230,35 @@ describe('the fate model: gaps and catch-up', () => {
   });
 });
 
+describe('the fate model: the sweep catching up after an outage', () => {
+  it('walks the missed minutes half an hour at a time, so runs found together are one gap', () => {
+    const minutely = makeJob({
+      id: 'minutely',
+      schedule: '* * * * *',
+      timezone: 'UTC',
+      alarm: { graceSeconds: 60 },
+    });
+    const end = at('11:10');
+    // No invocation from 10:00:30 to 11:00:30; then the ticks of 11:01-11:03 are ten minutes late.
+    const ticks = onTimeTicks(minutely, from, end, 200).map((t) =>
+      t.scheduledAt > at('11:00') && t.scheduledAt <= at('11:03')
+        ? { ...t, arrivesAt: new Date(t.arrivesAt.getTime() + 600_000) }
+        : t,
+    );
+    const outages = [{ from: at('10:00', 30), to: at('11:00', 30) }];
+    const { notifications } = fateOf(scenario([minutely], { to: end, ticks, outages }));
+    // 11:01: the first half hour has undecided runs: everything overdue (10:01-11:00). 11:02:
+    // the second half hour, nothing new. 11:03: the minutes since, 11:01 and 11:02. 11:04: 11:03.
+    expect(notifications.map((n) => [n.runs, n.first.slice(11, 16), n.last.slice(11, 16)])).toEqual(
+      [
+        [60, '10:01', '11:00'],
+        [2, '11:01', '11:02'],
+        [1, '11:03', '11:03'],
+      ],
+    );
+  });
+});
+
 describe('the fate model: pauses', () => {
   const job = fiveMinutely();
   const pause = { jobId: 'five', from: at('10:12'), to: at('10:30'), catchUp: false };

@@ -180,6 +180,8 @@ interface World {
   readonly scenario: FateScenario;
   readonly jobs: readonly JobModel[];
   readonly notifications: OwedNotification[];
+  /** The sweep instants checked so far (architecture.md §7, The sweep). */
+  sweptToMs: number;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -199,6 +201,7 @@ export function fateOf(scenario: FateScenario): FateResult {
     scenario,
     jobs: scenario.jobs.filter((j) => j.enabled).map((job) => jobModel(scenario, job)),
     notifications: [],
+    sweptToMs: scenario.from.getTime(),
   };
   const queue = invocations(scenario);
   for (let inv = queue.shift(); inv; inv = queue.shift()) {
@@ -367,16 +370,22 @@ function tick(world: World, m: JobModel, sMs: number, nowMs: number): void {
 }
 
 /**
- * The one-minute sweep at M: per job, the runs overdue at M (due and past their grace, `at <=
- * M − grace`) that no one decided are one gap, decided in one go (Reading: as soon as a sweep
- * sees them); then delivery retries whose time came, and `stuck` runs.
+ * The one-minute sweep at M. It looks at the sweep instants since the last one it checked, at
+ * most 30 minutes of them and never more than a day back (architecture.md §7): a job with an
+ * undecided run due there (at an instant up to one of them minus the job's grace) has its
+ * overdue runs (`at <= M − grace`) that no one decided decided as one gap, in one go. Then
+ * delivery retries whose time came, and `stuck` runs.
  */
 function sweep(world: World, mMs: number, nowMs: number): void {
+  const fromMs = Math.min(mMs, Math.max(world.sweptToMs, mMs - 86_400_000));
+  const toMs = Math.min(mMs, fromMs + 30 * MINUTE_MS);
+  world.sweptToMs = Math.max(world.sweptToMs, toMs);
   for (const m of world.jobs) {
     if (m.sinceMs === undefined) continue;
-    const dueMs = mMs - m.job.alarm.graceSeconds * 1000;
-    const gap = undecided(m, dueMs, false);
-    if (gap.length > 0) decideGap(world, m, gap, nowMs, dueMs);
+    const graceMs = m.job.alarm.graceSeconds * 1000;
+    const seen = undecided(m, toMs - graceMs, false).some((r) => r.ms > fromMs - graceMs);
+    const dueMs = mMs - graceMs;
+    if (seen) decideGap(world, m, undecided(m, dueMs, false), nowMs, dueMs);
   }
   for (const m of world.jobs) {
     for (const r of [...m.watched]) {

@@ -2,8 +2,9 @@
 // plan) held against the model of docs/semantics.md §6 (test/reference/fate-model.ts), on a
 // fixed set of seeded scenarios: every run's fate and every notification as the model says.
 // `npm run fuzz` draws new ones for as long as it is given. The disagreements found so far
-// are kept as fixtures (test/fixtures/fuzz/): each is pinned exactly, and shown to be nothing
-// but the system's reading of §6 it is named after.
+// are kept as fixtures (test/fixtures/fuzz/), each pinned exactly: what the system does against
+// the model, and what is left of it once the model reads §6 as the system is known to (the
+// fixture's deviations); nothing is left of a known reading, a bug stays.
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { checkScenario, checkSeed, reproduction } from '../../fuzz/fuzzer.ts';
@@ -31,6 +32,8 @@ interface Disagreement {
   readonly deviations: readonly Deviation[];
   readonly summary: string;
   readonly violations: readonly string[];
+  /** The violations left with the deviations taken. */
+  readonly remaining: readonly string[];
   readonly scenario: FuzzScenario;
 }
 
@@ -44,10 +47,11 @@ const disagreements = readdirSync(FIXTURES)
 
 describe('the disagreements between the system and §6 found so far', () => {
   it.each(disagreements)(
-    '%s: the system still disagrees with the model exactly so, and only because it reads §6 that way',
+    '%s: the system still disagrees with the model exactly so, also once its known readings are taken',
     async (_, fixture) => {
       expect((await checkScenario(fixture.scenario)).violations).toEqual(fixture.violations);
-      expect((await checkScenario(fixture.scenario, fixture.deviations)).violations).toEqual([]);
+      const known = await checkScenario(fixture.scenario, fixture.deviations);
+      expect(known.violations).toEqual(fixture.remaining);
     },
   );
 });
