@@ -14,7 +14,7 @@
  */
 import fc from 'fast-check';
 import { stringify } from 'yaml';
-import { zoneTransitions } from '../../functions/schedule/index.ts';
+import { occurrencesBetween, zoneTransitions } from '../../functions/schedule/index.ts';
 
 /** One entry of `jobs.yaml`, as written there. */
 export interface FuzzJob {
@@ -389,18 +389,22 @@ function hostileArbitrary(fromMs: number, hours: number, jobs: readonly FuzzJob[
 export function scenarioArbitrary(
   limits: ScenarioLimits = DEFAULT_LIMITS,
 ): fc.Arbitrary<FuzzScenario> {
-  const window = fc.record({
-    anchor: fc.constantFrom(...ANCHORS),
-    leadMinutes: fc.integer({ min: 0, max: 12 * 60 }),
-    hours: fc.integer({ min: 1, max: limits.maxHours }),
-    drafts: fc.array(jobArbitrary, { minLength: 1, maxLength: limits.maxJobs }),
-    chaos: limits.chaos
-      ? weighted([3, fc.constant(false)], [1, fc.constant(true)])
-      : fc.constant(false),
-  });
-  return window.chain(({ anchor, leadMinutes, hours, drafts, chaos }) => {
-    const fromMs = Math.floor(anchor / MINUTE_MS) * MINUTE_MS - leadMinutes * MINUTE_MS;
-    const jobs = drafts.map((d, i) => jobOf(i, d));
+  const window = fc
+    .record({
+      anchor: fc.constantFrom(...ANCHORS),
+      leadMinutes: fc.integer({ min: 0, max: 12 * 60 }),
+      drafts: fc.array(jobArbitrary, { minLength: 1, maxLength: limits.maxJobs }),
+      chaos: limits.chaos
+        ? weighted([3, fc.constant(false)], [1, fc.constant(true)])
+        : fc.constant(false),
+    })
+    .chain((w) => {
+      const fromMs = Math.floor(w.anchor / MINUTE_MS) * MINUTE_MS - w.leadMinutes * MINUTE_MS;
+      const jobs = w.drafts.map((d, i) => jobOf(i, d));
+      const maxHours = Math.min(limits.maxHours, hoursFor(jobs, fromMs));
+      return fc.integer({ min: 1, max: maxHours }).map((hours) => ({ ...w, fromMs, jobs, hours }));
+    });
+  return window.chain(({ fromMs, jobs, hours, chaos }) => {
     return faultsArbitrary(fromMs, hours, jobs, chaos).chain((faults) =>
       // Copies of one tick race for the claim; with crashes, throttling or failing targets one
       // copy each, so the model can be told which invocation failed and which attempt it was.
@@ -418,6 +422,20 @@ export function scenarioArbitrary(
       ),
     );
   });
+}
+
+/** Most ticks of runs a scenario's window may hold: a window of frequent jobs is shorter. */
+const MAX_RUNS_PER_SCENARIO = 1_500;
+
+/** The longest window, in hours, whose jobs run at most {@link MAX_RUNS_PER_SCENARIO} times. */
+function hoursFor(jobs: readonly FuzzJob[], fromMs: number): number {
+  const from = new Date(fromMs);
+  const to = new Date(fromMs + 86_400_000);
+  const perDay = jobs.reduce((sum, j) => {
+    const spec = { cron: j.schedule, timezone: j.timezone, jobId: j.id };
+    return sum + occurrencesBetween(spec, from, to).length;
+  }, 0);
+  return Math.max(1, Math.floor((MAX_RUNS_PER_SCENARIO * 24) / Math.max(1, perDay)));
 }
 
 /** The plan without the optional parts the draw left out. */

@@ -6,8 +6,9 @@
 // the model, and what is left of it once the model reads §6 as the system is known to (the
 // fixture's deviations); nothing is left of a known reading, a bug stays.
 import { readdirSync, readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkScenario, checkSeed, reproduction } from '../../fuzz/fuzzer.ts';
+import { checkScenario, reproduction } from '../../fuzz/fuzzer.ts';
 import { type FuzzScenario, scenarioArbitrary } from '../../fuzz/scenario.ts';
 import type { Deviation } from '../../reference/fate-model.ts';
 
@@ -16,14 +17,17 @@ const SUITE = scenarioArbitrary({ maxJobs: 4, maxHours: 8, chaos: true });
 
 /** Seeds whose scenarios the system passes, among them outages, late and duplicated ticks,
  * failing and slow targets, pauses, forbid jobs, crashes and throttling. */
-const SEEDS = [1, 2, 3, 5, 7, 8, 10, 11, 12, 13, 16, 17, 18, 19, 20, 21, 22, 23, 26, 27, 28, 30];
+const SEEDS = [4, 5, 8, 9, 12, 14, 15, 16, 18, 19, 20, 21, 22, 24, 27, 30, 35, 39, 40];
 
 describe('the real system against the model of §6, on seeded scenarios', () => {
   it.each(SEEDS)(
     'seed %i: every run ends in the fate the model gives it, with the notifications it owes',
     async (seed) => {
-      const failure = await checkSeed(SUITE, { seed, shrinkMs: 1 });
-      expect(failure && reproduction(failure)).toBeUndefined();
+      const [scenario] = fc.sample(SUITE, { seed, numRuns: 1 });
+      const result = await checkScenario(scenario as FuzzScenario);
+      expect(result.violations.length > 0 ? reproduction(result) : undefined).toBeUndefined();
+      // The scenario did run: the system handled its ticks and sweeps.
+      expect(result.operations.invocations).toBeGreaterThan(0);
     },
   );
 });
@@ -50,6 +54,7 @@ describe('the disagreements between the system and §6 found so far', () => {
     '%s: the system still disagrees with the model exactly so, also once its known readings are taken',
     async (_, fixture) => {
       expect((await checkScenario(fixture.scenario)).violations).toEqual(fixture.violations);
+      if (fixture.deviations.length === 0) return;
       const known = await checkScenario(fixture.scenario, fixture.deviations);
       expect(known.violations).toEqual(fixture.remaining);
     },
