@@ -35,7 +35,10 @@ export interface CatchupRequest {
   readonly upTo: Date;
   /** The tick's own run, when a tick started the catch-up (it is delivered whatever the policy). */
   readonly own?: Occurrence;
-  /** Runs the sweep found undecided at or before the watermark (a writer died in between). */
+  /**
+   * Runs the sweep found at or before the watermark with no item and in no gap's range (a
+   * writer died in between).
+   */
   readonly orphans?: readonly Occurrence[];
   /**
    * A run newer than `upTo` is due already (its tick is within its grace): under `latest`
@@ -85,12 +88,13 @@ export async function catchUpJob(
  *                        in one range item; a run inside a pause: skipped(paused)
  * ```
  *
- * The gap's policy budget is shared by every catch-up until a tick delivers its own run on time
- * (the job state's `gapCaughtUp`), so the tick and the sweep, whichever comes first, and the
+ * The gap's policy budget is shared by every catch-up until a tick delivers its own run (the
+ * job state's `gapCaughtUp`), so the tick and the sweep, whichever comes first, and the
  * sweep's chunks, never deliver more than `maxRuns` of one gap. The watermark moves to `upTo`
- * only when every run was decided: a catch-up that fails half-way gives the lease back and
- * leaves the watermark, so the retry of its event, or the next tick, decides the same runs
- * again (the conditional writes make that harmless).
+ * once every skip is recorded, before the deliveries: a catch-up that fails before gives the
+ * lease back and leaves the watermark, so the retry of its event, or the next tick, decides the
+ * same runs again (the conditional writes make that harmless); one that fails delivering leaves
+ * orphans, which the sweep delivers.
  *
  * @example
  * await catchUpUnderLease(ctx, job, { upTo, origin: 'sweep' })
@@ -105,21 +109,47 @@ export async function catchUpUnderLease(
   const leaseUntilEpochMs = nowEpochMs + ctx.options.leaseSeconds * 1000;
   const state = await ctx.ledger.acquireCatchup(job.id, nowEpochMs, leaseUntilEpochMs);
   if (!state) return undefined;
+  const { plan, incident } = await decideGap(ctx, job, request, state, leaseUntilEpochMs);
+  const outcomes: RunOutcome[] = ownSkipped(job, request, plan);
+  for (const occurrence of plan.deliver) {
+    const run = planned(job, occurrence, request, isMissedRun(ctx, job, occurrence, request));
+    outcomes.push(await deliverRun(ctx, withIncident(run, incident)));
+  }
+  return outcomes;
+}
+
+/**
+ * Plans the gap, records its skips and range, then moves W and records the budget spent, all
+ * before any delivery: a dispatcher that dies delivering leaves runs at or before W with no
+ * item, which the sweep delivers as orphans, and never a budget that a later catch-up of the
+ * same gap spends again. Gives the lease back whatever happens.
+ */
+async function decideGap(
+  ctx: CoreContext,
+  job: JobDefinition,
+  request: CatchupRequest,
+  state: JobStateItem,
+  leaseUntilEpochMs: number,
+): Promise<{ plan: GapPlan; incident: MissedIncident | undefined }> {
   let finished: { upTo: Date; gapCaughtUp: number } | undefined;
   try {
     const plan = await planGap(ctx, job, state, request);
     const incident = missedIncident(ctx, job, plan, request);
     await recordSkips(ctx, job, request, plan, incident);
-    const outcomes: RunOutcome[] = ownSkipped(job, request, plan);
-    for (const occurrence of plan.deliver) {
-      const run = planned(job, occurrence, request, isMissedRun(ctx, job, occurrence, request));
-      outcomes.push(await deliverRun(ctx, withIncident(run, incident)));
-    }
-    finished = { upTo: request.upTo, gapCaughtUp: (state.gapCaughtUp ?? 0) + plan.caughtUp };
-    return outcomes;
+    finished = { upTo: request.upTo, gapCaughtUp: budgetSpent(state, request, plan) };
+    return { plan, incident };
   } finally {
     await ctx.ledger.finishCatchup(job.id, leaseUntilEpochMs, finished);
   }
+}
+
+/**
+ * The gap's budget spent once this catch-up delivers: a tick that delivers its own run ends the
+ * gap, so the next one has a budget of its own.
+ */
+function budgetSpent(state: JobStateItem, request: CatchupRequest, plan: GapPlan): number {
+  if (plan.deliver.some((o) => isSame(o, request.own))) return 0;
+  return (state.gapCaughtUp ?? 0) + plan.caughtUp;
 }
 
 /** The tick's own run's outcome when its pause skipped it (the delivered ones come after). */
@@ -216,7 +246,7 @@ async function planGap(
       undecided.length < scan.candidates.length);
   const deliver = passLatest ? [] : undecided;
   const dropped = passLatest ? undecided : [];
-  const orphans = await liveOrphans(ctx, job, request, scan.windowStartMs, pauses);
+  const orphans = liveOrphans(request, scan.windowStartMs, pauses);
   const own = request.own && !inPause(pauses, request.own.at.getTime()) ? [request.own] : [];
   return {
     deliver: [...orphans, ...deliver, ...own],
@@ -262,26 +292,18 @@ function rangeOf(
 }
 
 /**
- * The sweep's orphans (runs at or before W with no item: a tick moved W and died before its
- * claim) that are still to deliver: inside the window, not paused, and not in a gap's range.
+ * The sweep's orphans (runs at or before W with no item and in no gap's range: a dispatcher
+ * moved W and died before its claim) that are still to deliver: inside the window, not paused.
  */
-async function liveOrphans(
-  ctx: CoreContext,
-  job: JobDefinition,
+function liveOrphans(
   request: CatchupRequest,
   windowStartMs: number,
   pauses: readonly PauseSpan[],
-): Promise<Occurrence[]> {
-  const live: Occurrence[] = [];
-  let range: SkipRange | undefined;
-  for (const o of uniqueSorted(request.orphans ?? [])) {
+): Occurrence[] {
+  return uniqueSorted(request.orphans ?? []).filter((o) => {
     const ms = o.at.getTime();
-    if (ms < windowStartMs || inPause(pauses, ms)) continue;
-    if (range && ms > range.afterMs && ms < range.beforeMs) continue;
-    range = await ctx.ledger.findSkipRange(job.id, o.at);
-    if (!range) live.push(o);
-  }
-  return live;
+    return ms >= windowStartMs && !inPause(pauses, ms);
+  });
 }
 
 function uniqueSorted(occurrences: readonly Occurrence[]): Occurrence[] {
@@ -301,9 +323,7 @@ function missedIncident(
 ): MissedIncident | undefined {
   const missed = [
     ...plan.deliver.filter((o) => isMissedRun(ctx, job, o, request)),
-    ...plan.skips
-      .filter((s) => s.reason !== 'paused' && isMissed(ctx, job, s.occurrence))
-      .map((s) => s.occurrence),
+    ...plan.skips.filter((s) => s.reason !== 'paused').map((s) => s.occurrence),
   ].sort((a, b) => a.at.getTime() - b.at.getTime());
   const carrier = missed.at(-1);
   if (!carrier) return undefined;
@@ -337,7 +357,8 @@ async function recordSkips(
   const ttlEpochSec = Math.floor(nowEpochMs / 1000) + ctx.options.retentionDays * 86_400;
   if (plan.range) await recordRange(ctx, job, plan.range, ttlEpochSec);
   for (const { occurrence, reason } of plan.skips) {
-    const missed = reason !== 'paused' && isMissed(ctx, job, occurrence);
+    // A run the gap skips was not run: missed, unless a pause skipped it.
+    const missed = reason !== 'paused';
     const run = withIncident(planned(job, occurrence, request, missed), incident);
     const record: SkipRecord = {
       key: run.key,

@@ -1,4 +1,4 @@
-import { type JobStateItem, openShards } from '#ledger/index.ts';
+import { type JobStateItem, openShards, type SkipRange } from '#ledger/index.ts';
 import { type JobDefinition, scheduleSpecOf } from '#shared/job.ts';
 import {
   nextOccurrences,
@@ -311,12 +311,39 @@ async function catchUpJobRuns(
     await ctx.ledger.resume(job.id, { at: pauseEndAt(state, ctx.clock()), catchUp: false });
   }
   const watermarkMs = Date.parse(state.watermarkAt ?? state.sinceAt);
+  const orphans = await unranged(
+    ctx,
+    job,
+    live.filter((o) => o.at.getTime() <= watermarkMs),
+  );
+  // Every run found is one a gap's range decided: nothing is undecided.
+  if (orphans.length === 0 && live.every((o) => o.at.getTime() <= watermarkMs)) return [];
   return catchUpUnderLease(ctx, job, {
     upTo,
-    orphans: live.filter((o) => o.at.getTime() <= watermarkMs),
+    orphans,
     newerDue: newerRunDue(job, upTo, ctx.clock()),
     origin: 'sweep',
   });
+}
+
+/**
+ * The runs at or before W that no gap's range stands for (oldest first): one range lookup per
+ * range, not per run.
+ */
+async function unranged(
+  ctx: CoreContext,
+  job: JobDefinition,
+  runs: readonly Occurrence[],
+): Promise<Occurrence[]> {
+  const left: Occurrence[] = [];
+  let range: SkipRange | undefined;
+  for (const o of [...runs].sort((a, b) => a.at.getTime() - b.at.getTime())) {
+    const ms = o.at.getTime();
+    if (range && ms > range.afterMs && ms < range.beforeMs) continue;
+    range = await ctx.ledger.findSkipRange(job.id, o.at);
+    if (!range) left.push(o);
+  }
+  return left;
 }
 
 /** Another dispatcher is catching these jobs up: this sweep's minutes are checked again. */

@@ -1,7 +1,7 @@
 import { inLastPause, type JobStateItem, reasonInRange } from '#ledger/index.ts';
 import { type JobDefinition, scheduleIdOf, scheduleSpecOf } from '#shared/job.ts';
 import { type Occurrence, occurrencesBetween } from '../schedule/index.ts';
-import { catchUpJob } from './catch-up.ts';
+import { catchUpJob, catchUpUnderLease } from './catch-up.ts';
 import {
   type CoreContext,
   deliverRun,
@@ -236,10 +236,9 @@ async function paused(
     // Nothing undecided before it, and due inside the pause: the cheap skip.
     const watermarkMs = Date.parse(state.watermarkAt ?? state.sinceAt ?? '');
     const noGap = previous === undefined || watermarkMs >= previous.at.getTime();
-    if (noGap && own.at.getTime() >= Date.parse(state.pausedAt ?? '')) {
-      return [await skipPaused(ctx, job, own, state)];
-    }
-    return catchUpJob(ctx, job, { upTo: own.at, own, origin: 'tick' });
+    const ownPaused = own.at.getTime() >= Date.parse(state.pausedAt ?? '');
+    if (noGap && ownPaused) return [await skipPaused(ctx, job, own, state)];
+    return catchUpAround(ctx, job, own, state, ownPaused);
   }
   // A pause by jobs.yaml ends with the deploy that enables the job, whose first tick this is.
   const endedAt =
@@ -254,15 +253,36 @@ async function paused(
     by: state.pausedBy === CONFIG_PAUSED_BY ? 'jobs.yaml enables the job' : 'the pause ended',
   });
   // The runs since W, those of the pause skipped(paused), and S itself unless it fell in it.
-  return catchUpJob(ctx, job, { upTo: own.at, own, origin: 'tick' });
+  const ownPaused = Date.parse(state.pausedAt ?? '') <= own.at.getTime() && own.at < endedAt;
+  return catchUpAround(ctx, job, own, state, ownPaused);
 }
 
-/** Records a run of a paused job as skipped(paused) and moves the watermark past it. */
+/**
+ * The catch-up of a paused job's gap before S, and S; when another dispatcher holds the
+ * catch-up lease, S alone: skipped(paused) if it is due inside the pause (W stays for the
+ * holder to move), delivered otherwise.
+ */
+async function catchUpAround(
+  ctx: CoreContext,
+  job: JobDefinition,
+  own: Occurrence,
+  state: JobStateItem,
+  ownPaused: boolean,
+): Promise<RunOutcome[]> {
+  const request = { upTo: own.at, own, origin: 'tick' } as const;
+  const decided = await catchUpUnderLease(ctx, job, request);
+  if (decided) return decided;
+  if (ownPaused) return [await skipPaused(ctx, job, own, state, false)];
+  return [await deliverRun(ctx, tickRun(job, own))];
+}
+
+/** Records a run of a paused job as skipped(paused) and (unless told not to) moves W past it. */
 export async function skipPaused(
   ctx: CoreContext,
   job: JobDefinition,
   occurrence: Occurrence,
   state: JobStateItem,
+  moveWatermark = true,
 ): Promise<RunOutcome> {
   const run = tickRun(job, occurrence);
   const nowEpochMs = ctx.clock().getTime();
@@ -281,7 +301,7 @@ export async function skipPaused(
     outboxLeaseUntilEpochMs: nowEpochMs,
     ttlEpochSec: Math.floor(nowEpochMs / 1000) + ctx.options.retentionDays * 86_400,
   });
-  await ctx.ledger.advanceWatermark(job.id, occurrence.at);
+  if (moveWatermark) await ctx.ledger.advanceWatermark(job.id, occurrence.at);
   if (recorded) {
     ctx.metrics.job(job.id, 'SkippedPaused');
     ctx.logger.info('skipped', logFields(run, { decision: 'skipped-paused', detail }));

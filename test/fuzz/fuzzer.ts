@@ -22,7 +22,6 @@ import { type FaultPlan, parseFaultPlan } from '../../cli/simulation/faults.ts';
 import { EVENT_DELAY_MS } from '../../cli/simulation/world.ts';
 import { parseJobsConfig } from '../../infra/config/load-jobs.ts';
 import {
-  type Deviation,
   type FateResult,
   type FateScenario,
   fateOf,
@@ -57,10 +56,7 @@ export interface ScenarioResult {
  * @example
  * (await checkScenario(scenario)).violations //=> [] when the system keeps §6
  */
-export async function checkScenario(
-  scenario: FuzzScenario,
-  deviations: readonly Deviation[] = [],
-): Promise<ScenarioResult> {
+export async function checkScenario(scenario: FuzzScenario): Promise<ScenarioResult> {
   const cpu = process.cpuUsage();
   const jobsText = jobsYaml(scenario);
   const config = parseJobsConfig(jobsText, 'jobs.yaml');
@@ -92,7 +88,6 @@ export async function checkScenario(
     latencyMs: EVENT_DELAY_MS,
     settleMs: SETTLE_LIMIT_MS,
     retentionDays: config.retentionDays,
-    deviations,
   };
   const chaos = plan.crashes.length > 0 || plan.throttling !== undefined;
   const model = fateOf(history);
@@ -250,8 +245,6 @@ export interface FuzzOptions {
   readonly budgetMs: number;
   readonly shrinkMs?: number;
   readonly limits?: ScenarioLimits;
-  /** Known disagreements to look past: the model takes the system's reading there. */
-  readonly deviations?: readonly Deviation[];
   /** Called after each scenario. */
   readonly onScenario?: (result: ScenarioResult, shrinking: boolean) => void;
 }
@@ -276,7 +269,6 @@ export async function fuzz(options: FuzzOptions): Promise<FuzzReport> {
     const found = await checkSeed(arbitrary, {
       seed,
       shrinkMs: options.shrinkMs ?? 120_000,
-      deviations: options.deviations ?? [],
       onScenario(result, shrunk) {
         const totals = shrunk ? shrinking : drawn;
         totals.scenarios++;
@@ -297,7 +289,6 @@ export interface SeedCheck {
   readonly seed: number;
   /** How long fast-check may shrink a failing scenario. */
   readonly shrinkMs: number;
-  readonly deviations?: readonly Deviation[];
   readonly onScenario?: (result: ScenarioResult, shrinking: boolean) => void;
 }
 
@@ -314,7 +305,7 @@ export async function checkSeed(
 ): Promise<ScenarioResult | undefined> {
   let smallest: ScenarioResult | undefined;
   const property = fc.asyncProperty(arbitrary, async (scenario) => {
-    const result = await checkScenario(scenario, check.deviations);
+    const result = await checkScenario(scenario);
     check.onScenario?.(result, smallest !== undefined);
     if (result.violations.length === 0) return true;
     smallest = result;

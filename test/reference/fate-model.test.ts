@@ -128,7 +128,7 @@ describe('the fate model: gaps and catch-up', () => {
     ]);
   });
 
-  it('gives the next gap a budget of its own once a tick delivered its own run on time', () => {
+  it('gives the next gap a budget of its own once a tick delivered its own run', () => {
     const ticks = without(
       onTimeTicks(patientJob, from, to, 200),
       '10:05',
@@ -138,7 +138,7 @@ describe('the fate model: gaps and catch-up', () => {
       '10:30',
     );
     const { runs } = fateOf(scenario([patientJob], { ticks }));
-    // The 10:20 tick spends the budget on 10:10 and 10:15, and delivers its own run on time.
+    // The 10:20 tick spends the budget on 10:10 and 10:15, and delivers its own run.
     expect(summary(runs.filter((r) => r.at <= at('10:35').toISOString()))).toEqual({
       '10:05': 'max-runs',
       '10:10': 'delivered',
@@ -147,20 +147,6 @@ describe('the fate model: gaps and catch-up', () => {
       '10:25': 'delivered',
       '10:30': 'delivered',
       '10:35': 'delivered',
-    });
-  });
-
-  it('ends the window at the gap’s newest run, closed at its start', () => {
-    const narrow = fiveMinutely({ id: 'narrow', catchup: { windowSeconds: 600 }, alarm: patient });
-    const ticks = without(onTimeTicks(narrow, from, to, 200), '10:05', '10:10', '10:15', '10:20');
-    const { runs } = fateOf(scenario([narrow], { ticks }));
-    // The 10:25 tick decides 10:05–10:20: the window is [10:10, 10:20].
-    expect(summary(runs.slice(0, 5))).toEqual({
-      '10:05': 'outside-window',
-      '10:10': 'delivered',
-      '10:15': 'delivered',
-      '10:20': 'delivered',
-      '10:25': 'delivered',
     });
   });
 
@@ -318,14 +304,14 @@ describe('the fate model: a pause resumed with catch-up', () => {
   });
 });
 
-describe('the fate model: the system’s known readings, taken instead of the model’s', () => {
+describe('the fate model: the window and the missed signal of a gap', () => {
   const lost = (job: JobDefinition, ...hhmm: string[]) =>
     without(onTimeTicks(job, from, to, 200), ...hhmm);
 
-  it('window-at-decision: ends a tick’s window at its own run', () => {
+  it('ends a tick’s window at the tick’s own run, closed at its start', () => {
     const narrow = fiveMinutely({ id: 'narrow', catchup: { windowSeconds: 600 }, alarm: patient });
     const s = scenario([narrow], { ticks: lost(narrow, '10:05', '10:10', '10:15', '10:20') });
-    const { runs } = fateOf({ ...s, deviations: ['window-at-decision'] });
+    const { runs } = fateOf(s);
     // The 10:25 tick: the window is [10:15, 10:25].
     expect(summary(runs.slice(0, 4))).toEqual({
       '10:05': 'outside-window',
@@ -335,17 +321,12 @@ describe('the fate model: the system’s known readings, taken instead of the mo
     });
   });
 
-  it('missed-past-grace: calls a skipped run missed only once its grace has passed', () => {
+  it('calls a run the gap skips missed even within its grace', () => {
     const none = fiveMinutely({ id: 'none', catchup: { policy: 'none' }, alarm: patient });
     const s = scenario([none], { ticks: lost(none, '10:05') });
-    expect(fateOf({ ...s, deviations: ['missed-past-grace'] }).notifications).toEqual([]);
-  });
-
-  it('budget-until-no-gap: renews a gap’s budget only on a tick that found no gap', () => {
-    const job = fiveMinutely({ id: 'five', catchup: { maxRuns: 2 }, alarm: patient });
-    const s = scenario([job], { ticks: lost(job, '10:05', '10:10', '10:15', '10:25', '10:30') });
-    const { runs } = fateOf({ ...s, deviations: ['budget-until-no-gap'] });
-    expect(summary(runs.slice(4, 6))).toEqual({ '10:25': 'max-runs', '10:30': 'max-runs' });
+    expect(fateOf(s).notifications).toMatchObject([
+      { kind: 'missed', jobId: 'none', runs: 1, first: at('10:05').toISOString() },
+    ]);
   });
 });
 

@@ -69,18 +69,7 @@ export interface FateScenario {
   /** Sweeps go on this long after `to`. */
   readonly settleMs: number;
   readonly retentionDays?: number;
-  /** The system's readings to take instead of the model's, to look past known disagreements. */
-  readonly deviations?: readonly Deviation[];
 }
-
-/**
- * Where the system is known to read §6 otherwise than the model does (see each use):
- * `window-at-decision`, the catch-up window ends at the instant the gap is decided up to (a
- * tick's S, the sweep's M − grace), not at the gap's newest run; `missed-past-grace`, a run a
- * gap skips is missed only once its grace has passed; `budget-until-no-gap`, a gap's budget is
- * renewed only by a tick that found no gap before its run.
- */
-export type Deviation = 'window-at-decision' | 'missed-past-grace' | 'budget-until-no-gap';
 
 /** Why a run was decided not to run (§6, Fates). */
 export type SkipReason =
@@ -361,11 +350,8 @@ function tick(world: World, m: JobModel, sMs: number, nowMs: number): void {
     skip(run, 'paused');
     return;
   }
-  // Reading: a tick delivers its own run "on time" when it does so within its grace; that
-  // ends the gap, and the next gap has a budget of its own.
-  const onTime = nowMs <= sMs + m.job.alarm.graceSeconds * 1000;
-  const untilNoGap = world.scenario.deviations?.includes('budget-until-no-gap');
-  if (untilNoGap ? gap.length === 0 : onTime) m.spent = 0;
+  // §6: a tick that delivers its own run ends the gap; the next one has a budget of its own.
+  m.spent = 0;
   attempt(world, m, run, nowMs, true);
 }
 
@@ -402,7 +388,7 @@ function sweep(world: World, mMs: number, nowMs: number): void {
 
 /**
  * §6 Gaps and catch-up: the runs of one gap decided together under the job's policy. The window
- * ends at the gap's newest run and is closed at its start. Runs in a pause are skipped(paused)
+ * ends at the instant the gap is decided up to and is closed at its start. Runs in a pause are skipped(paused)
  * and left out of the policy (Reading: they still count as the gap's, and as newer runs).
  */
 function decideGap(
@@ -413,11 +399,8 @@ function decideGap(
   upToMs: number,
 ): void {
   const { catchup, alarm } = m.job;
-  const deviations = world.scenario.deviations ?? [];
-  const atDecision = deviations.includes('window-at-decision');
   const pastGrace = (r: ModelRun) => nowMs > r.ms + alarm.graceSeconds * 1000;
-  const windowEndMs = atDecision ? upToMs : (gap.at(-1) as ModelRun).ms;
-  const windowStartMs = windowEndMs - catchup.windowSeconds * 1000;
+  const windowStartMs = upToMs - catchup.windowSeconds * 1000;
   const live = gap.filter((r) => !paused(m, r.ms, nowMs));
   for (const r of gap) if (paused(m, r.ms, nowMs)) skip(r, 'paused');
   const picks = policyPicks(m, gap, live, windowStartMs, nowMs);
@@ -429,7 +412,7 @@ function decideGap(
     }
     skip(r, r.ms < windowStartMs ? 'outside-window' : POLICY_REASON[catchup.policy]);
     // §6: a run the gap skips is missed unless it was skipped for a pause.
-    if (!deviations.includes('missed-past-grace') || pastGrace(r)) missed.push(r);
+    missed.push(r);
   }
   m.spent += picks.length;
   if (missed.length > 0) notify(world, 'missed', m, missed);
@@ -469,9 +452,7 @@ function resumeWithCatchUp(world: World, m: JobModel, pause: ModelPause, nowMs: 
   );
   const newest = runs.at(-1);
   if (!newest) return;
-  const atDecision = world.scenario.deviations?.includes('window-at-decision');
-  const windowStartMs =
-    (atDecision ? pause.to.getTime() : newest.ms) - m.job.catchup.windowSeconds * 1000;
+  const windowStartMs = pause.to.getTime() - m.job.catchup.windowSeconds * 1000;
   const replayable = runs.filter(
     (r) => r.ms >= windowStartMs && (!decided(r) || r.fate?.reason === 'paused'),
   );
