@@ -203,6 +203,7 @@ function instantLedger(): Ledger {
     readRoster: async () => new Set(),
     enrol: async () => {},
     retire: yes,
+    deployInstant: async (_bundleId: string, at: Date) => at,
     advanceWatermark: yes,
     acquireCatchup: async () => undefined,
     finishCatchup: async () => {},

@@ -15,7 +15,7 @@ import type { DeadLetters } from '#shared/dead-letters.ts';
 import { DEFAULT_LEASE_SECONDS, DEFAULT_RETENTION_DAYS } from '#shared/defaults.ts';
 import { buildEnvelope, deliverySecretHash, newDeliverySecret } from '#shared/envelope.ts';
 import { typeOfValue } from '#shared/event-bounds.ts';
-import { type JobDefinition, scheduleSpecOf, tracksCompletion } from '#shared/job.ts';
+import { bundleIdOf, type JobDefinition, scheduleSpecOf, tracksCompletion } from '#shared/job.ts';
 import { catalogOf, type JobCatalog } from '#shared/jobs-bundle.ts';
 import type { AppLogger } from '#shared/logger.ts';
 import type { AppMetrics } from '#shared/metrics.ts';
@@ -104,14 +104,31 @@ export interface DispatcherDeps {
 export interface CoreContext extends Omit<DispatcherDeps, 'options' | 'jobs'> {
   readonly options: DispatcherOptions;
   readonly jobs: JobCatalog;
+  /**
+   * The deploy instant of this container's jobs bundle (docs/semantics.md, "The life of a
+   * job"): the instant of the first event a dispatcher with this bundle handled (`eventAt`, if
+   * this is the first), recorded once and read once per container.
+   */
+  readonly deployInstant: (eventAt: Date) => Promise<Date>;
 }
 
 /** Builds the shared context from the deps. */
 export function coreContext(deps: DispatcherDeps): CoreContext {
+  const jobs = catalogOf(deps.jobs);
+  let instant: Promise<Date> | undefined;
+  const deployInstant = (eventAt: Date) => {
+    // A failed write is tried again by the next event that needs it.
+    instant ??= deps.ledger.deployInstant(bundleIdOf(jobs.all()), eventAt).catch((error) => {
+      instant = undefined;
+      throw error;
+    });
+    return instant;
+  };
   return {
     ...deps,
     options: { ...DEFAULT_DISPATCHER_OPTIONS, ...deps.options },
-    jobs: catalogOf(deps.jobs),
+    jobs,
+    deployInstant,
   };
 }
 

@@ -164,7 +164,7 @@ export async function runSweep(
   const { outcomes, deferred } = await catchUpUndecided(ctx, undecided, scheduledAt, errors);
   const settled = await settleOpen(ctx, errors);
   if (!memory.rollCalled) {
-    memory.rollCalled = await settle(errors, () => rollCall(ctx), false);
+    memory.rollCalled = await settle(errors, () => rollCall(ctx, scheduledAt), false);
   }
   // Never throws: a diagnosis does not hold the cursor back.
   await ctx.zoneDrift?.check();
@@ -300,9 +300,8 @@ async function catchUpJobRuns(
   // A job that never ran (a fresh deploy), or runs before its first: nothing was expected.
   if (!job || !read?.sinceAt) return [];
   const upTo = new Date(scheduledAt.getTime() - job.alarm.graceSeconds * 1000);
-  // Under a schedule deployed since W was decided, runs up to now are not runs.
-  const state = await adoptedSchedule(ctx, job, read, upTo);
-  if (state.sinceAt !== read.sinceAt) return [];
+  // Under a schedule deployed since W was decided, runs up to its deploy instant are not runs.
+  const state = await adoptedSchedule(ctx, job, read, justBefore(scheduledAt));
   if (!state.sinceAt) return [];
   const since = Date.parse(state.sinceAt);
   const live = list.filter((d) => d.occurrence.at.getTime() >= since).map((d) => d.occurrence);
@@ -346,6 +345,11 @@ async function unranged(
   return left;
 }
 
+/** The instant an event at `at` makes a deploy take effect: just before it, so `at` is live. */
+function justBefore(at: Date): Date {
+  return new Date(at.getTime() - 1);
+}
+
 /** Another dispatcher is catching these jobs up: this sweep's minutes are checked again. */
 function logDeferred(ctx: CoreContext, jobIds: readonly string[], range: { from: Date; to: Date }) {
   ctx.logger.info('catch-up-deferred', {
@@ -377,7 +381,9 @@ async function settleOpen(ctx: CoreContext, errors: unknown[]): Promise<Settled[
  * (by `jobs.yaml`), those it no longer lists are ended (`retire`), the others are on the roster.
  * A job enabled or listed again later starts from then on instead of replaying its absence.
  */
-async function rollCall(ctx: CoreContext): Promise<boolean> {
+async function rollCall(ctx: CoreContext, scheduledAt: Date): Promise<boolean> {
+  // The first sweep of a bundle is its deploy instant, unless a tick of a job it changed was.
+  await ctx.deployInstant(justBefore(scheduledAt));
   const listed = new Set(ctx.jobs.all().map((job) => job.id));
   const roster = await ctx.ledger.readRoster();
   const unlisted = [...listed].filter((id) => !roster.has(id));

@@ -100,7 +100,7 @@ async function slowPath(
     await ctx.ledger.createJobState(job.id, own.at, scheduleIdOf(job));
     return [await deliverRun(ctx, tickRun(job, own))];
   }
-  // The first tick under a new schedule: its runs before this one are not runs.
+  // The first tick under a new schedule: it takes effect just before S at the latest.
   const state = await adoptedSchedule(ctx, job, read, new Date(own.at.getTime() - 1));
   const sinceAt = state.sinceAt ?? read.sinceAt;
   if (own.at.getTime() < Date.parse(sinceAt)) return [beforeFirstRun(ctx, job, own, state)];
@@ -172,12 +172,13 @@ function beforeFirstRun(
 /**
  * The job state under the job's schedule as deployed: when W was decided under another one (a
  * deploy changed the expression, zone or DST policies), or a deploy had removed the job and this
- * one lists it again, the schedule takes effect at `at` and W moves up to it, so none of its
- * runs before it is delivered or missed.
+ * one lists it again, the schedule takes effect at the deploy instant (the first event of the
+ * bundle, `eventAt` when this is it) and W moves up to it, so none of its runs at or before
+ * it is delivered or missed; its runs after it that no tick decided are a gap like any other.
  * Whoever adopts it first wins; the others read the state it wrote.
  *
  * ```
- *   old schedule ──── W ─────────── at ──── new schedule's runs from here on
+ *   old schedule ──── W ─────────── deploy instant ──── new schedule's runs from here on
  *                        not runs: neither delivered nor missed
  * ```
  */
@@ -185,11 +186,12 @@ export async function adoptedSchedule(
   ctx: CoreContext,
   job: JobDefinition,
   state: JobStateItem,
-  at: Date,
+  eventAt: Date,
 ): Promise<JobStateItem> {
   const scheduleId = scheduleIdOf(job);
   const changed = state.scheduleId !== undefined && state.scheduleId !== scheduleId;
   if (!changed && !state.removedAt) return state;
+  const at = await ctx.deployInstant(eventAt);
   if (await ctx.ledger.adoptSchedule(state, { scheduleId, at })) {
     const decision = state.removedAt ? 'job-listed-again' : 'schedule-changed';
     ctx.logger.info(decision, {

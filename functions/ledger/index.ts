@@ -82,6 +82,7 @@ export {
 export { type OutboxDeps, type OutboxLedger, performOutbox } from './outbox.ts';
 export {
   createRosterLedger,
+  DEPLOY_KEY,
   ROSTER_KEY_PREFIX,
   ROSTER_SHARDS,
   type RosterLedger,

@@ -13,6 +13,9 @@ export const ROSTER_SHARDS = 8;
 /** Prefix of a roster shard's partition key. */
 export const ROSTER_KEY_PREFIX = 'roster#';
 
+/** The partition key of the item that records the jobs bundle in force and when it took effect. */
+export const DEPLOY_KEY = 'deploy';
+
 /** The roster shard a job id belongs to. */
 export function rosterShardOf(jobId: string): number {
   return (createHash('sha256').update(jobId).digest()[0] ?? 0) % ROSTER_SHARDS;
@@ -39,6 +42,12 @@ export interface RosterLedger {
    * not stamped yet) and takes it off the roster. True when this call stamped it.
    */
   retire(jobId: string, at: Date): Promise<boolean>;
+  /**
+   * The deploy instant of the jobs bundle `bundleId`: `at` when this is the first dispatcher
+   * to run with it (the ledger named another bundle, or none), else the instant the first one
+   * recorded. One conditional write.
+   */
+  deployInstant(bundleId: string, at: Date): Promise<Date>;
 }
 
 /** The roster on the ledger table. */
@@ -77,6 +86,17 @@ export function createRosterLedger(store: LedgerStore): RosterLedger {
       const off = new UpdateExpression().delete('ids', av.ss([jobId])).build();
       await store.update({ key: keyOf(rosterShardOf(jobId)), ...off });
       return stamped.applied;
+    },
+    async deployInstant(bundleId, at) {
+      const u = new UpdateExpression()
+        .set('bundleId', av.s(bundleId))
+        .set('deployedAt', av.s(at.toISOString()));
+      const b = u.name('bundleId');
+      const condition = `attribute_not_exists(${b}) OR ${b} <> ${u.value('b', av.s(bundleId))}`;
+      const result = await store.update({ key: DEPLOY_KEY, ...u.build(), condition });
+      if (result.applied) return at;
+      const recorded = result.current?.deployedAt;
+      return recorded && 'S' in recorded && recorded.S ? new Date(recorded.S) : at;
     },
   };
 }

@@ -107,6 +107,20 @@ export function scheduleIdOf(job: JobDefinition): string {
 }
 
 /**
+ * The fingerprint of a jobs bundle: the first 16 hex digits of the SHA-256 of each listed job's
+ * id and schedule fingerprint, in id order. Two bundles that list the same jobs with the same
+ * schedules have the same id, whatever their targets and policies: such a deploy moves no
+ * instant (docs/semantics.md, "The life of a job").
+ *
+ * @example
+ * bundleIdOf([daily, hourly]) === bundleIdOf([hourly, daily]) //=> true
+ */
+export function bundleIdOf(jobs: readonly JobDefinition[]): string {
+  const lines = jobs.map((job) => `${job.id}:${scheduleIdOf(job)}`).sort();
+  return createHash('sha256').update(lines.join('\n')).digest('hex').slice(0, 16);
+}
+
+/**
  * Whether the job's target reports when a run finished (so a run can be stuck, can fail, and
  * frees the `concurrency: forbid` slot): `lambda` and `stepfunctions` do, the others do not.
  *

@@ -4,10 +4,11 @@ import { harness, sweepMinutes, tickEvent } from '../../support/harness.ts';
 import { makeJob } from '../../support/jobs.ts';
 import { faultableLedgerTable } from '../../support/ledger.ts';
 
-// A deploy that changes a job's schedule takes effect at the job's first event under it: the
-// new schedule's runs before that are not runs (docs/semantics.md, "The life of a job"). Found
-// by a fault search: an hourly job redeployed as */5 replayed the new schedule's runs since the
-// old watermark as missed.
+// A deploy that changes a job's schedule takes effect at its deploy instant, the first event a
+// dispatcher with the new bundle handles: the new schedule's runs at or before it are not runs,
+// the later ones no tick decided are a gap (docs/semantics.md, "The life of a job"). Found by a
+// fault search: an hourly job redeployed as */5 replayed the new schedule's runs since the old
+// watermark as missed.
 
 const hourly = makeJob({ id: 'recut', schedule: '0 * * * *', timezone: 'UTC' });
 const fiveMinutely = { ...hourly, schedule: '*/5 * * * *' };
@@ -58,6 +59,32 @@ describe('a schedule change', () => {
     ]);
     expect(after.metrics.count(hourly.id, 'MissedRuns')).toBe(0);
     expect(after.notifier.sent).toEqual([]);
+  });
+
+  it('catches up the new schedule’s runs lost after its deploy instant, and calls them missed', async () => {
+    const { client, tableName } = await faultableLedgerTable('deploy-gap');
+    const clock = new TestClock('2023-06-01T10:00:02Z');
+    const targets = new RecordingTargets();
+    const before = harness({ client, tableName, clock, jobs: [hourly], targets });
+    await before.dispatcher.handle(tickEvent(hourly.id, '2023-06-01T10:00:00Z'));
+    // Redeployed at 10:19:30 as */10: the new bundle's first event is the 10:20 sweep, which
+    // has no run of the job due; its deploy instant is just before 10:20.
+    const tenMinutely = { ...hourly, schedule: '*/10 * * * *' };
+    const after = harness({ client, tableName, clock, jobs: [tenMinutely], targets });
+    await sweepMinutes(after, clock, '2023-06-01T10:20:00Z', '2023-06-01T10:20:00Z');
+    // Then nothing reaches the dispatcher until the 10:40 tick: 10:20 and 10:30 are lost.
+    clock.set('2023-06-01T10:40:01Z');
+    await after.dispatcher.handle(tickEvent(tenMinutely.id, '2023-06-01T10:40:00Z'));
+    expect(targets.instants()).toEqual([
+      '2023-06-01T10:00:00.000Z',
+      '2023-06-01T10:20:00.000Z',
+      '2023-06-01T10:30:00.000Z',
+      '2023-06-01T10:40:00.000Z',
+    ]);
+    expect(after.metrics.count(hourly.id, 'MissedRuns')).toBe(2);
+    expect(after.notifier.sent).toMatchObject([
+      { signal: 'missed', jobId: hourly.id, runs: 2, first: '2023-06-01T10:20:00.000Z' },
+    ]);
   });
 
   it('keeps catching up under the same schedule when a deploy changes only the target', async () => {

@@ -510,6 +510,23 @@ describe.each(stores)('the ledger on %s', (_name, open) => {
       expect(await ledger.getSweepCursor()).toEqual(new Date('2023-06-01T10:05:00Z'));
     });
   });
+
+  describe('deploys', () => {
+    it('keeps the first instant recorded for a jobs bundle, and takes a new one for the next bundle', async () => {
+      const ledger = await open();
+      const first = new Date('2023-06-01T10:19:59.999Z');
+      expect(await ledger.deployInstant('bundle-a', first)).toEqual(first);
+      // A later container of the same bundle reads the instant the first one recorded.
+      expect(await ledger.deployInstant('bundle-a', new Date('2023-06-01T10:25:00Z'))).toEqual(
+        first,
+      );
+      const next = new Date('2023-06-02T08:00:00Z');
+      expect(await ledger.deployInstant('bundle-b', next)).toEqual(next);
+      expect(await ledger.deployInstant('bundle-b', new Date('2023-06-02T09:00:00Z'))).toEqual(
+        next,
+      );
+    });
+  });
 });
 
 const completions = contract.stores.map(
