@@ -208,7 +208,6 @@ function instantLedger(): Ledger {
     acquireCatchup: async () => undefined,
     finishCatchup: async () => {},
     acquireSlot: async () => ({ acquired: true }),
-    holdSlotUntil: yes,
     releaseSlot: yes,
     countOverlapSkip: async () => ({ skips: 1, since: '2024-01-01T00:00:00.000Z', raises: false }),
     pause: async (jobId) => ({ jobId }),

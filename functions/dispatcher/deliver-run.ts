@@ -459,14 +459,33 @@ async function checkOverlap(
 ): Promise<RunOutcome | undefined> {
   if (!holdsSlot(run)) return undefined;
   const nowEpochMs = ctx.clock().getTime();
-  const slot = await ctx.ledger.acquireSlot(
-    run.job.id,
-    run.key,
-    nowEpochMs,
-    undispatchedSlotUntilEpochMs(run, item, nowEpochMs),
-  );
+  const untilEpochMs = undispatchedSlotUntilEpochMs(run, item, nowEpochMs);
+  let slot = await ctx.ledger.acquireSlot(run.job.id, run.key, nowEpochMs, untilEpochMs);
+  const holder = slot.runningKey;
+  if (!slot.acquired && holder && (await cannotBeRunning(ctx, run.job, holder, nowEpochMs))) {
+    slot = await ctx.ledger.acquireSlot(run.job.id, run.key, nowEpochMs, untilEpochMs, holder);
+  }
   if (slot.acquired) return undefined;
   return skipOverlap(ctx, run, item, slot.runningKey);
+}
+
+/**
+ * Whether the run holding the slot can no longer be running (§6 Overlap), read from its item
+ * only when the slot is refused: it was dispatched more than `maxRuntime` ago. Any other holder
+ * keeps the slot until its hold ends (its lease's end plus `maxRuntime`): a claimed run may
+ * still be handed over, and one that ended without a report may have been invoked before its
+ * dispatcher died.
+ */
+async function cannotBeRunning(
+  ctx: CoreContext,
+  job: JobDefinition,
+  holderKey: string,
+  nowEpochMs: number,
+): Promise<boolean> {
+  const holder = await ctx.ledger.getRun(holderKey);
+  if (holder?.status !== 'dispatched') return false;
+  const dispatchedMs = Date.parse(holder.dispatchedAt ?? '');
+  return dispatchedMs + job.maxRuntimeSeconds * 1000 < nowEpochMs;
 }
 
 /**
@@ -637,7 +656,6 @@ async function recordDelivery(
   const late =
     run.origin === 'tick' && item.attempts === 1 && lagMs > run.job.alarm.graceSeconds * 1000;
   const written = await writeDispatched(ctx, run, item, dispatchedAt, deliveryId, late);
-  if (written.ours) await holdSlotWhileRunning(ctx, run, dispatchedAt);
   const lateRaised = late && written.lateRaised;
   reportDispatched(ctx, run, { attempt: item.attempts, deliveryId, lagMs, late, lateRaised });
   if (!written.ours) {
@@ -669,35 +687,6 @@ interface DispatchedWrite {
   readonly status: RunItem['status'];
   /** This write raised the run's `late` signal. */
   readonly lateRaised: boolean;
-}
-
-/**
- * `concurrency: forbid`: a dispatched run holds the slot until `maxRuntime` after its dispatch
- * (or the recorder hears it end), no longer until its lease's end plus `maxRuntime`. A failure
- * here keeps the longer hold, and is logged, not thrown: the run was delivered.
- */
-async function holdSlotWhileRunning(
-  ctx: CoreContext,
-  run: PlannedRun,
-  dispatchedAt: Date,
-): Promise<void> {
-  if (!holdsSlot(run)) return;
-  const untilEpochMs = dispatchedAt.getTime() + run.job.maxRuntimeSeconds * 1000;
-  try {
-    await withRetries(
-      () => ctx.ledger.holdSlotUntil(run.job.id, run.key, untilEpochMs),
-      retryOptions(ctx),
-    );
-  } catch (error) {
-    ctx.logger.warn(
-      'slot-kept',
-      logFields(run, {
-        decision: 'slot-kept',
-        error: describeError(error),
-        hint: 'the slot stays held until its lease end plus maxRuntime',
-      }),
-    );
-  }
 }
 
 /**

@@ -106,17 +106,17 @@ export interface JobStateLedger {
   ): Promise<void>;
   /**
    * Takes `concurrency: forbid`'s slot for run `key` until `untilEpochMs`; refused while another
-   * run holds it and its time has not run out (its key comes back). A run that did not hold it
-   * ends the job's overlap incident; the same run taking it again (a retry) only renews it.
+   * run holds it and its time has not run out (its key comes back), unless that run is
+   * `freeOf` (the caller found it can no longer be running). A run that did not hold it ends
+   * the job's overlap incident; the same run taking it again (a retry) only renews it.
    */
   acquireSlot(
     jobId: string,
     key: string,
     nowEpochMs: number,
     untilEpochMs: number,
+    freeOf?: string,
   ): Promise<{ readonly acquired: boolean; readonly runningKey?: string }>;
-  /** Moves the end of run `key`'s hold on the slot to `untilEpochMs`, if it holds it. */
-  holdSlotUntil(jobId: string, key: string, untilEpochMs: number): Promise<boolean>;
   /** Gives the slot back if run `key` holds it. */
   releaseSlot(jobId: string, key: string): Promise<boolean>;
   /**
@@ -167,9 +167,8 @@ export function createJobStateLedger(store: LedgerStore): JobStateLedger {
       acquireCatchup(store, jobId, nowEpochMs, leaseUntilEpochMs),
     finishCatchup: (jobId, leaseUntilEpochMs, decided) =>
       finishCatchup(store, jobId, leaseUntilEpochMs, decided),
-    acquireSlot: (jobId, key, nowEpochMs, untilEpochMs) =>
-      acquireSlot(store, jobId, key, nowEpochMs, untilEpochMs),
-    holdSlotUntil: (jobId, key, untilEpochMs) => holdSlotUntil(store, jobId, key, untilEpochMs),
+    acquireSlot: (jobId, key, nowEpochMs, untilEpochMs, freeOf) =>
+      acquireSlot(store, jobId, key, nowEpochMs, untilEpochMs, freeOf),
     releaseSlot: (jobId, key) => releaseSlot(store, jobId, key),
     countOverlapSkip: (jobId, skip) => countOverlapSkip(store, jobId, skip),
     pause: (jobId, request) => pause(store, jobId, request),
@@ -370,6 +369,7 @@ async function acquireSlot(
   key: string,
   nowEpochMs: number,
   untilEpochMs: number,
+  freeOf: string | undefined,
 ): ReturnType<JobStateLedger['acquireSlot']> {
   const until = av.n(untilEpochMs);
   for (let round = 0; round < 3; round++) {
@@ -380,8 +380,11 @@ async function acquireSlot(
         .set('runningKey', av.s(key))
         .set('runningUntilEpochMs', until)
         .remove(...OVERLAP_INCIDENT),
-      (c) =>
-        `attribute_not_exists(${c.name('runningKey')}) OR ${c.name('runningUntilEpochMs')} < ${c.value('now', av.n(nowEpochMs))}`,
+      (c) => {
+        const running = c.name('runningKey');
+        const free = `attribute_not_exists(${running}) OR ${c.name('runningUntilEpochMs')} < ${c.value('now', av.n(nowEpochMs))}`;
+        return freeOf ? `${free} OR ${running} = ${c.value('freeOf', av.s(freeOf))}` : free;
+      },
     );
     if (taken.applied) return { acquired: true };
     const runningKey = taken.current && decodeJobState(taken.current).runningKey;
@@ -392,7 +395,7 @@ async function acquireSlot(
   return { acquired: false };
 }
 
-/** Moves the end of a run's own hold (`JobStateLedger.holdSlotUntil`). */
+/** Moves the end of a run's own hold on the slot, if it holds it. */
 async function holdSlotUntil(
   store: LedgerStore,
   jobId: string,

@@ -423,14 +423,17 @@ describe.each(stores)('the ledger on %s', (_name, open) => {
       expect((await ledger.getJobState('j'))?.runningKey).toBeUndefined();
     });
 
-    it('moves the end of a hold on the forbid slot only for the run that holds it', async () => {
+    it('hands the forbid slot over before its hold ends only from the run the caller names', async () => {
       const ledger = await open();
       await ledger.acquireSlot('j', 'run-a', T, T + 10_000);
-      expect(await ledger.holdSlotUntil('j', 'run-b', T + 1_000)).toBe(false);
-      expect(await ledger.holdSlotUntil('j', 'run-a', T + 1_000)).toBe(true);
-      expect(await ledger.acquireSlot('j', 'run-b', T + 1_001, T + 5_000)).toEqual({
+      expect(await ledger.acquireSlot('j', 'run-b', T + 1_000, T + 5_000, 'run-x')).toEqual({
+        acquired: false,
+        runningKey: 'run-a',
+      });
+      expect(await ledger.acquireSlot('j', 'run-b', T + 1_000, T + 5_000, 'run-a')).toEqual({
         acquired: true,
       });
+      expect((await ledger.getJobState('j'))?.runningKey).toBe('run-b');
     });
 
     it('counts an overlap incident once per run, the second by key, until another run takes the slot', async () => {
