@@ -1,17 +1,17 @@
 /**
  * An executable reading of docs/semantics.md §6, "The fate of a run", used only by tests: given
  * jobs and a history around them (which ticks reach the dispatcher and when, outages, pauses,
- * invocations that fail, targets that refuse), the fate of every run and the notifications owed.
+ * deploys, operators' commands, invocations that fail, targets that refuse), the fate of every
+ * run and the notifications owed.
  *
  * It shares no code with the dispatcher, the recorder, the ledger or the CLI: only the engine
  * (which instants are runs) and the job type. Per job it keeps what §6 talks about — which runs
- * are decided, the first run, the gap's catch-up budget, the forbid slot — and none of how the
- * system keeps it (no watermark items, no leases, no DynamoDB). Invocations are all or nothing:
- * one that fails did nothing and is retried by Lambda a minute, then two minutes, later.
- *
- * The readings of §6 it makes, where the text leaves a choice, are marked "Reading:" below.
+ * are decided, the first run, the schedule in force, the gap's budget, the forbid slot — and none
+ * of how the system keeps it. Invocations are all or nothing: one that fails did nothing and is
+ * retried by Lambda a minute, then two minutes, later. Forged completions change nothing, so the
+ * model has none. Its readings, where §6 leaves a choice, are marked "Reading:".
  */
-import { type JobDefinition, scheduleSpecOf, tracksCompletion } from '#shared/job.ts';
+import { type JobDefinition, scheduleIdOf, scheduleSpecOf, tracksCompletion } from '#shared/job.ts';
 import { occurrencesBetween } from '../../functions/schedule/index.ts';
 
 /** A stretch of time, `[from, to)`. */
@@ -19,14 +19,12 @@ export interface Interval {
   readonly from: Date;
   readonly to: Date;
 }
-
 /** One copy of a job's tick for the run at `scheduledAt`, reaching the dispatcher at `arrivesAt`. */
 export interface TickArrival {
   readonly jobId: string;
   readonly scheduledAt: Date;
   readonly arrivesAt: Date;
 }
-
 /** An invocation that fails (a crash, a throttled request): Lambda retries it. */
 export interface FailedInvocation {
   readonly kind: 'tick' | 'sweep';
@@ -36,19 +34,27 @@ export interface FailedInvocation {
   /** Lambda's attempt that fails: 1, 2 or 3. */
   readonly attempt: number;
 }
-
 /** An operator's pause of one job, resumed at `to` (with `--catch-up` or without). */
 export interface ModelPause extends Interval {
   readonly jobId: string;
   readonly catchUp: boolean;
 }
-
 /** A job's target: refuses deliveries during `fail`; its runs take `runtimeMs` (tracked targets). */
 export interface ModelTarget {
   readonly jobId: string;
   readonly fail?: Interval;
   readonly runtimeMs?: number;
 }
+/** From `at` on, the dispatchers run with another jobs file (it takes effect per job, §6). */
+export interface ModelDeploy {
+  readonly at: Date;
+  readonly jobs: readonly JobDefinition[];
+}
+/** An on-call engineer's command at `at`: `zonecron run`, `backfill`, `dlq redrive`. */
+export type ModelOperatorStep =
+  | { readonly at: Date; readonly action: 'run'; readonly jobId: string }
+  | ({ readonly at: Date; readonly action: 'backfill'; readonly jobId: string } & Interval)
+  | { readonly at: Date; readonly action: 'redrive'; readonly jobId: string; readonly run: Date };
 
 /** Everything that happens around the jobs, in simulated time. */
 export interface FateScenario {
@@ -64,6 +70,8 @@ export interface FateScenario {
   readonly pauses: readonly ModelPause[];
   readonly failures: readonly FailedInvocation[];
   readonly targets: readonly ModelTarget[];
+  readonly deploys?: readonly ModelDeploy[];
+  readonly operator?: readonly ModelOperatorStep[];
   /** How long after its minute a sweep arrives, and after a run ends its report. */
   readonly latencyMs: number;
   /** Sweeps go on this long after `to`. */
@@ -79,8 +87,7 @@ export type SkipReason =
   | 'catch-up-latest'
   | 'max-runs'
   | 'outside-window';
-
-/** The fate of one run; `open` (still being retried) and `undecided` are no fate at all. */
+/** The fate of one run (a manual one's job is `manual:<id>`); `open` and `undecided` are none. */
 export interface RunFate {
   readonly jobId: string;
   /** UTC ISO instant. */
@@ -89,10 +96,8 @@ export interface RunFate {
   readonly reason: SkipReason | null;
   readonly deliveries: number;
 }
-
 /** The signals that notify on-call (§6, Signals and notifications). */
 export type NotificationKind = 'missed' | 'late' | 'stuck' | 'dead-lettered' | 'overlap';
-
 /** One notification owed: `missed` names a gap's missed runs, the others one run. */
 export interface OwedNotification {
   readonly kind: NotificationKind;
@@ -101,7 +106,6 @@ export interface OwedNotification {
   readonly first: string;
   readonly last: string;
 }
-
 /** What the model says: every run's fate, in time order, and the notifications they owe. */
 export interface FateResult {
   readonly runs: readonly RunFate[];
@@ -109,11 +113,7 @@ export interface FateResult {
 }
 
 const MINUTE_MS = 60_000;
-/** Lambda's two retries of a failed asynchronous invocation. */
 const LAMBDA_RETRY_DELAYS_MS = [60_000, 120_000];
-/** The wait before delivery retry n is 60 s × 2^(n−1), at most 900 s. */
-const RETRY_BASE_MS = 60_000;
-const RETRY_MAX_MS = 900_000;
 const POLICY_REASON = {
   all: 'max-runs',
   latest: 'catch-up-latest',
@@ -130,20 +130,28 @@ interface ModelRun {
   failing: boolean;
   attempts: number;
   retryAtMs: number;
-  dispatchedAtMs: number;
+  /** Set when delivered: when its report comes (tracked targets) and its maxRuntime ends. */
   reportAtMs: number;
+  runtimeEndMs: number;
+  /** Delivered by an operator's backfill although the schedule had it as no run. */
+  byOperator?: boolean;
 }
 
 interface JobModel {
-  readonly job: JobDefinition;
-  readonly runs: readonly ModelRun[];
-  readonly byMs: ReadonlyMap<number, ModelRun>;
-  readonly pauses: readonly ModelPause[];
-  readonly target: ModelTarget | undefined;
+  readonly id: string;
+  /** The definition in force; `listed` false once a deploy without the job took effect. */
+  job: JobDefinition;
+  listed: boolean;
+  /** The runs of the schedule in force, after its deploy instant; `past`, those of earlier ones. */
+  runs: ModelRun[];
+  byMs: Map<number, ModelRun>;
+  readonly past: ModelRun[];
+  readonly manual: ModelRun[];
+  /** A deploy that has not taken effect for the job yet: its definition, or null (removed). */
+  pending: JobDefinition | null | undefined;
   sinceMs: number | undefined;
   /** Runs caught up since a tick last delivered its own run on time. */
   spent: number;
-  /** The run holding the forbid slot, and the skips of the current overlap incident. */
   holder: ModelRun | undefined;
   overlapSkips: number;
   /** Every run before this index is decided. */
@@ -154,29 +162,43 @@ interface JobModel {
 
 interface Invocation {
   readonly atMs: number;
-  /** At one instant: retries and resumes first, then ticks, then the sweep. */
+  /** At one instant: retries, resumes, deploys and operators first, then ticks, then the sweep. */
   readonly rank: number;
   readonly seq: number;
-  readonly kind: 'tick' | 'sweep' | 'resume';
+  readonly kind: 'tick' | 'sweep' | 'resume' | 'deploy' | 'operator';
   readonly jobId?: string;
   readonly scheduledMs: number;
   readonly attempt: number;
   readonly pause?: ModelPause;
+  readonly deploy?: ModelDeploy;
+  readonly step?: ModelOperatorStep;
 }
 
-/** The world the model runs in: the jobs, the clock of the invocation at hand, what is owed. */
 interface World {
   readonly scenario: FateScenario;
-  readonly jobs: readonly JobModel[];
+  readonly jobs: Map<string, JobModel>;
   readonly notifications: OwedNotification[];
   /** The sweep instants checked so far (architecture.md §7, The sweep). */
   sweptToMs: number;
+  endMs: number;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const inside = (i: Interval | undefined, ms: number) =>
   i !== undefined && ms >= i.from.getTime() && ms < i.to.getTime();
 const decided = (r: ModelRun) => r.fate !== undefined || r.failing;
+const newRun = (ms: number): ModelRun => ({
+  ms,
+  failing: false,
+  attempts: 0,
+  retryAtMs: 0,
+  reportAtMs: 0,
+  runtimeEndMs: 0,
+});
+const runsOf = (job: JobDefinition, afterMs: number, toMs: number) =>
+  occurrencesBetween(scheduleSpecOf(job), new Date(afterMs), new Date(toMs)).map((o) =>
+    newRun(o.at.getTime()),
+  );
 
 /**
  * The fate of every run of the scenario's jobs in `(from, to]`, and the notifications owed.
@@ -186,28 +208,33 @@ const decided = (r: ModelRun) => r.fate !== undefined || r.failing;
  * fateOf(s).runs.every((r) => r.status === 'delivered') //=> true
  */
 export function fateOf(scenario: FateScenario): FateResult {
-  const world: World = {
-    scenario,
-    jobs: scenario.jobs.filter((j) => j.enabled).map((job) => jobModel(scenario, job)),
-    notifications: [],
-    sweptToMs: scenario.from.getTime(),
-  };
-  const queue = invocations(scenario);
-  for (let inv = queue.shift(); inv; inv = queue.shift()) {
-    if (inv.kind !== 'resume' && scenario.outages.some((o) => inside(o, inv.atMs))) continue;
-    if (fails(scenario, inv)) {
-      const delay = LAMBDA_RETRY_DELAYS_MS[inv.attempt - 1];
-      if (delay !== undefined) {
-        enqueue(queue, { ...inv, atMs: inv.atMs + delay, rank: 0, attempt: inv.attempt + 1 });
-      }
-      continue;
-    }
-    handle(world, inv);
-  }
   const fromMs = scenario.from.getTime();
   const toMs = scenario.to.getTime();
-  // Like the runs, the notifications carried by a run of the window: the sweeps after `to` also
-  // catch up the runs after it, which are not the scenario's.
+  const world: World = {
+    scenario,
+    jobs: new Map(),
+    notifications: [],
+    sweptToMs: fromMs,
+    endMs: toMs + scenario.settleMs,
+  };
+  for (const job of scenario.jobs.filter((j) => j.enabled)) {
+    const m = listJob(world, job, fromMs);
+    m.sinceMs = scenario.runningSince?.getTime();
+  }
+  const queue = invocations(scenario);
+  for (let inv = queue.shift(); inv; inv = queue.shift()) {
+    if (inv.kind === 'deploy' || inv.kind === 'operator' || inv.kind === 'resume') {
+      handle(world, inv);
+      continue;
+    }
+    if (scenario.outages.some((o) => inside(o, inv.atMs))) continue;
+    if (!fails(scenario, inv)) handle(world, inv);
+    else if (inv.attempt <= LAMBDA_RETRY_DELAYS_MS.length) {
+      const atMs = inv.atMs + (LAMBDA_RETRY_DELAYS_MS[inv.attempt - 1] ?? 0);
+      enqueue(queue, { ...inv, atMs, rank: 0, attempt: inv.attempt + 1 });
+    }
+  }
+  // Like the runs, the notifications carried by a run of the window.
   const notifications = world.notifications.filter((n) => {
     const lastMs = Date.parse(n.last);
     return lastMs > fromMs && lastMs <= toMs;
@@ -215,82 +242,106 @@ export function fateOf(scenario: FateScenario): FateResult {
   return { runs: fatesOf(world), notifications };
 }
 
-function jobModel(scenario: FateScenario, job: JobDefinition): JobModel {
-  const end = new Date(scenario.to.getTime() + scenario.settleMs);
-  const runs = occurrencesBetween(scheduleSpecOf(job), scenario.from, end).map(
-    (o): ModelRun => ({
-      ms: o.at.getTime(),
-      failing: false,
-      attempts: 0,
-      retryAtMs: 0,
-      dispatchedAtMs: 0,
-      reportAtMs: Number.POSITIVE_INFINITY,
-    }),
-  );
-  return {
+/** A job listed (again, or for the first time) from `afterMs` on: its runs after that instant. */
+function listJob(world: World, job: JobDefinition, afterMs: number): JobModel {
+  const runs = runsOf(job, afterMs, world.endMs);
+  const old = world.jobs.get(job.id);
+  const m: JobModel = old ?? {
+    id: job.id,
     job,
+    listed: true,
     runs,
-    byMs: new Map(runs.map((r) => [r.ms, r])),
-    pauses: scenario.pauses.filter((p) => p.jobId === job.id),
-    target: scenario.targets.find((t) => t.jobId === job.id),
-    sinceMs: scenario.runningSince?.getTime(),
+    byMs: new Map(),
+    past: [],
+    manual: [],
+    pending: undefined,
+    sinceMs: undefined,
     spent: 0,
     holder: undefined,
     overlapSkips: 0,
     open: 0,
     watched: new Set(),
   };
+  Object.assign(m, {
+    job,
+    listed: true,
+    runs,
+    byMs: new Map(runs.map((r) => [r.ms, r])),
+    open: 0,
+    spent: 0,
+  });
+  world.jobs.set(job.id, m);
+  return m;
 }
 
-/** Every invocation the history sends, in arrival order: ticks, sweeps, catch-up resumes. */
-function invocations(scenario: FateScenario): Invocation[] {
+/**
+ * §6 The life of a job: the pending deploy takes effect for the job at `atMs`, its deploy instant.
+ * A new schedule (or a job listed again) ends the old schedule's runs there, undecided ones
+ * staying so, and starts its own after it; a removed job ends there; anything else (target,
+ * payload, policies) moves nothing, the new definition deciding from now on. Reading: a new
+ * schedule starts with a budget of its own, and a removed job's runs still open are left open.
+ */
+function takeEffect(world: World, m: JobModel, atMs: number): void {
+  const next = m.pending;
+  m.pending = undefined;
+  if (next === undefined) return;
+  const moved = !next || !m.listed || scheduleIdOf(next) !== scheduleIdOf(m.job);
+  if (!moved) {
+    m.job = next;
+    return;
+  }
+  const since = m.sinceMs ?? Number.POSITIVE_INFINITY;
+  if (m.listed)
+    m.past.push(...m.runs.filter((r) => r.ms < atMs && (r.ms >= since || r.byOperator)));
+  if (!next) {
+    m.listed = false;
+    m.watched.clear();
+    return;
+  }
+  const relisted = !m.listed;
+  listJob(world, next, atMs);
+  if (relisted) m.sinceMs = atMs;
+}
+
+/** Every invocation the history sends, in arrival order; deploys and operators among them. */
+function invocations(s: FateScenario): Invocation[] {
   const list: Invocation[] = [];
-  let seq = 0;
-  for (const t of scenario.ticks) {
-    const base = { rank: 1, seq: seq++, kind: 'tick' as const, attempt: 1 };
-    list.push({
-      ...base,
-      atMs: t.arrivesAt.getTime(),
-      jobId: t.jobId,
-      scheduledMs: t.scheduledAt.getTime(),
-    });
+  const add = (inv: Omit<Invocation, 'seq' | 'attempt'>) =>
+    list.push({ ...inv, seq: list.length, attempt: 1 });
+  for (const t of s.ticks) {
+    const atMs = t.arrivesAt.getTime();
+    add({ atMs, rank: 1, kind: 'tick', jobId: t.jobId, scheduledMs: t.scheduledAt.getTime() });
   }
-  const lastMs = scenario.to.getTime() + scenario.settleMs;
-  const first = Math.floor(scenario.from.getTime() / MINUTE_MS) * MINUTE_MS + MINUTE_MS;
-  for (let m = first; m <= lastMs; m += MINUTE_MS) {
-    list.push({
-      atMs: m + scenario.latencyMs,
-      rank: 2,
-      seq: seq++,
-      kind: 'sweep',
-      scheduledMs: m,
-      attempt: 1,
-    });
+  const first = Math.floor(s.from.getTime() / MINUTE_MS) * MINUTE_MS + MINUTE_MS;
+  for (let m = first; m <= s.to.getTime() + s.settleMs; m += MINUTE_MS) {
+    add({ atMs: m + s.latencyMs, rank: 2, kind: 'sweep', scheduledMs: m });
   }
-  for (const p of scenario.pauses.filter((x) => x.catchUp)) {
-    const at = p.to.getTime();
-    list.push({
-      atMs: at,
+  for (const pause of s.pauses.filter((x) => x.catchUp)) {
+    const atMs = pause.to.getTime();
+    add({ atMs, rank: 0, kind: 'resume', jobId: pause.jobId, scheduledMs: atMs, pause });
+  }
+  for (const deploy of s.deploys ?? []) {
+    add({ atMs: deploy.at.getTime(), rank: 0, kind: 'deploy', scheduledMs: 0, deploy });
+  }
+  for (const step of s.operator ?? []) {
+    add({
+      atMs: step.at.getTime(),
       rank: 0,
-      seq: seq++,
-      kind: 'resume',
-      jobId: p.jobId,
-      scheduledMs: at,
-      attempt: 1,
-      pause: p,
+      kind: 'operator',
+      jobId: step.jobId,
+      scheduledMs: 0,
+      step,
     });
   }
   return list.sort(byArrival);
 }
 
-function byArrival(a: Invocation, b: Invocation): number {
-  return a.atMs - b.atMs || a.rank - b.rank || a.seq - b.seq;
-}
+const byArrival = (a: Invocation, b: Invocation) =>
+  a.atMs - b.atMs || a.rank - b.rank || a.seq - b.seq;
 
 function enqueue(queue: Invocation[], inv: Invocation): void {
-  let i = queue.findIndex((q) => byArrival(inv, q) < 0);
-  if (i < 0) i = queue.length;
-  queue.splice(i, 0, inv);
+  const i = queue.findIndex((q) => byArrival(inv, q) < 0);
+  queue.splice(i < 0 ? queue.length : i, 0, inv);
 }
 
 function fails(scenario: FateScenario, inv: Invocation): boolean {
@@ -304,26 +355,37 @@ function fails(scenario: FateScenario, inv: Invocation): boolean {
 }
 
 function handle(world: World, inv: Invocation): void {
-  const m = world.jobs.find((j) => j.job.id === inv.jobId);
+  const m = world.jobs.get(inv.jobId ?? '');
   if (inv.kind === 'sweep') sweep(world, inv.scheduledMs, inv.atMs);
-  else if (m && inv.kind === 'tick') tick(world, m, inv.scheduledMs, inv.atMs);
-  else if (m && inv.pause) resumeWithCatchUp(world, m, inv.pause, inv.atMs);
+  else if (inv.deploy) deploy(world, inv.deploy);
+  else if (inv.kind === 'tick') tick(world, inv.jobId ?? '', inv.scheduledMs, inv.atMs);
+  else if (m?.listed && inv.pause) resumeWithCatchUp(world, m, inv.pause, inv.atMs);
+  else if (m?.listed && inv.step) operate(world, m, inv.step, inv.atMs);
 }
 
-/**
- * §6 Pauses: a run due in `[pausedAt, end)` is skipped(paused); once a pause is resumed with
- * catch-up, its runs still undecided are the next gap's, like any other.
- */
-function paused(m: JobModel, ms: number, nowMs: number): boolean {
-  return m.pauses.some((p) => inside(p, ms) && !(p.catchUp && nowMs >= p.to.getTime()));
+/** A deploy at its `at`: every job it lists, drops or changes waits for its deploy instant. */
+function deploy(world: World, d: ModelDeploy): void {
+  const enabled = d.jobs.filter((j) => j.enabled);
+  for (const m of world.jobs.values()) m.pending = enabled.find((j) => j.id === m.id) ?? null;
+  for (const job of enabled.filter((j) => !world.jobs.has(j.id))) {
+    // A job never listed before: its first tick starts it (§6, a job's first run).
+    const m = listJob(world, job, d.at.getTime());
+    m.pending = job;
+  }
+}
+
+/** §6 Pauses: a run due in `[pausedAt, end)` is skipped(paused), until a resume with catch-up. */
+function paused(world: World, m: JobModel, ms: number, nowMs: number): boolean {
+  return world.scenario.pauses.some(
+    (p) => p.jobId === m.id && inside(p, ms) && !(p.catchUp && nowMs >= p.to.getTime()),
+  );
 }
 
 /** The job's undecided runs from its first run up to `upToMs` (or just before it), oldest first. */
 function undecided(m: JobModel, upToMs: number, strictly: boolean): ModelRun[] {
   while (m.open < m.runs.length && decided(m.runs[m.open] as ModelRun)) m.open++;
   const gap: ModelRun[] = [];
-  for (let i = m.open; i < m.runs.length; i++) {
-    const r = m.runs[i] as ModelRun;
+  for (const r of m.runs.slice(m.open)) {
     if (r.ms > upToMs || (strictly && r.ms === upToMs)) break;
     if (!decided(r) && r.ms >= (m.sinceMs ?? Number.POSITIVE_INFINITY)) gap.push(r);
   }
@@ -331,56 +393,58 @@ function undecided(m: JobModel, upToMs: number, strictly: boolean): ModelRun[] {
 }
 
 /**
- * A tick of the run at S. Not a run, before the job's first run, or older than the job's
- * catch-up window or retention: ignored (§6, Instants that are not runs). A decided run keeps
- * its fate. Otherwise the gap before S is decided, then S itself, by its own tick.
+ * A tick of the run at S, read with the jobs deployed now. Not a run, before the job's first run,
+ * older than its catch-up window or retention, beyond the clock skew ahead: ignored (§6,
+ * Instants that are not runs). The job's pending deploy takes effect just before S. A decided run
+ * keeps its fate; otherwise the gap before S is decided, then S itself, by its own tick.
  */
-function tick(world: World, m: JobModel, sMs: number, nowMs: number): void {
+function tick(world: World, jobId: string, sMs: number, nowMs: number): void {
+  const m = world.jobs.get(jobId);
+  const job = m?.pending === undefined ? m?.listed && m.job : m.pending;
+  if (!m || !job || runsOf(job, sMs - 1, sMs).length === 0) return;
+  const maxAgeMs = Math.min(
+    job.catchup.windowSeconds * 1000,
+    (world.scenario.retentionDays ?? 35) * 86_400_000,
+  );
+  if (nowMs - sMs > maxAgeMs || sMs > nowMs + 60_000) return;
+  takeEffect(world, m, sMs - 1);
   const run = m.byMs.get(sMs);
-  const retentionMs = (world.scenario.retentionDays ?? 35) * 86_400_000;
-  const maxAgeMs = Math.min(m.job.catchup.windowSeconds * 1000, retentionMs);
-  // Older than its window or the ledger's memory, or beyond the clock skew (60 s) ahead.
-  if (!run || nowMs - sMs > maxAgeMs || sMs > nowMs + 60_000) return;
-  // §6 Deploys: a job's first run starts it; its runs before it are not runs.
   m.sinceMs ??= sMs;
-  if (sMs < m.sinceMs || decided(run)) return;
+  if (!run || sMs < m.sinceMs || decided(run)) return;
   const gap = undecided(m, sMs, true);
   if (gap.length > 0) decideGap(world, m, gap, nowMs, sMs);
-  if (paused(m, sMs, nowMs)) {
-    skip(run, 'paused');
-    return;
-  }
+  if (paused(world, m, sMs, nowMs)) return skip(run, 'paused');
   // §6: a tick that delivers its own run ends the gap; the next one has a budget of its own.
   m.spent = 0;
-  attempt(world, m, run, nowMs, true);
+  attempt(world, m, run, nowMs, 'tick');
 }
 
 /**
- * The one-minute sweep at M. It looks at the sweep instants since the last one it checked, at
- * most 30 minutes of them and never more than a day back (architecture.md §7): a job with an
- * undecided run due there (at an instant up to one of them minus the job's grace) has its
- * overdue runs (`at <= M − grace`) that no one decided decided as one gap, in one go. Then
- * delivery retries whose time came, and `stuck` runs.
+ * The one-minute sweep at M: every pending deploy takes effect at M. It looks at the sweep
+ * instants since the last one it checked, at most 30 minutes of them and never more than a day
+ * back (architecture.md §7): a job with an undecided run due there has its overdue runs
+ * (`at <= M − grace`) decided as one gap, in one go. Then delivery retries, and `stuck` runs.
  */
 function sweep(world: World, mMs: number, nowMs: number): void {
+  for (const m of world.jobs.values()) takeEffect(world, m, mMs);
   const fromMs = Math.min(mMs, Math.max(world.sweptToMs, mMs - 86_400_000));
   const toMs = Math.min(mMs, fromMs + 30 * MINUTE_MS);
   world.sweptToMs = Math.max(world.sweptToMs, toMs);
-  for (const m of world.jobs) {
-    if (m.sinceMs === undefined) continue;
+  for (const m of world.jobs.values()) {
+    if (m.sinceMs === undefined || !m.listed) continue;
     const graceMs = m.job.alarm.graceSeconds * 1000;
     const seen = undecided(m, toMs - graceMs, false).some((r) => r.ms > fromMs - graceMs);
     const dueMs = mMs - graceMs;
     if (seen) decideGap(world, m, undecided(m, dueMs, false), nowMs, dueMs);
   }
-  for (const m of world.jobs) {
+  for (const m of world.jobs.values()) {
     for (const r of [...m.watched]) {
-      if (r.failing && r.retryAtMs <= nowMs) attempt(world, m, r, nowMs, false);
+      if (r.failing && r.retryAtMs <= nowMs) attempt(world, m, r, nowMs, 'retry');
       if (r.fate?.status !== 'delivered') continue;
       if (nowMs >= r.reportAtMs) m.watched.delete(r);
-      else if (nowMs >= r.dispatchedAtMs + m.job.maxRuntimeSeconds * 1000) {
+      else if (nowMs >= r.runtimeEndMs) {
         m.watched.delete(r);
-        notify(world, 'stuck', m, [r]);
+        notify(world, 'stuck', m.id, [r]);
       }
     }
   }
@@ -388,8 +452,9 @@ function sweep(world: World, mMs: number, nowMs: number): void {
 
 /**
  * §6 Gaps and catch-up: the runs of one gap decided together under the job's policy. The window
- * ends at the instant the gap is decided up to and is closed at its start. Runs in a pause are skipped(paused)
- * and left out of the policy (Reading: they still count as the gap's, and as newer runs).
+ * ends at the instant the gap is decided up to and is closed at its start. Runs in a pause are
+ * skipped(paused) and left out of the policy (Reading: they still count as the gap's, and as
+ * newer runs).
  */
 function decideGap(
   world: World,
@@ -397,26 +462,21 @@ function decideGap(
   gap: readonly ModelRun[],
   nowMs: number,
   upToMs: number,
-): void {
+) {
   const { catchup, alarm } = m.job;
-  const pastGrace = (r: ModelRun) => nowMs > r.ms + alarm.graceSeconds * 1000;
   const windowStartMs = upToMs - catchup.windowSeconds * 1000;
-  const live = gap.filter((r) => !paused(m, r.ms, nowMs));
-  for (const r of gap) if (paused(m, r.ms, nowMs)) skip(r, 'paused');
+  const live = gap.filter((r) => !paused(world, m, r.ms, nowMs));
+  for (const r of gap) if (!live.includes(r)) skip(r, 'paused');
   const picks = policyPicks(m, gap, live, windowStartMs, nowMs);
-  const missed: ModelRun[] = [];
+  // §6: a run the gap delivers past its grace is missed; one it skips is missed all the same.
+  const missed = live.filter((r) => !picks.includes(r) || nowMs > r.ms + alarm.graceSeconds * 1000);
   for (const r of live) {
-    if (picks.includes(r)) {
-      if (pastGrace(r)) missed.push(r);
-      continue;
-    }
-    skip(r, r.ms < windowStartMs ? 'outside-window' : POLICY_REASON[catchup.policy]);
-    // §6: a run the gap skips is missed unless it was skipped for a pause.
-    missed.push(r);
+    if (!picks.includes(r))
+      skip(r, r.ms < windowStartMs ? 'outside-window' : POLICY_REASON[catchup.policy]);
   }
   m.spent += picks.length;
-  if (missed.length > 0) notify(world, 'missed', m, missed);
-  for (const r of picks) attempt(world, m, r, nowMs, false);
+  if (missed.length > 0) notify(world, 'missed', m.id, missed);
+  for (const r of picks) attempt(world, m, r, nowMs, 'gap');
 }
 
 /** The runs of a gap its policy delivers, oldest first, within the budget the gap has left. */
@@ -426,19 +486,23 @@ function policyPicks(
   live: readonly ModelRun[],
   windowStartMs: number,
   nowMs: number,
-): ModelRun[] {
+) {
   const { policy, maxRuns } = m.job.catchup;
   const inWindow = live.filter((r) => r.ms >= windowStartMs);
-  if (policy === 'all') {
+  if (policy === 'all')
     return inWindow.slice(Math.max(0, inWindow.length - Math.max(0, maxRuns - m.spent)));
-  }
   if (policy === 'none' || m.spent > 0) return [];
-  // latest: the newest, when no newer run is decided or due (a newer run of the gap in a pause
-  // is decided; the tick's own run is due).
+  // latest: the newest, when no newer run is decided or due (a paused one is decided).
   const newest = inWindow.at(-1);
   if (!newest || newest !== gap.at(-1)) return [];
   const next = m.runs[m.runs.indexOf(newest) + 1];
   return next && next.ms <= nowMs ? [] : [newest];
+}
+
+/** The policy's picks among `runs` (oldest first), as an operator's catch-up takes them. */
+function operatorPicks(job: JobDefinition, runs: readonly ModelRun[]): readonly ModelRun[] {
+  const { policy, maxRuns } = job.catchup;
+  return policy === 'all' ? runs.slice(-maxRuns) : policy === 'latest' ? runs.slice(-1) : [];
 }
 
 /**
@@ -447,21 +511,46 @@ function policyPicks(
  * Reading: a replay an operator asked for is not missed, and spends no budget of a gap.
  */
 function resumeWithCatchUp(world: World, m: JobModel, pause: ModelPause, nowMs: number): void {
-  const runs = m.runs.filter(
-    (r) => inside(pause, r.ms) && r.ms >= (m.sinceMs ?? Number.POSITIVE_INFINITY),
-  );
-  const newest = runs.at(-1);
-  if (!newest) return;
   const windowStartMs = pause.to.getTime() - m.job.catchup.windowSeconds * 1000;
-  const replayable = runs.filter(
-    (r) => r.ms >= windowStartMs && (!decided(r) || r.fate?.reason === 'paused'),
+  const replayable = m.runs.filter(
+    (r) =>
+      inside(pause, r.ms) &&
+      r.ms >= Math.max(windowStartMs, m.sinceMs ?? Number.POSITIVE_INFINITY) &&
+      (!decided(r) || r.fate?.reason === 'paused'),
   );
-  const { policy, maxRuns } = m.job.catchup;
-  const picks =
-    policy === 'all' ? replayable.slice(-maxRuns) : policy === 'latest' ? replayable.slice(-1) : [];
-  for (const r of picks) {
+  for (const r of operatorPicks(m.job, replayable)) {
     delete r.fate;
-    attempt(world, m, r, nowMs, false);
+    attempt(world, m, r, nowMs, 'operator');
+  }
+}
+
+/**
+ * An operator's command (docs/cli.md), with the job as deployed now. `run`: a manual run of the
+ * minute, under a key of its own. `backfill`: the engine's runs of `[from, to]`, oldest first,
+ * each delivered unless it is delivered, dead-lettered or being retried (a skipped or undecided
+ * one is delivered now, not missed, spending no budget); it stops at a refused delivery or an
+ * overlap. `redrive`: one more attempt of a dead-lettered run; failed, it stays dead-lettered.
+ */
+function operate(world: World, m: JobModel, step: ModelOperatorStep, nowMs: number): void {
+  if (step.action === 'run') {
+    const run = newRun(Math.floor(nowMs / MINUTE_MS) * MINUTE_MS);
+    m.manual.push(run);
+    attempt(world, m, run, nowMs, 'operator');
+  } else if (step.action === 'redrive') {
+    const run = m.byMs.get(step.run.getTime()) ?? m.past.find((r) => r.ms === step.run.getTime());
+    if (run?.fate?.status === 'dead-lettered') attempt(world, m, run, nowMs, 'operator');
+  } else {
+    for (const o of runsOf(m.job, step.from.getTime() - 1, step.to.getTime())) {
+      let run = m.byMs.get(o.ms) ?? m.past.find((r) => r.ms === o.ms);
+      if (!run || (run.ms < (m.sinceMs ?? Number.POSITIVE_INFINITY) && !run.byOperator)) {
+        run = Object.assign(o, { byOperator: true });
+        m.past.push(run);
+      }
+      if (run.fate !== undefined && run.fate.status !== 'skipped') continue;
+      if (run.failing) continue;
+      delete run.fate;
+      if (!attempt(world, m, run, nowMs, 'operator')) return;
+    }
   }
 }
 
@@ -470,69 +559,79 @@ function skip(r: ModelRun, reason: SkipReason): void {
   r.fate = { status: 'skipped', reason };
 }
 
+const targetOf = (world: World, m: JobModel) =>
+  world.scenario.targets.find((t) => t.jobId === m.id);
+
 /** Whether run `h` can still be running at `nowMs`: it holds a forbid slot until then (§6 Overlap). */
-function holds(m: JobModel, h: ModelRun, nowMs: number): boolean {
-  if (h.fate?.status !== 'delivered') return false;
-  if (tracksCompletion(m.job) && h.reportAtMs <= nowMs) return false;
-  return nowMs <= h.dispatchedAtMs + m.job.maxRuntimeSeconds * 1000;
-}
+const holds = (h: ModelRun, nowMs: number) =>
+  h.fate?.status === 'delivered' && h.reportAtMs > nowMs && nowMs <= h.runtimeEndMs;
 
 /**
  * One delivery attempt of a run decided to run: skipped(overlap) while another run of a forbid
  * job holds the slot; otherwise handed to the target, or failed and retried, dead-lettered when
- * every attempt of its round failed.
+ * every attempt of its round failed (a redrive's one attempt: dead-lettered again, silently).
+ * A delivered run keeps when its report comes and its maxRuntime ends, as claimed: a later
+ * deploy moves neither.
  */
-function attempt(world: World, m: JobModel, r: ModelRun, nowMs: number, ownTick: boolean): void {
+function attempt(
+  world: World,
+  m: JobModel,
+  r: ModelRun,
+  nowMs: number,
+  how: 'tick' | 'gap' | 'retry' | 'operator',
+): boolean {
   const { job } = m;
   if (job.concurrency === 'forbid') {
-    const holder = m.holder;
-    if (holder && holder !== r && holds(m, holder, nowMs)) {
+    if (m.holder && m.holder !== r && holds(m.holder, nowMs)) {
       skip(r, 'overlap');
       // §6 Overlap: the second run skipped in a row raises one notification for the incident.
-      if (++m.overlapSkips === 2) notify(world, 'overlap', m, [r]);
-      return;
+      if (++m.overlapSkips === 2) notify(world, 'overlap', m.id, [r]);
+      return false;
     }
-    if (holder !== r) m.overlapSkips = 0;
+    if (m.holder !== r) m.overlapSkips = 0;
     m.holder = r;
   }
+  const redrive = r.fate?.status === 'dead-lettered';
   r.attempts++;
   m.watched.delete(r);
-  if (inside(m.target?.fail, nowMs)) {
+  const target = targetOf(world, m);
+  if (inside(target?.fail, nowMs)) {
     if (m.holder === r) m.holder = undefined;
-    if (r.attempts >= job.retry.maxAttempts) {
+    if (redrive || r.attempts >= job.retry.maxAttempts) {
       r.failing = false;
       r.fate = { status: 'dead-lettered' };
-      notify(world, 'dead-lettered', m, [r]);
-      return;
+      if (!redrive) notify(world, 'dead-lettered', m.id, [r]);
+      return false;
     }
     r.failing = true;
-    r.retryAtMs = nowMs + Math.min(RETRY_BASE_MS * 2 ** (r.attempts - 1), RETRY_MAX_MS);
+    r.retryAtMs = nowMs + Math.min(60_000 * 2 ** (r.attempts - 1), 900_000);
     m.watched.add(r);
-    return;
+    return false;
   }
   r.failing = false;
   r.fate = { status: 'delivered' };
-  r.dispatchedAtMs = nowMs;
-  if (tracksCompletion(job)) {
-    r.reportAtMs = nowMs + (m.target?.runtimeMs ?? 1_000) + world.scenario.latencyMs;
-    m.watched.add(r);
-  }
+  const tracked = tracksCompletion(job);
+  r.reportAtMs = tracked
+    ? nowMs + (target?.runtimeMs ?? 1_000) + world.scenario.latencyMs
+    : Number.POSITIVE_INFINITY;
+  r.runtimeEndMs = nowMs + job.maxRuntimeSeconds * 1000;
+  if (tracked) m.watched.add(r);
   // §6 Signals: late, when its own tick's first attempt was past grace.
-  if (ownTick && r.attempts === 1 && nowMs > r.ms + job.alarm.graceSeconds * 1000) {
-    notify(world, 'late', m, [r]);
+  if (how === 'tick' && r.attempts === 1 && nowMs > r.ms + job.alarm.graceSeconds * 1000) {
+    notify(world, 'late', m.id, [r]);
   }
+  return true;
 }
 
 /** One notification: a gap's missed runs from the first to the last, or one run's signal. */
-function notify(world: World, kind: NotificationKind, m: JobModel, runs: readonly ModelRun[]) {
-  const first = runs[0] as ModelRun;
-  const last = runs.at(-1) as ModelRun;
+function notify(world: World, kind: NotificationKind, jobId: string, runs: readonly ModelRun[]) {
+  const first = iso((runs[0] as ModelRun).ms);
   world.notifications.push({
     kind,
-    jobId: m.job.id,
+    jobId,
     runs: runs.length,
-    first: iso(first.ms),
-    last: iso(last.ms),
+    first,
+    last: iso((runs.at(-1) as ModelRun).ms),
   });
 }
 
@@ -540,18 +639,16 @@ function fatesOf(world: World): RunFate[] {
   const fromMs = world.scenario.from.getTime();
   const toMs = world.scenario.to.getTime();
   const fates: RunFate[] = [];
-  for (const m of world.jobs) {
-    for (const r of m.runs) {
-      if (r.ms <= fromMs || r.ms > toMs || r.ms < (m.sinceMs ?? Number.POSITIVE_INFINITY)) continue;
-      const status = r.fate?.status ?? (r.failing ? 'open' : 'undecided');
-      fates.push({
-        jobId: m.job.id,
-        at: iso(r.ms),
-        status,
-        reason: r.fate?.reason ?? null,
-        deliveries: status === 'delivered' ? 1 : 0,
-      });
-    }
+  const add = (jobId: string, r: ModelRun) => {
+    const status = r.fate?.status ?? (r.failing ? 'open' : 'undecided');
+    const deliveries = status === 'delivered' ? 1 : 0;
+    fates.push({ jobId, at: iso(r.ms), status, reason: r.fate?.reason ?? null, deliveries });
+  };
+  for (const m of world.jobs.values()) {
+    const since = m.sinceMs ?? Number.POSITIVE_INFINITY;
+    const current = m.listed ? m.runs.filter((r) => r.ms >= since || r.byOperator) : [];
+    for (const r of [...m.past, ...current]) if (r.ms > fromMs && r.ms <= toMs) add(m.id, r);
+    for (const r of m.manual) add(`manual:${m.id}`, r);
   }
   return fates.sort((a, b) => a.at.localeCompare(b.at) || a.jobId.localeCompare(b.jobId));
 }
