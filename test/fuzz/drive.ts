@@ -129,6 +129,24 @@ export async function driveSystem(input: SystemInput): Promise<SystemObservation
   };
 }
 
+/** The run a `zonecron run` record made: `manual:<job>` at the record's minute, and its key. */
+function manualRunOf(record: { readonly at: string; readonly jobId: string }) {
+  const at = new Date(Math.floor(Date.parse(record.at) / 60_000) * 60_000);
+  return { jobId: `manual:${record.jobId}`, at, key: periodBucket(`manual:${record.jobId}`, at) };
+}
+
+/**
+ * The runs `zonecron run` made are the window's too: the simulation settles only once they
+ * ended, as the model's sweeps go on until they did.
+ */
+function watchManualRuns(world: WindowWorld, seen: number): number {
+  const records = world.sim.operatorRecords;
+  for (const record of records.slice(seen)) {
+    if (record.action === 'run') (world.expectedKeys as string[]).push(manualRunOf(record).key);
+  }
+  return records.length;
+}
+
 /**
  * The runs `zonecron run` made, each under its manual key (`manual:<job>` at its minute), as the
  * ledger and the targets have them at the end.
@@ -136,12 +154,7 @@ export async function driveSystem(input: SystemInput): Promise<SystemObservation
 async function manualRuns(world: WindowWorld): Promise<SystemRun[]> {
   const { sim } = world;
   const byKey = deliveriesByKey(sim.deliveries);
-  const runs = sim.operatorRecords
-    .filter((r) => r.action === 'run')
-    .map((r) => {
-      const at = new Date(Math.floor(Date.parse(r.at) / 60_000) * 60_000);
-      return { jobId: `manual:${r.jobId}`, at, key: periodBucket(`manual:${r.jobId}`, at) };
-    });
+  const runs = sim.operatorRecords.filter((r) => r.action === 'run').map(manualRunOf);
   if (runs.length === 0) return [];
   const items = await world.store.batchGet(
     runs.map((r) => r.key),
@@ -200,6 +213,7 @@ function watch(
   const pop = timeline.pop.bind(timeline);
   let current: SimEvent | undefined;
   let givenUp = world.sim.faults.invocationsGivenUp;
+  let records = 0;
   timeline.push = (event: SimEvent) => {
     for (const inv of dispatcherInvocations(event)) {
       invocations.push(inv);
@@ -212,6 +226,7 @@ function watch(
       failed.push(...dispatcherInvocations(current).filter((inv) => inv.attempt === 3));
     }
     givenUp = world.sim.faults.invocationsGivenUp;
+    records = watchManualRuns(world, records);
     current = pop();
     if (current?.kind === 'invoke') counts.invocations += current.invocations.length;
     return current;
