@@ -5,7 +5,7 @@
  * the plan sent when (the history the model is given), which of them failed (a crash, a
  * throttled request: Lambda retries those), and every notification sent.
  */
-import { createSkipRangeLedger, reasonInRange } from '#ledger/index.ts';
+import { createSkipRangeLedger, decodeRun, reasonInRange } from '#ledger/index.ts';
 import type { JobDefinition } from '#shared/job.ts';
 import { runTimeline } from '../../cli/simulation/event-loop.ts';
 import type { FaultPlan } from '../../cli/simulation/faults.ts';
@@ -62,6 +62,8 @@ export interface SystemObservation {
   readonly invocations: readonly DispatcherInvocation[];
   /** The invocations that failed, each retried by Lambda unless it was the third attempt. */
   readonly failed: readonly DispatcherInvocation[];
+  /** The forged completions the recorder recorded (none, if it keeps §6), in words. */
+  readonly forgeriesRecorded: readonly string[];
   /** Dispatcher and recorder invocations handled, and the functions' ledger requests. */
   readonly operations: { readonly invocations: number; readonly ledgerRequests: number };
 }
@@ -104,7 +106,7 @@ export async function driveSystem(input: SystemInput): Promise<SystemObservation
     watch(world, invocations, failed, counts);
     await runTimeline(world);
     await closeWindow(world);
-    runs = await withSkipRanges(world, systemRuns(sim));
+    runs = [...(await withSkipRanges(world, systemRuns(sim))), ...(await manualRuns(world))];
   } finally {
     await stopSimulation(sim);
   }
@@ -120,8 +122,57 @@ export async function driveSystem(input: SystemInput): Promise<SystemObservation
     })),
     invocations,
     failed,
+    forgeriesRecorded: [...sim.hostileRecords.values()]
+      .filter((r) => r.recorded)
+      .map((r) => JSON.stringify(r)),
     operations: counts,
   };
+}
+
+/** The run a `zonecron run` record made: `manual:<job>` at the record's minute, and its key. */
+function manualRunOf(record: { readonly at: string; readonly jobId: string }) {
+  const at = new Date(Math.floor(Date.parse(record.at) / 60_000) * 60_000);
+  return { jobId: `manual:${record.jobId}`, at, key: periodBucket(`manual:${record.jobId}`, at) };
+}
+
+/**
+ * The runs `zonecron run` made are the window's too: the simulation settles only once they
+ * ended, as the model's sweeps go on until they did.
+ */
+function watchManualRuns(world: WindowWorld, seen: number): number {
+  const records = world.sim.operatorRecords;
+  for (const record of records.slice(seen)) {
+    if (record.action === 'run') (world.expectedKeys as string[]).push(manualRunOf(record).key);
+  }
+  return records.length;
+}
+
+/**
+ * The runs `zonecron run` made, each under its manual key (`manual:<job>` at its minute), as the
+ * ledger and the targets have them at the end.
+ */
+async function manualRuns(world: WindowWorld): Promise<SystemRun[]> {
+  const { sim } = world;
+  const byKey = deliveriesByKey(sim.deliveries);
+  const runs = sim.operatorRecords.filter((r) => r.action === 'run').map(manualRunOf);
+  if (runs.length === 0) return [];
+  const items = await world.store.batchGet(
+    runs.map((r) => r.key),
+    true,
+  );
+  return runs.map((r) => {
+    const raw = items.get(r.key);
+    const item = raw ? decodeRun(raw) : undefined;
+    return {
+      jobId: r.jobId,
+      at: r.at.toISOString(),
+      status: outcomeStatus(item),
+      reason: item?.skipReason ?? null,
+      deliveries: byKey.get(r.key)?.length ?? 0,
+      redelivered: 0,
+      attempts: item?.attempts ?? 0,
+    };
+  });
 }
 
 /** The dispatcher invocations of one timeline event. */
@@ -162,6 +213,7 @@ function watch(
   const pop = timeline.pop.bind(timeline);
   let current: SimEvent | undefined;
   let givenUp = world.sim.faults.invocationsGivenUp;
+  let records = 0;
   timeline.push = (event: SimEvent) => {
     for (const inv of dispatcherInvocations(event)) {
       invocations.push(inv);
@@ -174,6 +226,7 @@ function watch(
       failed.push(...dispatcherInvocations(current).filter((inv) => inv.attempt === 3));
     }
     givenUp = world.sim.faults.invocationsGivenUp;
+    records = watchManualRuns(world, records);
     current = pop();
     if (current?.kind === 'invoke') counts.invocations += current.invocations.length;
     return current;

@@ -16,6 +16,9 @@
  * may be delivered again (counted Redelivered) or run out of attempts, and notifications are
  * not compared.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { SETTLE_LIMIT_MS } from '../../cli/simulation/event-loop.ts';
 import { type FaultPlan, parseFaultPlan } from '../../cli/simulation/faults.ts';
@@ -25,11 +28,13 @@ import {
   type FateResult,
   type FateScenario,
   fateOf,
+  type ModelOperatorStep,
   type RunFate,
 } from '../reference/fate-model.ts';
 import { driveSystem, type SystemObservation, type SystemRun } from './drive.ts';
 import {
   DEFAULT_LIMITS,
+  deployFiles,
   type FuzzScenario,
   faultsYaml,
   jobsYaml,
@@ -60,7 +65,7 @@ export async function checkScenario(scenario: FuzzScenario): Promise<ScenarioRes
   const cpu = process.cpuUsage();
   const jobsText = jobsYaml(scenario);
   const config = parseJobsConfig(jobsText, 'jobs.yaml');
-  const plan = parseFaultPlan(faultsYaml(scenario), 'faults.yaml', config);
+  const plan = readPlan(scenario, config);
   const from = new Date(scenario.from);
   const to = new Date(windowEnd(scenario));
   const seen = await driveSystem({
@@ -85,6 +90,8 @@ export async function checkScenario(scenario: FuzzScenario): Promise<ScenarioRes
       ...(t.fail ? { fail: t.fail } : {}),
       ...(t.runtimeMs === undefined ? {} : { runtimeMs: t.runtimeMs }),
     })),
+    deploys: plan.deploys.map((d) => ({ at: d.at, jobs: d.jobs })),
+    operator: plan.operator.flatMap(modelStep),
     latencyMs: EVENT_DELAY_MS,
     settleMs: SETTLE_LIMIT_MS,
     retentionDays: config.retentionDays,
@@ -94,6 +101,10 @@ export async function checkScenario(scenario: FuzzScenario): Promise<ScenarioRes
   const violations = chaos
     ? compareTolerantly(config.jobs, [model, fateOf({ ...history, failures: [] })], seen)
     : compareExactly(model, seen, from, to);
+  // §6 Completions need proof of delivery: a forgery changes nothing.
+  for (const forged of seen.forgeriesRecorded) {
+    violations.push(`the recorder recorded a forged completion: ${forged}`);
+  }
   return {
     scenario,
     violations,
@@ -101,6 +112,37 @@ export async function checkScenario(scenario: FuzzScenario): Promise<ScenarioRes
     operations: seen.operations,
     cpuMs: cpuMsSince(cpu),
   };
+}
+
+/**
+ * The scenario's faults plan, read as `zonecron simulate` reads it: its deploys' jobs files are
+ * written next to it, in a directory of their own, for the loader to read.
+ */
+function readPlan(scenario: FuzzScenario, config: ReturnType<typeof parseJobsConfig>): FaultPlan {
+  const files = deployFiles(scenario);
+  if (files.length === 0) return parseFaultPlan(faultsYaml(scenario), 'faults.yaml', config);
+  const dir = mkdtempSync(join(tmpdir(), 'zonecron-fuzz-'));
+  try {
+    for (const [name, text] of files) writeFileSync(join(dir, name), text);
+    return parseFaultPlan(faultsYaml(scenario), join(dir, 'faults.yaml'), config);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** An operator's step of the plan as the model takes it (the pauses come from `pauses`). */
+function modelStep(step: FaultPlan['operator'][number]): ModelOperatorStep[] {
+  const { at, job: jobId } = step;
+  switch (step.action) {
+    case 'run':
+      return [{ at, action: 'run', jobId }];
+    case 'backfill':
+      return [{ at, action: 'backfill', jobId, from: step.from, to: step.to }];
+    case 'redrive':
+      return [{ at, action: 'redrive', jobId, run: step.run }];
+    default:
+      return [];
+  }
 }
 
 const cpuMsSince = (start: NodeJS.CpuUsage) => {
@@ -144,15 +186,19 @@ function compareExactly(
 ): string[] {
   const violations: string[] = [];
   const modelRuns = new Map(model.runs.map((r) => [runId(r), r]));
+  // A run one side has and the other has not is no disagreement while it has no fate: the old
+  // schedule's runs still undecided when a deploy took effect, the new one's before it (§6).
   for (const s of seen.runs) {
     const m = modelRuns.get(runId(s));
-    if (!m) violations.push(`${runId(s)}: the model has no such run; the system: ${fateText(s)}`);
-    else if (!sameFate(m, s)) {
+    if (!m && s.status !== 'undecided') {
+      violations.push(`${runId(s)}: the model has no such run; the system: ${fateText(s)}`);
+    } else if (m && !sameFate(m, s)) {
       violations.push(`${runId(s)}: the model says ${fateText(m)}; the system: ${fateText(s)}`);
     }
     modelRuns.delete(runId(s));
   }
   for (const m of modelRuns.values()) {
+    if (m.status === 'undecided') continue;
     violations.push(`${runId(m)}: the system has no such run; the model says ${fateText(m)}`);
   }
   const inWindow = (n: { last: string }) =>
@@ -194,13 +240,15 @@ function compareTolerantly(
     const deliveries = Math.min(s.deliveries, 1);
     const once = { ...s, deliveries };
     const maxAttempts = jobs.find((j) => j.id === s.jobId)?.retry.maxAttempts ?? 1;
+    const noFate = candidates.length === 0 && s.status === 'undecided';
     const ok =
-      s.deliveries <= 1 + s.redelivered &&
-      candidates.some(
-        (m) =>
-          sameFate(m, once) ||
-          (m.status === 'delivered' && s.status === 'dead-lettered' && s.attempts >= maxAttempts),
-      );
+      noFate ||
+      (s.deliveries <= 1 + s.redelivered &&
+        candidates.some(
+          (m) =>
+            sameFate(m, once) ||
+            (m.status === 'delivered' && s.status === 'dead-lettered' && s.attempts >= maxAttempts),
+        ));
     if (!ok) {
       const said = [...new Set(candidates.map(fateText))].join(' or ');
       violations.push(
@@ -336,6 +384,7 @@ export function reproduction(result: ScenarioResult): string {
     jobsYaml(s).trimEnd(),
     '# --- faults.yaml',
     faultsYaml(s).trimEnd(),
+    ...deployFiles(s).flatMap(([name, text]) => [`# --- ${name}`, text.trimEnd()]),
     '# --- the scenario, as a fixture of test/fixtures/fuzz/',
     `# ${JSON.stringify(s)}`,
   ].join('\n');

@@ -7,10 +7,10 @@
  * with DST nights and with 30- and 45-minute offsets, under every catch-up policy, window and
  * maxRuns, both concurrencies and every target type. Histories are what the faults file
  * supports: outages, late ticks, duplicated ticks, failing and slow targets, operator pauses
- * (resumed with or without catch-up), hostile events, and (the `chaos` kind) crashes and
- * throttling. The file's deploys and operator actions are not drawn yet: the model does not
- * follow a job across deploys, nor backfills, redrives and discards; they plug in as further
- * members of {@link FuzzFaults}.
+ * (resumed with or without catch-up), deploys of other jobs files (schedules, zones, DST
+ * policies, policies and targets changed; jobs removed, and added back), operators' backfills,
+ * manual runs and redrives, hostile events (forged completions of real runs among them), and
+ * (the `chaos` kind) crashes and throttling.
  */
 import fc from 'fast-check';
 import { stringify } from 'yaml';
@@ -52,8 +52,22 @@ export interface FuzzFaults {
     readonly to: string;
     readonly catchUp?: boolean;
   }[];
+  readonly deploys?: readonly { readonly at: string; readonly config: string }[];
+  readonly operator?: readonly OperatorEntry[];
   readonly hostile?: readonly HostileEntry[];
 }
+
+/** One entry of the plan's `operator`: a command an on-call engineer runs at `at`. */
+export type OperatorEntry =
+  | { readonly at: string; readonly action: 'run'; readonly job: string }
+  | {
+      readonly at: string;
+      readonly action: 'backfill';
+      readonly job: string;
+      readonly from: string;
+      readonly to: string;
+    }
+  | { readonly at: string; readonly action: 'redrive'; readonly job: string; readonly run: string };
 
 /** One entry of the plan's `hostile`: events nobody legitimate sends. */
 export type HostileEntry =
@@ -81,6 +95,8 @@ export interface FuzzScenario {
   readonly hours: number;
   readonly duplicateTicks: number;
   readonly jobs: readonly FuzzJob[];
+  /** The jobs file of each of `faults.deploys`, in order (`deploy-1.yaml`, …). */
+  readonly deployJobs?: readonly (readonly FuzzJob[])[];
   readonly faults: FuzzFaults;
 }
 
@@ -252,14 +268,141 @@ function intervalIn(fromMs: number, hours: number, maxMinutes: number) {
     }));
 }
 
-/** The history around the jobs: what the faults file can say today. */
-function faultsArbitrary(fromMs: number, hours: number, jobs: readonly FuzzJob[], chaos: boolean) {
-  const ids = jobs.map((j) => j.id);
-  const tracked = new Set(
-    jobs.filter((j) => ['lambda', 'stepfunctions'].includes(j.target.type)).map((j) => j.id),
+/** The jobs files of a scenario: the first in force from the start, each deploy's from its `at`. */
+interface JobFiles {
+  readonly atMs: readonly number[];
+  readonly files: readonly (readonly FuzzJob[])[];
+}
+
+/** The jobs deployed at an instant. */
+function jobsAt(f: JobFiles, ms: number): readonly FuzzJob[] {
+  let found = f.files[0] ?? [];
+  f.atMs.forEach((at, i) => {
+    if (at <= ms) found = f.files[i] ?? found;
+  });
+  return found;
+}
+
+const isTracked = (j: FuzzJob) => j.target.type === 'lambda' || j.target.type === 'stepfunctions';
+
+/** Runs of a job a day, in its zone, from `fromMs`. */
+function perDay(j: Pick<FuzzJob, 'id' | 'schedule' | 'timezone'>, fromMs: number): number {
+  const spec = { cron: j.schedule, timezone: j.timezone, jobId: j.id };
+  return occurrencesBetween(spec, new Date(fromMs), new Date(fromMs + 86_400_000)).length;
+}
+
+/**
+ * What a deploy does to one job of the file before it: nothing (most often), a new schedule
+ * (expression, zone or DST policies), new policies, a new target, or removes it; a job the file
+ * before had removed is listed again, or stays out. A new expression runs at most about as
+ * often as the old one did, so the scenario's size holds.
+ */
+function redeployed(job: FuzzJob, listed: boolean, fromMs: number): fc.Arbitrary<FuzzJob | null> {
+  if (!listed) return weighted([1, fc.constant(null)], [2, fc.constant(job)]);
+  const budget = Math.max(perDay(job, fromMs), 48);
+  const policies = jobArbitrary.map((d) => {
+    const redrawn = jobOf(Number(job.id.slice(1)) - 1, { ...d, target: job.target.type as never });
+    const { catchup, retry, concurrency, maxRuntime, alarm } = redrawn;
+    return { ...job, catchup, retry, concurrency, maxRuntime, alarm };
+  });
+  const target = fc.constantFrom(...TARGETS).map((type): FuzzJob => {
+    const tracked = type === 'lambda' || type === 'stepfunctions';
+    const concurrency = tracked ? job.concurrency : 'allow';
+    return { ...job, target: { type, arn: arnOf(type, job.id) }, concurrency };
+  });
+  return weighted<FuzzJob | null>(
+    [10, fc.constant(job)],
+    [
+      2,
+      expression
+        .filter((schedule) => perDay({ ...job, schedule }, fromMs) <= budget)
+        .map((schedule) => ({ ...job, schedule })),
+    ],
+    [1, fc.constantFrom(...ZONES).map((timezone) => ({ ...job, timezone }))],
+    [1, jobArbitrary.map((d) => ({ ...job, dst: d.dst ?? { gap: 'skip', overlap: 'both' } }))],
+    [2, policies],
+    [1, target],
+    [2, fc.constant(null)],
   );
-  const job = fc.constantFrom(...ids);
-  const target = job.chain((id) =>
+}
+
+/**
+ * Up to two deploys of the window, at least 20 minutes apart, each a jobs file derived from the
+ * one before it (job by job, {@link redeployed}); at half-minutes, so no tick or sweep ties.
+ */
+function deploysArbitrary(fromMs: number, hours: number, jobs: readonly FuzzJob[]) {
+  const lastMinute = hours * 60 - 1;
+  const minutes = fc
+    .tuple(
+      fc.integer({ min: 0, max: lastMinute }),
+      fc.array(fc.integer({ min: 20, max: Math.max(20, lastMinute) }), { maxLength: 1 }),
+    )
+    .map(([first, gaps]) => [first, ...gaps.map((g) => first + g)].filter((m) => m <= lastMinute));
+  const count = weighted([4, fc.constant(false)], [3, fc.constant(true)]);
+  return count
+    .chain((any) => (any ? minutes : fc.constant([] as number[])))
+    .chain((list) => {
+      let files = fc.constant([jobs] as readonly (readonly FuzzJob[])[]);
+      for (const _ of list) {
+        files = files.chain((before) => {
+          const last = before.at(-1) ?? jobs;
+          const next = jobs.map((j) => {
+            const current = last.find((x) => x.id === j.id);
+            return redeployed(current ?? (latest(before, j.id) as FuzzJob), !!current, fromMs);
+          });
+          return fc
+            .tuple(...next)
+            .map((drawn) => [...before, drawn.filter((x): x is FuzzJob => x !== null)]);
+        });
+      }
+      return files.map(
+        (all): JobFiles => ({
+          atMs: [Number.NEGATIVE_INFINITY, ...list.map((m) => fromMs + m * 60_000 + 30_000)],
+          files: all,
+        }),
+      );
+    });
+}
+
+/** A job's last definition among the files (a removed job comes back as it was). */
+const latest = (files: readonly (readonly FuzzJob[])[], id: string) =>
+  files.flatMap((f) => f.filter((j) => j.id === id)).at(-1);
+
+/** The history around the jobs: what the faults file can say. */
+function faultsArbitrary(fromMs: number, hours: number, jobs: readonly FuzzJob[], chaos: boolean) {
+  return deploysArbitrary(fromMs, hours, jobs).chain((files) =>
+    plainFaults(fromMs, hours, files, chaos).chain((faults) =>
+      fc
+        .array(operatorArbitrary(fromMs, hours, files, faults.targets), { maxLength: 3 })
+        .map((operator) => ({
+          faults: {
+            ...faults,
+            ...(files.files.length > 1
+              ? {
+                  deploys: files.atMs
+                    .slice(1)
+                    .map((ms, i) => ({ at: isoOf(ms), config: `deploy-${i + 1}.yaml` })),
+                }
+              : {}),
+            ...(operator.length > 0
+              ? { operator: operator.sort((a, b) => a.at.localeCompare(b.at)) }
+              : {}),
+          },
+          deployJobs: files.files.slice(1),
+        })),
+    ),
+  );
+}
+
+const isoOf = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
+
+/** Outages, late ticks, chaos, targets, pauses (of jobs every file lists) and hostile events. */
+function plainFaults(fromMs: number, hours: number, files: JobFiles, chaos: boolean) {
+  const jobs = files.files[0] ?? [];
+  const ids = [...new Set(files.files.flatMap((f) => f.map((j) => j.id)))];
+  const stable = jobs.filter((j) => files.files.every((f) => f.some((x) => x.id === j.id)));
+  const tracked = new Set(files.files.flatMap((f) => f.filter(isTracked).map((j) => j.id)));
+  const target = fc.constantFrom(...ids).chain((id) =>
     fc.record(
       {
         job: fc.constant(id),
@@ -269,6 +412,25 @@ function faultsArbitrary(fromMs: number, hours: number, jobs: readonly FuzzJob[]
       { requiredKeys: ['job'] },
     ),
   );
+  // One pause a job at most: a second pause while paused changes nothing, and its resume
+  // would resume nothing.
+  const pauses =
+    stable.length === 0
+      ? fc.constant([])
+      : fc.uniqueArray(
+          fc
+            .record({
+              job: fc.constantFrom(...stable.map((j) => j.id)),
+              span: intervalIn(fromMs, hours, 240),
+              catchUp: fc.boolean(),
+            })
+            .map(({ job: j, span, catchUp }) => ({
+              job: j,
+              ...span,
+              ...(catchUp ? { catchUp } : {}),
+            })),
+          { maxLength: 2, selector: (p) => p.job },
+        );
   return fc.record(
     {
       seed: fc.integer({ min: 1, max: 1_000_000 }),
@@ -294,19 +456,8 @@ function faultsArbitrary(fromMs: number, hours: number, jobs: readonly FuzzJob[]
           })
         : fc.constant(undefined),
       targets: fc.uniqueArray(target, { maxLength: 3, selector: (t) => t.job }),
-      // One pause a job at most: a second pause while paused changes nothing, and its resume
-      // would resume nothing.
-      pauses: fc.uniqueArray(
-        fc
-          .record({ job, span: intervalIn(fromMs, hours, 240), catchUp: fc.boolean() })
-          .map(({ job: j, span, catchUp }) => ({
-            job: j,
-            ...span,
-            ...(catchUp ? { catchUp } : {}),
-          })),
-        { maxLength: 2, selector: (p) => p.job },
-      ),
-      hostile: fc.array(hostileArbitrary(fromMs, hours, jobs), { maxLength: 3 }),
+      pauses,
+      hostile: fc.array(hostileArbitrary(fromMs, hours, files), { maxLength: 3 }),
     },
     { requiredKeys: ['seed', 'outages', 'crashes', 'targets', 'pauses'] },
   );
@@ -315,68 +466,152 @@ function faultsArbitrary(fromMs: number, hours: number, jobs: readonly FuzzJob[]
 /** Minutes of a duration the generator wrote (`10m`, `2h`). */
 const minutesOf = (text: string) => Number.parseInt(text, 10) * (text.endsWith('h') ? 60 : 1);
 
+/** The job's runs in `(fromMs, toMs]`, as ISO instants. */
+const runsIn = (j: FuzzJob, fromMs: number, toMs: number) =>
+  occurrencesBetween(
+    {
+      cron: j.schedule,
+      timezone: j.timezone,
+      jobId: j.id,
+      ...(j.dst ? { dst: j.dst as never } : {}),
+    },
+    new Date(fromMs),
+    new Date(toMs),
+  ).map((o) => isoOf(o.at.getTime()));
+
+/** A job deployed at `atMs` (among those `which` keeps), or none. */
+function deployedJob(files: JobFiles, atMs: number, which: (j: FuzzJob) => boolean = () => true) {
+  const jobs = jobsAt(files, atMs).filter(which);
+  return jobs.length > 0 ? fc.constantFrom(...jobs) : fc.constant(undefined);
+}
+
+/**
+ * An operator's command, at a half-minute of the window, of a job deployed then: a manual run;
+ * a backfill of up to three hours before it (not reaching back past a deploy before it); a
+ * redrive of a run of a job whose target fails, after (or while) it fails.
+ */
+function operatorArbitrary(
+  fromMs: number,
+  hours: number,
+  files: JobFiles,
+  targets: readonly {
+    readonly job: string;
+    readonly fail?: { readonly from: string; readonly to: string };
+  }[],
+): fc.Arbitrary<OperatorEntry> {
+  const minute = fc.integer({ min: 1, max: hours * 60 });
+  const atOf = (m: number) => fromMs + m * 60_000 + 30_000;
+  const run = minute.chain((m) =>
+    deployedJob(files, atOf(m)).map((j): OperatorEntry[] =>
+      j ? [{ at: isoOf(atOf(m)), action: 'run', job: j.id }] : [],
+    ),
+  );
+  const backfill = fc
+    .record({
+      m: minute,
+      back: fc.integer({ min: 0, max: 180 }),
+      span: fc.integer({ min: 0, max: 180 }),
+    })
+    .chain(({ m, back, span }) =>
+      deployedJob(files, atOf(m)).map((j): OperatorEntry[] => {
+        const atMs = atOf(m);
+        const since = Math.max(
+          fromMs,
+          ...files.atMs.filter((d) => d <= atMs).map((d) => d + 300_000),
+        );
+        const toMs = Math.max(since, atMs - back * 60_000);
+        const from = Math.max(since, toMs - span * 60_000);
+        if (!j || toMs > atMs) return [];
+        return [
+          { at: isoOf(atMs), action: 'backfill', job: j.id, from: isoOf(from), to: isoOf(toMs) },
+        ];
+      }),
+    );
+  const failing = targets.filter((t) => t.fail);
+  const redrive =
+    failing.length === 0
+      ? fc.constant([])
+      : fc
+          .record({
+            t: fc.constantFrom(...failing),
+            after: fc.integer({ min: -20, max: 120 }),
+            pick: fc.nat(),
+          })
+          .map(({ t, after, pick }): OperatorEntry[] => {
+            const fail = t.fail as { from: string; to: string };
+            const atMs =
+              Math.floor(Date.parse(fail.to) / 60_000) * 60_000 + after * 60_000 + 30_000;
+            const job = jobsAt(files, atMs).find((j) => j.id === t.job);
+            const runs = job
+              ? runsIn(job, Date.parse(fail.from) - 3_600_000, Date.parse(fail.to))
+              : [];
+            const runAt = runs[pick % Math.max(1, runs.length)];
+            if (!runAt || atMs > fromMs + hours * 3_600_000 || atMs <= Date.parse(runAt)) return [];
+            return [{ at: isoOf(atMs), action: 'redrive', job: t.job, run: runAt }];
+          });
+  return fc
+    .oneof(run, backfill, redrive)
+    .filter((x) => x.length > 0)
+    .map((x) => x[0] as OperatorEntry);
+}
+
 /**
  * Hostile events at some instant of the window: ticks older than their job's catch-up window
- * or well ahead of the clock, forged completions of runs of tracked jobs, and events nested too
- * deep or too big to read. The model's answer to each: nothing changes.
+ * or well ahead of the clock, forged completions of real runs of tracked jobs (done, running or
+ * to come), and events nested too deep or too big to read. The model's answer to each: nothing
+ * changes.
  */
-function hostileArbitrary(fromMs: number, hours: number, jobs: readonly FuzzJob[]) {
+function hostileArbitrary(fromMs: number, hours: number, files: JobFiles) {
   const at = fc.integer({ min: 0, max: hours * 3600 });
-  const tracked = jobs.filter((j) => ['lambda', 'stepfunctions'].includes(j.target.type));
   const minute = (ms: number) => new Date(Math.floor(ms / 60_000) * 60_000).toISOString();
   const tick = fc
-    .record({
-      at,
-      job: fc.constantFrom(...jobs),
-      ancient: fc.boolean(),
-      byMinutes: fc.integer({ min: 2, max: 48 * 60 }),
-    })
-    .map(({ at: seconds, job, ancient, byMinutes }): HostileEntry => {
-      const atMs = fromMs + seconds * 1000;
-      const offsetMinutes = ancient ? -(minutesOf(job.catchup.window) + byMinutes) : byMinutes;
-      return {
-        at: instantAt(fromMs, seconds),
-        kind: ancient ? 'ancient-tick' : 'future-tick',
-        job: job.id,
-        scheduledTime: minute(atMs + offsetMinutes * 60_000),
-      };
-    });
+    .record({ at, ancient: fc.boolean(), byMinutes: fc.integer({ min: 2, max: 48 * 60 }) })
+    .chain(({ at: seconds, ancient, byMinutes }) =>
+      deployedJob(files, fromMs + seconds * 1000).map((job): HostileEntry[] => {
+        if (!job) return [];
+        const atMs = fromMs + seconds * 1000;
+        const offsetMinutes = ancient ? -(minutesOf(job.catchup.window) + byMinutes) : byMinutes;
+        const kind = ancient ? 'ancient-tick' : 'future-tick';
+        const scheduledTime = minute(atMs + offsetMinutes * 60_000);
+        return [{ at: instantAt(fromMs, seconds), kind, job: job.id, scheduledTime }];
+      }),
+    );
   const forged = fc
     .record({
       at,
-      job: fc.constantFrom(...(tracked.length > 0 ? tracked : jobs)),
-      runSeconds: fc.integer({ min: 0, max: hours * 3600 }),
+      pick: fc.nat(),
       outcome: some('succeeded', 'failed') as fc.Arbitrary<'succeeded' | 'failed'>,
     })
-    .map(
-      ({ at: seconds, job, runSeconds, outcome }): HostileEntry => ({
-        at: instantAt(fromMs, seconds),
-        kind: 'forged-completion',
-        job: job.id,
-        run: minute(fromMs + runSeconds * 1000),
-        outcome,
+    .chain(({ at: seconds, pick, outcome }) =>
+      deployedJob(files, fromMs + seconds * 1000, isTracked).map((job): HostileEntry[] => {
+        const atMs = fromMs + seconds * 1000;
+        const runs = job
+          ? runsIn(job, Math.max(fromMs, atMs - 3 * 3_600_000), atMs + 1_800_000)
+          : [];
+        const run = runs[pick % Math.max(1, runs.length)] ?? minute(atMs);
+        if (!job) return [];
+        return [
+          { at: instantAt(fromMs, seconds), kind: 'forged-completion', job: job.id, run, outcome },
+        ];
       }),
     );
   const to = some('dispatcher', 'recorder') as fc.Arbitrary<Fn>;
   const unreadable = fc.oneof(
-    fc.record({ at, depth: fc.integer({ min: 300, max: 5_000 }), to }).map(
-      ({ at: s, depth, to: fn }): HostileEntry => ({
-        at: instantAt(fromMs, s),
-        kind: 'deep-event',
-        depth,
-        to: fn,
-      }),
-    ),
-    fc.record({ at, bytes: fc.integer({ min: 300_000, max: 600_000 }), to }).map(
-      ({ at: s, bytes, to: fn }): HostileEntry => ({
-        at: instantAt(fromMs, s),
-        kind: 'huge-event',
-        bytes,
-        to: fn,
-      }),
-    ),
+    fc
+      .record({ at, depth: fc.integer({ min: 300, max: 5_000 }), to })
+      .map(({ at: s, depth, to: fn }): HostileEntry[] => [
+        { at: instantAt(fromMs, s), kind: 'deep-event', depth, to: fn },
+      ]),
+    fc
+      .record({ at, bytes: fc.integer({ min: 300_000, max: 600_000 }), to })
+      .map(({ at: s, bytes, to: fn }): HostileEntry[] => [
+        { at: instantAt(fromMs, s), kind: 'huge-event', bytes, to: fn },
+      ]),
   );
-  return tracked.length > 0 ? fc.oneof(tick, forged, unreadable) : fc.oneof(tick, unreadable);
+  return fc
+    .oneof(tick, forged, forged, unreadable)
+    .filter((x) => x.length > 0)
+    .map((x) => x[0] as HostileEntry);
 }
 
 /**
@@ -405,7 +640,7 @@ export function scenarioArbitrary(
       return fc.integer({ min: 1, max: maxHours }).map((hours) => ({ ...w, fromMs, jobs, hours }));
     });
   return window.chain(({ fromMs, jobs, hours, chaos }) => {
-    return faultsArbitrary(fromMs, hours, jobs, chaos).chain((faults) =>
+    return faultsArbitrary(fromMs, hours, jobs, chaos).chain(({ faults, deployJobs }) =>
       // Copies of one tick race for the claim; with crashes, throttling or failing targets one
       // copy each, so the model can be told which invocation failed and which attempt it was.
       (chaos || faults.targets.some((t) => t.fail)
@@ -417,6 +652,7 @@ export function scenarioArbitrary(
           hours,
           duplicateTicks,
           jobs,
+          ...(deployJobs.length > 0 ? { deployJobs } : {}),
           faults: withoutEmpty(faults),
         }),
       ),
@@ -460,6 +696,19 @@ export function windowEnd(s: FuzzScenario): string {
  */
 export function jobsYaml(s: FuzzScenario): string {
   return stringify({ jobs: s.jobs }, { lineWidth: 0 });
+}
+
+/**
+ * The jobs files of the scenario's deploys, by the name `faults.yaml` gives each.
+ *
+ * @example
+ * deployFiles(scenario) //=> [['deploy-1.yaml', 'jobs:\n  - id: j1\n…']]
+ */
+export function deployFiles(s: FuzzScenario): [string, string][] {
+  return (s.deployJobs ?? []).map((jobs, i) => [
+    `deploy-${i + 1}.yaml`,
+    stringify({ jobs }, { lineWidth: 0 }),
+  ]);
 }
 
 /**

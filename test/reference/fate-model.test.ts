@@ -447,3 +447,161 @@ describe('the fate model: invocations that fail, targets that refuse, runs that 
     ]);
   });
 });
+
+describe('the fate model: deploys', () => {
+  const job = fiveMinutely({ id: 'five', alarm: patient });
+  const deployAt = at('10:22', 30);
+
+  it('takes a new schedule at the first sweep after the deploy: the new runs at or before it are no runs, the old ones keep their fates', () => {
+    const quarterly = { ...job, schedule: '*/15 * * * *' };
+    const ticks = [
+      ...onTimeTicks(job, from, at('10:22'), 200),
+      ...onTimeTicks(quarterly, at('10:22'), to, 200),
+    ];
+    const { runs, notifications } = fateOf(
+      scenario([job], { ticks, deploys: [{ at: deployAt, jobs: [quarterly] }] }),
+    );
+    // The sweep at 10:23 is the deploy instant: old runs up to 10:20, new ones from 10:30.
+    expect(runs.map((r) => r.at.slice(11, 16))).toEqual([
+      '10:05',
+      '10:10',
+      '10:15',
+      '10:20',
+      '10:30',
+      '10:45',
+      '11:00',
+    ]);
+    expect(runs.every((r) => r.status === 'delivered')).toBe(true);
+    expect(notifications).toEqual([]);
+  });
+
+  it('leaves an old run undecided at the deploy instant undecided, and decides the new schedule’s gap under its own policy', () => {
+    const quarterly = {
+      ...job,
+      schedule: '*/15 * * * *',
+      catchup: { ...job.catchup, policy: 'none' as const },
+    };
+    // No invocation from 10:19 to 10:40: the deploy takes effect at the 10:40 sweep; 10:45's
+    // tick then finds nothing of the new schedule undecided before it.
+    const outages = [{ from: at('10:19'), to: at('10:40') }];
+    const ticks = [
+      ...onTimeTicks(job, from, at('10:22'), 200),
+      ...onTimeTicks(quarterly, at('10:22'), to, 200),
+    ];
+    const { runs } = fateOf(
+      scenario([job], { ticks, outages, deploys: [{ at: deployAt, jobs: [quarterly] }] }),
+    );
+    // The old schedule's 10:20–10:35 stay undecided; its 10:40 and the new 10:30 are no runs.
+    expect(summary(runs.filter((r) => r.status === 'undecided'))).toEqual({
+      '10:20': 'undecided',
+      '10:25': 'undecided',
+      '10:30': 'undecided',
+      '10:35': 'undecided',
+    });
+    expect(fate(runs, '10:40')).toBeUndefined();
+    expect(fate(runs, '10:45')).toMatchObject({ status: 'delivered' });
+  });
+
+  it('moves nothing for a deploy of new policies: the gap after it is decided under them', () => {
+    const latest = { ...job, catchup: { ...job.catchup, policy: 'latest' as const } };
+    const ticks = without(onTimeTicks(job, from, to, 200), '10:30', '10:35');
+    const { runs } = fateOf(
+      scenario([job], { ticks, deploys: [{ at: deployAt, jobs: [latest] }] }),
+    );
+    expect(runs).toHaveLength(12);
+    // The 10:40 tick decides 10:30 and 10:35 under latest: a newer run (its own) is decided.
+    expect(summary(runs.slice(5, 8))).toEqual({
+      '10:30': 'catch-up-latest',
+      '10:35': 'catch-up-latest',
+      '10:40': 'delivered',
+    });
+  });
+
+  it('ends a removed job at the first sweep without it, and starts it again at the deploy instant of the deploy listing it again, replaying nothing of its absence', () => {
+    const back = at('10:42', 30);
+    const ticks = onTimeTicks(job, from, to, 200).filter(
+      (t) => t.scheduledAt < deployAt || t.scheduledAt > back,
+    );
+    const deploys = [
+      { at: deployAt, jobs: [] },
+      { at: back, jobs: [job] },
+    ];
+    const { runs, notifications } = fateOf(scenario([job], { ticks, deploys }));
+    expect(runs.map((r) => r.at.slice(11, 16))).toEqual([
+      '10:05',
+      '10:10',
+      '10:15',
+      '10:20',
+      '10:45',
+      '10:50',
+      '10:55',
+      '11:00',
+    ]);
+    expect(runs.every((r) => r.status === 'delivered')).toBe(true);
+    expect(notifications).toEqual([]);
+  });
+});
+
+describe('the fate model: operators', () => {
+  const job = fiveMinutely({ id: 'five', alarm: patient });
+
+  it('runs a manual run of the minute, under a job of its own, outside the forbid slot and any gap', () => {
+    const forbid = {
+      ...job,
+      concurrency: 'forbid' as const,
+      target: { type: 'lambda' as const, arn: 'arn:aws:lambda:us-east-1:000000000000:function:f' },
+    };
+    const targets = [{ jobId: 'five', runtimeMs: 4 * 60_000 }];
+    const operator = [{ at: at('10:11', 30), action: 'run' as const, jobId: 'five' }];
+    const { runs } = fateOf(scenario([forbid], { targets, operator }));
+    expect(runs.find((r) => r.jobId === 'manual:five')).toMatchObject({
+      at: at('10:11').toISOString(),
+      status: 'delivered',
+      deliveries: 1,
+    });
+    expect(runs.filter((r) => r.jobId === 'five').every((r) => r.status === 'delivered')).toBe(
+      true,
+    );
+  });
+
+  it('backfills the skipped and undecided runs of a range, not the delivered ones, without a missed signal', () => {
+    const none = { ...job, catchup: { ...job.catchup, policy: 'none' as const } };
+    const ticks = without(onTimeTicks(none, from, to, 200), '10:10', '10:15');
+    const operator = [
+      {
+        at: at('10:30', 30),
+        action: 'backfill' as const,
+        jobId: 'five',
+        from: at('10:05'),
+        to: at('10:20'),
+      },
+    ];
+    const plain = fateOf(scenario([none], { ticks }));
+    const backfilled = fateOf(scenario([none], { ticks, operator }));
+    expect(summary(plain.runs.slice(0, 4))).toMatchObject({
+      '10:10': 'catch-up-none',
+      '10:15': 'catch-up-none',
+    });
+    expect(
+      backfilled.runs.slice(0, 4).every((r) => r.status === 'delivered' && r.deliveries === 1),
+    ).toBe(true);
+    expect(backfilled.notifications).toEqual(plain.notifications);
+  });
+
+  it('redrives a dead-lettered run once: delivered when the target takes it, dead-lettered again, silently, when not', () => {
+    const once = { ...job, retry: { maxAttempts: 1 } };
+    const targets = [{ jobId: 'five', fail: { from: at('10:19'), to: at('10:40') } }];
+    const redrive = (hhmm: string) => [
+      { at: at(hhmm, 30), action: 'redrive' as const, jobId: 'five', run: at('10:20') },
+    ];
+    const ok = fateOf(scenario([once], { targets, operator: redrive('10:45') }));
+    const refused = fateOf(scenario([once], { targets, operator: redrive('10:35') }));
+    expect(fate(ok.runs, '10:20')).toMatchObject({ status: 'delivered', deliveries: 1 });
+    expect(fate(refused.runs, '10:20')).toMatchObject({ status: 'dead-lettered', deliveries: 0 });
+    expect(
+      refused.notifications.filter(
+        (n) => n.kind === 'dead-lettered' && n.first === at('10:20').toISOString(),
+      ),
+    ).toHaveLength(1);
+  });
+});

@@ -1,577 +1,398 @@
 /**
- * An executable reading of docs/semantics.md §6, "The fate of a run", used only by tests: given
- * jobs and a history around them (which ticks reach the dispatcher and when, outages, pauses,
- * invocations that fail, targets that refuse), the fate of every run and the notifications owed.
- *
- * It shares no code with the dispatcher, the recorder, the ledger or the CLI: only the engine
- * (which instants are runs) and the job type. Per job it keeps what §6 talks about — which runs
- * are decided, the first run, the gap's catch-up budget, the forbid slot — and none of how the
- * system keeps it (no watermark items, no leases, no DynamoDB). Invocations are all or nothing:
- * one that fails did nothing and is retried by Lambda a minute, then two minutes, later.
- *
- * The readings of §6 it makes, where the text leaves a choice, are marked "Reading:" below.
+ * An executable reading of docs/semantics.md §6, "The fate of a run", for tests: given jobs and
+ * a history around them (ticks as they reach the dispatcher, outages, pauses, deploys, operators'
+ * commands, invocations that fail, targets that refuse), every run's fate and the notifications
+ * owed. It shares no code with the dispatcher, recorder, ledger or CLI: only the engine (which
+ * instants are runs) and the job type. Invocations are all or nothing: one that fails did nothing
+ * and Lambda retries it a minute, then two, later. A forged completion changes nothing, so the
+ * model has none. Its readings, where §6 leaves a choice, are marked "Reading:".
  */
-import { type JobDefinition, scheduleSpecOf, tracksCompletion } from '#shared/job.ts';
+import { type JobDefinition, scheduleIdOf, scheduleSpecOf, tracksCompletion } from '#shared/job.ts';
 import { occurrencesBetween } from '../../functions/schedule/index.ts';
 
 /** A stretch of time, `[from, to)`. */
-export interface Interval {
-  readonly from: Date;
-  readonly to: Date;
-}
-
+export type Interval = Readonly<{ from: Date; to: Date }>;
 /** One copy of a job's tick for the run at `scheduledAt`, reaching the dispatcher at `arrivesAt`. */
-export interface TickArrival {
-  readonly jobId: string;
-  readonly scheduledAt: Date;
-  readonly arrivesAt: Date;
-}
-
-/** An invocation that fails (a crash, a throttled request): Lambda retries it. */
-export interface FailedInvocation {
-  readonly kind: 'tick' | 'sweep';
-  /** The tick's job; none for a sweep. */
-  readonly jobId?: string;
-  readonly scheduledAt: Date;
-  /** Lambda's attempt that fails: 1, 2 or 3. */
-  readonly attempt: number;
-}
-
+export type TickArrival = Readonly<{ jobId: string; scheduledAt: Date; arrivesAt: Date }>;
+/** An invocation (a tick has a job) that fails at Lambda's `attempt` (1–3): a crash, throttling. */
+export type FailedInvocation = Readonly<{ kind: 'tick' | 'sweep'; jobId?: string }> &
+  Readonly<{ scheduledAt: Date; attempt: number }>;
 /** An operator's pause of one job, resumed at `to` (with `--catch-up` or without). */
-export interface ModelPause extends Interval {
-  readonly jobId: string;
-  readonly catchUp: boolean;
-}
-
+export type ModelPause = Interval & Readonly<{ jobId: string; catchUp: boolean }>;
 /** A job's target: refuses deliveries during `fail`; its runs take `runtimeMs` (tracked targets). */
-export interface ModelTarget {
-  readonly jobId: string;
-  readonly fail?: Interval;
-  readonly runtimeMs?: number;
-}
-
-/** Everything that happens around the jobs, in simulated time. */
-export interface FateScenario {
-  readonly jobs: readonly JobDefinition[];
-  /** The runs are those in `(from, to]`. */
-  readonly from: Date;
-  readonly to: Date;
-  /** Every job's first run is here (a stack that was running); none: a fresh deploy. */
-  readonly runningSince?: Date;
-  readonly ticks: readonly TickArrival[];
-  /** No invocation reaches the dispatcher: no tick, no sweep, no retry. */
-  readonly outages: readonly Interval[];
-  readonly pauses: readonly ModelPause[];
-  readonly failures: readonly FailedInvocation[];
-  readonly targets: readonly ModelTarget[];
-  /** How long after its minute a sweep arrives, and after a run ends its report. */
-  readonly latencyMs: number;
-  /** Sweeps go on this long after `to`. */
-  readonly settleMs: number;
-  readonly retentionDays?: number;
-}
-
+export type ModelTarget = Readonly<{ jobId: string; fail?: Interval; runtimeMs?: number }>;
+/** From `at` on, the dispatchers run with another jobs file (taking effect job by job, §6). */
+export type ModelDeploy = Readonly<{ at: Date; jobs: readonly JobDefinition[] }>;
+/** An on-call engineer's command at `at`: `zonecron run`, `backfill`, `dlq redrive`. */
+export type ModelOperatorStep = Readonly<
+  | { at: Date; jobId: string; action: 'run' }
+  | { at: Date; jobId: string; action: 'backfill'; from: Date; to: Date }
+  | { at: Date; jobId: string; action: 'redrive'; run: Date }
+>;
+/**
+ * The history, in simulated time: the runs are those in `(from, to]`; every job's first run is at
+ * `runningSince` (none: a fresh deploy); in `outages` no invocation reaches the dispatcher; a sweep
+ * comes `latencyMs` after its minute (a report after its run's end), until `settleMs` after `to`.
+ */
+export type FateScenario = Readonly<{ jobs: readonly JobDefinition[]; from: Date; to: Date }> &
+  Readonly<{ runningSince?: Date; ticks: readonly TickArrival[]; outages: readonly Interval[] }> &
+  Readonly<{ pauses: readonly ModelPause[]; failures: readonly FailedInvocation[] }> &
+  Readonly<{ targets: readonly ModelTarget[]; deploys?: readonly ModelDeploy[] }> &
+  Readonly<{ operator?: readonly ModelOperatorStep[]; retentionDays?: number }> &
+  Readonly<{ latencyMs: number; settleMs: number }>;
 /** Why a run was decided not to run (§6, Fates). */
-export type SkipReason =
-  | 'paused'
-  | 'overlap'
-  | 'catch-up-none'
-  | 'catch-up-latest'
-  | 'max-runs'
-  | 'outside-window';
-
-/** The fate of one run; `open` (still being retried) and `undecided` are no fate at all. */
-export interface RunFate {
-  readonly jobId: string;
-  /** UTC ISO instant. */
-  readonly at: string;
-  readonly status: 'delivered' | 'dead-lettered' | 'skipped' | 'open' | 'undecided';
-  readonly reason: SkipReason | null;
-  readonly deliveries: number;
-}
-
+export type SkipReason = 'paused' | 'overlap' | (typeof REASON)[Policy] | 'outside-window';
+/** A run's fate; `open` (being retried) and `undecided` are none. */
+export type Status = 'delivered' | 'dead-lettered' | 'skipped' | 'open' | 'undecided';
+/** The fate of one run at `at` (UTC ISO); a manual run's job is `manual:<id>`. */
+export type RunFate = Readonly<{ jobId: string; at: string; status: Status }> &
+  Readonly<{ reason: SkipReason | null; deliveries: number }>;
 /** The signals that notify on-call (§6, Signals and notifications). */
 export type NotificationKind = 'missed' | 'late' | 'stuck' | 'dead-lettered' | 'overlap';
-
 /** One notification owed: `missed` names a gap's missed runs, the others one run. */
-export interface OwedNotification {
-  readonly kind: NotificationKind;
-  readonly jobId: string;
-  readonly runs: number;
-  readonly first: string;
-  readonly last: string;
-}
-
+export type OwedNotification = Readonly<{ kind: NotificationKind; jobId: string; runs: number }> &
+  Readonly<{ first: string; last: string }>;
 /** What the model says: every run's fate, in time order, and the notifications they owe. */
-export interface FateResult {
-  readonly runs: readonly RunFate[];
-  readonly notifications: readonly OwedNotification[];
-}
-
+export type FateResult = Readonly<{ runs: RunFate[]; notifications: OwedNotification[] }>;
+type Policy = JobDefinition['catchup']['policy'];
+const REASON = { all: 'max-runs', latest: 'catch-up-latest', none: 'catch-up-none' } as const;
 const MINUTE_MS = 60_000;
-/** Lambda's two retries of a failed asynchronous invocation. */
 const LAMBDA_RETRY_DELAYS_MS = [60_000, 120_000];
-/** The wait before delivery retry n is 60 s × 2^(n−1), at most 900 s. */
-const RETRY_BASE_MS = 60_000;
-const RETRY_MAX_MS = 900_000;
-const POLICY_REASON = {
-  all: 'max-runs',
-  latest: 'catch-up-latest',
-  none: 'catch-up-none',
-} as const;
-
-interface ModelRun {
-  readonly ms: number;
-  fate?: {
-    readonly status: 'delivered' | 'dead-lettered' | 'skipped';
-    readonly reason?: SkipReason;
-  };
-  /** Delivery-failed, waiting for its retry: decided, but no fate yet. */
-  failing: boolean;
-  attempts: number;
-  retryAtMs: number;
-  dispatchedAtMs: number;
-  reportAtMs: number;
-}
-
-interface JobModel {
-  readonly job: JobDefinition;
-  readonly runs: readonly ModelRun[];
-  readonly byMs: ReadonlyMap<number, ModelRun>;
-  readonly pauses: readonly ModelPause[];
-  readonly target: ModelTarget | undefined;
-  sinceMs: number | undefined;
-  /** Runs caught up since a tick last delivered its own run on time. */
-  spent: number;
-  /** The run holding the forbid slot, and the skips of the current overlap incident. */
-  holder: ModelRun | undefined;
-  overlapSkips: number;
-  /** Every run before this index is decided. */
-  open: number;
-  /** Runs the sweep still looks at: waiting for a delivery retry, or running on a tracked target. */
-  readonly watched: Set<ModelRun>;
-}
-
-interface Invocation {
-  readonly atMs: number;
-  /** At one instant: retries and resumes first, then ticks, then the sweep. */
-  readonly rank: number;
-  readonly seq: number;
-  readonly kind: 'tick' | 'sweep' | 'resume';
-  readonly jobId?: string;
-  readonly scheduledMs: number;
-  readonly attempt: number;
-  readonly pause?: ModelPause;
-}
-
-/** The world the model runs in: the jobs, the clock of the invocation at hand, what is owed. */
-interface World {
-  readonly scenario: FateScenario;
-  readonly jobs: readonly JobModel[];
-  readonly notifications: OwedNotification[];
-  /** The sweep instants checked so far (architecture.md §7, The sweep). */
-  sweptToMs: number;
-}
-
+/** The model's own state, written on as it goes. */
+type State<T> = { -readonly [K in keyof T]: T[K] };
+/**
+ * A run: `failing` while awaiting a delivery retry (decided, no fate yet); as claimed, when its
+ * report comes and its maxRuntime ends; `byOperator`, a run only because a backfill made it one.
+ */
+type ModelRun = State<{ ms: number; fate?: { status: Status; reason?: SkipReason } }> &
+  State<{ failing?: boolean; attempts: number; retryAtMs: number; byOperator?: boolean }> &
+  State<{ reportAtMs: number; runtimeEndMs: number }>;
+/**
+ * A job: its definition in force (`listed` false once a deploy without it took effect), its
+ * schedule's runs after their deploy instant (`past`: earlier schedules'), a deploy not in effect
+ * yet (`pending`; null: a removal), the runs caught up since a tick last delivered its own
+ * (`spent`), the forbid slot, and what the sweep watches (retries, runs on tracked targets).
+ */
+type JobModel = State<{ id: string; job: JobDefinition; listed: boolean; runs: ModelRun[] }> &
+  State<{ byMs: Map<number, ModelRun>; past: ModelRun[]; manual: ModelRun[] }> &
+  State<{ pending?: JobDefinition | null; sinceMs?: number; spent: number; holder?: ModelRun }> &
+  State<{ overlapSkips: number; watched: Set<ModelRun> }>;
+/** An invocation, or a deploy, a resume or an operator's command (`other`, never lost). */
+type Invocation = State<{ atMs: number; rank: number; kind: 'tick' | 'sweep' | 'other' }> &
+  State<{ jobId?: string; scheduledMs: number; attempt: number; pause?: ModelPause }> &
+  State<{ deploy?: ModelDeploy; step?: ModelOperatorStep }>;
+/** The jobs, what is owed, and the sweep instants checked so far (architecture.md §7). */
+type World = State<{ s: FateScenario; jobs: Map<string, JobModel>; owed: OwedNotification[] }> &
+  State<{ sweptToMs: number; endMs: number }>;
 const iso = (ms: number) => new Date(ms).toISOString();
 const inside = (i: Interval | undefined, ms: number) =>
   i !== undefined && ms >= i.from.getTime() && ms < i.to.getTime();
-const decided = (r: ModelRun) => r.fate !== undefined || r.failing;
-
+const decided = (r: ModelRun) => r.fate !== undefined || r.failing === true;
+const sinceOf = (m: JobModel) => m.sinceMs ?? Number.POSITIVE_INFINITY;
+const ZERO = { attempts: 0, retryAtMs: 0, reportAtMs: 0, runtimeEndMs: 0 };
+const runsOf = (job: JobDefinition, afterMs: number, toMs: number): ModelRun[] =>
+  occurrencesBetween(scheduleSpecOf(job), new Date(afterMs), new Date(toMs)).map(asRun);
+const asRun = ({ at }: { at: Date }): ModelRun => ({ ms: +at, ...ZERO });
+const newestOf = <T>(list: T[], n: number) => list.slice(Math.max(0, list.length - Math.max(0, n)));
+/** At one instant: retries, resumes, deploys and operators first, then ticks, then the sweep. */
+const byArrival = (a: Invocation, b: Invocation) => a.atMs - b.atMs || a.rank - b.rank;
 /**
  * The fate of every run of the scenario's jobs in `(from, to]`, and the notifications owed.
- *
  * @example
  * const s = { jobs: [hourly], from, to, runningSince: from, ticks: onTimeTicks(hourly, from, to, 200), … };
  * fateOf(s).runs.every((r) => r.status === 'delivered') //=> true
  */
-export function fateOf(scenario: FateScenario): FateResult {
-  const world: World = {
-    scenario,
-    jobs: scenario.jobs.filter((j) => j.enabled).map((job) => jobModel(scenario, job)),
-    notifications: [],
-    sweptToMs: scenario.from.getTime(),
-  };
-  const queue = invocations(scenario);
+export function fateOf(s: FateScenario): FateResult {
+  const [fromMs, toMs] = [s.from.getTime(), s.to.getTime()];
+  const endMs = toMs + s.settleMs;
+  const world: World = { s, jobs: new Map(), owed: [], sweptToMs: fromMs, endMs };
+  for (const job of s.jobs.filter((j) => j.enabled)) {
+    const m = listJob(world, job, fromMs);
+    if (s.runningSince) m.sinceMs = s.runningSince.getTime();
+  }
+  const keyOf = (i: Partial<Invocation>, ms: number) => [i.kind, i.jobId, ms, i.attempt].join();
+  const failed = new Set(s.failures.map((f) => keyOf(f, +f.scheduledAt)));
+  const queue = invocations(s);
   for (let inv = queue.shift(); inv; inv = queue.shift()) {
-    if (inv.kind !== 'resume' && scenario.outages.some((o) => inside(o, inv.atMs))) continue;
-    if (fails(scenario, inv)) {
-      const delay = LAMBDA_RETRY_DELAYS_MS[inv.attempt - 1];
-      if (delay !== undefined) {
-        enqueue(queue, { ...inv, atMs: inv.atMs + delay, rank: 0, attempt: inv.attempt + 1 });
-      }
-      continue;
+    const key = keyOf(inv, inv.scheduledMs);
+    const m = world.jobs.get(inv.jobId ?? '');
+    const out = inv.kind !== 'other' && s.outages.some((o) => inside(o, inv.atMs));
+    const lost = out || failed.has(key);
+    if (inv.kind === 'sweep' && !lost) sweep(world, inv.scheduledMs, inv.atMs);
+    else if (inv.kind === 'tick' && !lost) tick(world, inv.jobId ?? '', inv.scheduledMs, inv.atMs);
+    else if (inv.deploy) deploy(world, inv.deploy);
+    else if (m?.listed && inv.pause) resumeWithCatchUp(world, m, inv.pause, inv.atMs);
+    else if (m && inv.step) operate(world, m, inv.step, inv.atMs);
+    else if (!out && failed.has(key) && inv.attempt <= LAMBDA_RETRY_DELAYS_MS.length) {
+      const retry = { ...inv, rank: 0, attempt: inv.attempt + 1 };
+      retry.atMs += LAMBDA_RETRY_DELAYS_MS[inv.attempt - 1] ?? 0;
+      const i = queue.findIndex((q) => byArrival(retry, q) < 0);
+      queue.splice(i < 0 ? queue.length : i, 0, retry);
     }
-    handle(world, inv);
   }
-  const fromMs = scenario.from.getTime();
-  const toMs = scenario.to.getTime();
-  // Like the runs, the notifications carried by a run of the window: the sweeps after `to` also
-  // catch up the runs after it, which are not the scenario's.
-  const notifications = world.notifications.filter((n) => {
-    const lastMs = Date.parse(n.last);
-    return lastMs > fromMs && lastMs <= toMs;
-  });
-  return { runs: fatesOf(world), notifications };
+  // Like the runs, the notifications carried by a run of the window.
+  const owed = world.owed.filter((n) => Date.parse(n.last) > fromMs && Date.parse(n.last) <= toMs);
+  return { runs: fatesOf(world), notifications: owed };
 }
-
-function jobModel(scenario: FateScenario, job: JobDefinition): JobModel {
-  const end = new Date(scenario.to.getTime() + scenario.settleMs);
-  const runs = occurrencesBetween(scheduleSpecOf(job), scenario.from, end).map(
-    (o): ModelRun => ({
-      ms: o.at.getTime(),
-      failing: false,
-      attempts: 0,
-      retryAtMs: 0,
-      dispatchedAtMs: 0,
-      reportAtMs: Number.POSITIVE_INFINITY,
-    }),
-  );
-  return {
-    job,
-    runs,
-    byMs: new Map(runs.map((r) => [r.ms, r])),
-    pauses: scenario.pauses.filter((p) => p.jobId === job.id),
-    target: scenario.targets.find((t) => t.jobId === job.id),
-    sinceMs: scenario.runningSince?.getTime(),
-    spent: 0,
-    holder: undefined,
-    overlapSkips: 0,
-    open: 0,
-    watched: new Set(),
-  };
-}
-
-/** Every invocation the history sends, in arrival order: ticks, sweeps, catch-up resumes. */
-function invocations(scenario: FateScenario): Invocation[] {
+/** Every invocation the history sends, in arrival order; deploys and operators among them. */
+function invocations(s: FateScenario): Invocation[] {
   const list: Invocation[] = [];
-  let seq = 0;
-  for (const t of scenario.ticks) {
-    const base = { rank: 1, seq: seq++, kind: 'tick' as const, attempt: 1 };
-    list.push({
-      ...base,
-      atMs: t.arrivesAt.getTime(),
-      jobId: t.jobId,
-      scheduledMs: t.scheduledAt.getTime(),
-    });
+  const add = (rank: number, kind: Invocation['kind'], atMs: number, more: Partial<Invocation>) =>
+    list.push({ atMs, rank, kind, scheduledMs: 0, attempt: 1, ...more });
+  for (const { jobId, scheduledAt, arrivesAt } of s.ticks) {
+    add(1, 'tick', arrivesAt.getTime(), { jobId, scheduledMs: scheduledAt.getTime() });
   }
-  const lastMs = scenario.to.getTime() + scenario.settleMs;
-  const first = Math.floor(scenario.from.getTime() / MINUTE_MS) * MINUTE_MS + MINUTE_MS;
-  for (let m = first; m <= lastMs; m += MINUTE_MS) {
-    list.push({
-      atMs: m + scenario.latencyMs,
-      rank: 2,
-      seq: seq++,
-      kind: 'sweep',
-      scheduledMs: m,
-      attempt: 1,
-    });
+  const first = Math.floor(s.from.getTime() / MINUTE_MS) * MINUTE_MS + MINUTE_MS;
+  for (let m = first; m <= s.to.getTime() + s.settleMs; m += MINUTE_MS) {
+    add(2, 'sweep', m + s.latencyMs, { scheduledMs: m });
   }
-  for (const p of scenario.pauses.filter((x) => x.catchUp)) {
-    const at = p.to.getTime();
-    list.push({
-      atMs: at,
-      rank: 0,
-      seq: seq++,
-      kind: 'resume',
-      jobId: p.jobId,
-      scheduledMs: at,
-      attempt: 1,
-      pause: p,
-    });
+  for (const pause of s.pauses.filter((p) => p.catchUp)) {
+    add(0, 'other', pause.to.getTime(), { jobId: pause.jobId, pause });
   }
+  for (const deploy of s.deploys ?? []) add(0, 'other', deploy.at.getTime(), { deploy });
+  for (const step of s.operator ?? []) add(0, 'other', +step.at, { jobId: step.jobId, step });
   return list.sort(byArrival);
 }
-
-function byArrival(a: Invocation, b: Invocation): number {
-  return a.atMs - b.atMs || a.rank - b.rank || a.seq - b.seq;
+/** A job listed (again, or for the first time) from `afterMs` on: its runs after that instant. */
+function listJob(world: World, job: JobDefinition, afterMs: number): JobModel {
+  const runs = runsOf(job, afterMs, world.endMs);
+  const m = world.jobs.get(job.id) ?? {
+    ...{ id: job.id, job, listed: true, runs, byMs: new Map(), past: [], manual: [] },
+    ...{ spent: 0, overlapSkips: 0, watched: new Set<ModelRun>() },
+  };
+  const byMs = new Map(runs.map((r) => [r.ms, r]));
+  Object.assign(m, { job, listed: true, runs, byMs, spent: 0 });
+  world.jobs.set(job.id, m);
+  return m;
 }
-
-function enqueue(queue: Invocation[], inv: Invocation): void {
-  let i = queue.findIndex((q) => byArrival(inv, q) < 0);
-  if (i < 0) i = queue.length;
-  queue.splice(i, 0, inv);
-}
-
-function fails(scenario: FateScenario, inv: Invocation): boolean {
-  return scenario.failures.some(
-    (f) =>
-      f.kind === inv.kind &&
-      f.attempt === inv.attempt &&
-      f.scheduledAt.getTime() === inv.scheduledMs &&
-      (f.jobId ?? '') === (inv.jobId ?? ''),
-  );
-}
-
-function handle(world: World, inv: Invocation): void {
-  const m = world.jobs.find((j) => j.job.id === inv.jobId);
-  if (inv.kind === 'sweep') sweep(world, inv.scheduledMs, inv.atMs);
-  else if (m && inv.kind === 'tick') tick(world, m, inv.scheduledMs, inv.atMs);
-  else if (m && inv.pause) resumeWithCatchUp(world, m, inv.pause, inv.atMs);
-}
-
-/**
- * §6 Pauses: a run due in `[pausedAt, end)` is skipped(paused); once a pause is resumed with
- * catch-up, its runs still undecided are the next gap's, like any other.
- */
-function paused(m: JobModel, ms: number, nowMs: number): boolean {
-  return m.pauses.some((p) => inside(p, ms) && !(p.catchUp && nowMs >= p.to.getTime()));
-}
-
-/** The job's undecided runs from its first run up to `upToMs` (or just before it), oldest first. */
-function undecided(m: JobModel, upToMs: number, strictly: boolean): ModelRun[] {
-  while (m.open < m.runs.length && decided(m.runs[m.open] as ModelRun)) m.open++;
-  const gap: ModelRun[] = [];
-  for (let i = m.open; i < m.runs.length; i++) {
-    const r = m.runs[i] as ModelRun;
-    if (r.ms > upToMs || (strictly && r.ms === upToMs)) break;
-    if (!decided(r) && r.ms >= (m.sinceMs ?? Number.POSITIVE_INFINITY)) gap.push(r);
+/** A deploy at its `at`: every job it lists, drops or changes waits for its deploy instant. */
+function deploy(world: World, d: ModelDeploy): void {
+  const enabled = d.jobs.filter((j) => j.enabled);
+  for (const m of world.jobs.values()) m.pending = enabled.find((j) => j.id === m.id) ?? null;
+  // A job never listed before: its first tick starts it (§6, a job's first run).
+  for (const job of enabled.filter((j) => !world.jobs.has(j.id))) {
+    listJob(world, job, d.at.getTime()).pending = job;
   }
-  return gap;
 }
-
 /**
- * A tick of the run at S. Not a run, before the job's first run, or older than the job's
- * catch-up window or retention: ignored (§6, Instants that are not runs). A decided run keeps
- * its fate. Otherwise the gap before S is decided, then S itself, by its own tick.
+ * §6 The life of a job: a pending deploy takes effect at the job's deploy instant. A new schedule
+ * (or the job listed again) ends the old one's runs there, undecided ones staying so, and starts
+ * its own after it; a removal ends the job; a new target, payload or policies move nothing.
+ * Reading: a new schedule's gaps have a budget of their own; a removed job's retries stay open.
  */
-function tick(world: World, m: JobModel, sMs: number, nowMs: number): void {
-  const run = m.byMs.get(sMs);
-  const retentionMs = (world.scenario.retentionDays ?? 35) * 86_400_000;
-  const maxAgeMs = Math.min(m.job.catchup.windowSeconds * 1000, retentionMs);
-  // Older than its window or the ledger's memory, or beyond the clock skew (60 s) ahead.
-  if (!run || nowMs - sMs > maxAgeMs || sMs > nowMs + 60_000) return;
-  // §6 Deploys: a job's first run starts it; its runs before it are not runs.
-  m.sinceMs ??= sMs;
-  if (sMs < m.sinceMs || decided(run)) return;
-  const gap = undecided(m, sMs, true);
-  if (gap.length > 0) decideGap(world, m, gap, nowMs, sMs);
-  if (paused(m, sMs, nowMs)) {
-    skip(run, 'paused');
+function takeEffect(world: World, m: JobModel, atMs: number): void {
+  const next = m.pending;
+  if (next === undefined) return;
+  delete m.pending;
+  if (next && m.listed && scheduleIdOf(next) === scheduleIdOf(m.job)) {
+    m.job = next;
     return;
   }
-  // §6: a tick that delivers its own run ends the gap; the next one has a budget of its own.
-  m.spent = 0;
-  attempt(world, m, run, nowMs, true);
+  if (m.listed)
+    m.past.push(...m.runs.filter((r) => r.ms < atMs && (r.ms >= sinceOf(m) || r.byOperator)));
+  const relisted = !m.listed;
+  m.listed = false;
+  if (!next) m.watched.clear();
+  if (next) listJob(world, next, atMs);
+  if (next && relisted) m.sinceMs = atMs;
 }
-
+/** §6 Pauses: a run due in `[pausedAt, end)` is skipped(paused), until a resume with catch-up. */
+const paused = (w: World, m: JobModel, ms: number, nowMs: number) =>
+  w.s.pauses.some((p) => p.jobId === m.id && inside(p, ms) && !(p.catchUp && nowMs >= +p.to));
+/** The job's undecided runs from its first run up to `upToMs`, oldest first. */
+const undecided = (m: JobModel, upToMs: number) =>
+  m.runs.filter((r) => !decided(r) && r.ms >= sinceOf(m) && r.ms <= upToMs);
 /**
- * The one-minute sweep at M. It looks at the sweep instants since the last one it checked, at
- * most 30 minutes of them and never more than a day back (architecture.md §7): a job with an
- * undecided run due there (at an instant up to one of them minus the job's grace) has its
- * overdue runs (`at <= M − grace`) that no one decided decided as one gap, in one go. Then
- * delivery retries whose time came, and `stuck` runs.
+ * A tick of the run at S, with the jobs deployed now; ignored when S is no run, before the first
+ * run, older than the window or retention, or beyond the clock skew (§6, Instants that are not
+ * runs). A pending deploy takes effect just before S; the gap before S is decided, then S.
+ */
+function tick(world: World, jobId: string, sMs: number, nowMs: number): void {
+  const m = world.jobs.get(jobId);
+  const job = m?.pending === undefined ? m?.listed && m.job : m.pending;
+  if (!m || !job || runsOf(job, sMs - 1, sMs).length === 0 || sMs > nowMs + 60_000) return;
+  const retentionMs = (world.s.retentionDays ?? 35) * 86_400_000;
+  if (nowMs - sMs > Math.min(job.catchup.windowSeconds * 1000, retentionMs)) return;
+  takeEffect(world, m, sMs - 1);
+  const run = m.byMs.get(sMs);
+  m.sinceMs ??= sMs;
+  if (!run || sMs < m.sinceMs || decided(run)) return;
+  const gap = undecided(m, sMs - 1);
+  if (gap.length > 0) decideGap(world, m, gap, nowMs, sMs);
+  const own = !paused(world, m, sMs, nowMs);
+  if (!own) skip(run, 'paused');
+  // §6: a tick that delivers its own run ends the gap; the next one has a budget of its own.
+  if (own) m.spent = 0;
+  if (own) attempt(world, m, run, nowMs, 'tick');
+}
+/**
+ * The sweep at M: pending deploys take effect at M. Of the sweep instants since the last checked,
+ * at most 30 minutes and a day back (architecture.md §7): a job with an undecided run due there
+ * has its overdue runs (`at <= M − grace`) decided as one gap. Then retries, and `stuck` runs.
  */
 function sweep(world: World, mMs: number, nowMs: number): void {
+  for (const m of world.jobs.values()) takeEffect(world, m, mMs);
   const fromMs = Math.min(mMs, Math.max(world.sweptToMs, mMs - 86_400_000));
   const toMs = Math.min(mMs, fromMs + 30 * MINUTE_MS);
   world.sweptToMs = Math.max(world.sweptToMs, toMs);
-  for (const m of world.jobs) {
-    if (m.sinceMs === undefined) continue;
+  for (const m of world.jobs.values()) {
     const graceMs = m.job.alarm.graceSeconds * 1000;
-    const seen = undecided(m, toMs - graceMs, false).some((r) => r.ms > fromMs - graceMs);
-    const dueMs = mMs - graceMs;
-    if (seen) decideGap(world, m, undecided(m, dueMs, false), nowMs, dueMs);
-  }
-  for (const m of world.jobs) {
+    const due = m.listed ? undecided(m, toMs - graceMs) : [];
+    const seen = due.some((r) => r.ms > fromMs - graceMs);
+    if (seen) decideGap(world, m, undecided(m, mMs - graceMs), nowMs, mMs - graceMs);
     for (const r of [...m.watched]) {
-      if (r.failing && r.retryAtMs <= nowMs) attempt(world, m, r, nowMs, false);
-      if (r.fate?.status !== 'delivered') continue;
-      if (nowMs >= r.reportAtMs) m.watched.delete(r);
-      else if (nowMs >= r.dispatchedAtMs + m.job.maxRuntimeSeconds * 1000) {
-        m.watched.delete(r);
-        notify(world, 'stuck', m, [r]);
-      }
+      if (r.failing && r.retryAtMs <= nowMs) attempt(world, m, r, nowMs, 'retry');
+      const ended =
+        r.fate?.status === 'delivered' && nowMs >= Math.min(r.reportAtMs, r.runtimeEndMs);
+      if (ended) m.watched.delete(r);
+      if (ended && nowMs < r.reportAtMs) notify(world, 'stuck', m.id, [r]);
     }
   }
 }
-
 /**
- * §6 Gaps and catch-up: the runs of one gap decided together under the job's policy. The window
- * ends at the instant the gap is decided up to and is closed at its start. Runs in a pause are skipped(paused)
- * and left out of the policy (Reading: they still count as the gap's, and as newer runs).
+ * §6 Gaps and catch-up: a gap's runs decided together under the job's policy, in a window that
+ * ends where the gap is decided up to, closed at its start. Runs in a pause are skipped(paused),
+ * out of the policy (Reading: still the gap's, and newer runs). Missed: every run it skips, and
+ * those it delivers past their grace.
  */
-function decideGap(
-  world: World,
-  m: JobModel,
-  gap: readonly ModelRun[],
-  nowMs: number,
-  upToMs: number,
-): void {
+function decideGap(world: World, m: JobModel, gap: ModelRun[], nowMs: number, upToMs: number) {
   const { catchup, alarm } = m.job;
-  const pastGrace = (r: ModelRun) => nowMs > r.ms + alarm.graceSeconds * 1000;
   const windowStartMs = upToMs - catchup.windowSeconds * 1000;
-  const live = gap.filter((r) => !paused(m, r.ms, nowMs));
-  for (const r of gap) if (paused(m, r.ms, nowMs)) skip(r, 'paused');
-  const picks = policyPicks(m, gap, live, windowStartMs, nowMs);
-  const missed: ModelRun[] = [];
-  for (const r of live) {
-    if (picks.includes(r)) {
-      if (pastGrace(r)) missed.push(r);
-      continue;
-    }
-    skip(r, r.ms < windowStartMs ? 'outside-window' : POLICY_REASON[catchup.policy]);
-    // §6: a run the gap skips is missed unless it was skipped for a pause.
-    missed.push(r);
-  }
-  m.spent += picks.length;
-  if (missed.length > 0) notify(world, 'missed', m, missed);
-  for (const r of picks) attempt(world, m, r, nowMs, false);
-}
-
-/** The runs of a gap its policy delivers, oldest first, within the budget the gap has left. */
-function policyPicks(
-  m: JobModel,
-  gap: readonly ModelRun[],
-  live: readonly ModelRun[],
-  windowStartMs: number,
-  nowMs: number,
-): ModelRun[] {
-  const { policy, maxRuns } = m.job.catchup;
+  const live = gap.filter((r) => !paused(world, m, r.ms, nowMs));
+  for (const r of gap) if (!live.includes(r)) skip(r, 'paused');
   const inWindow = live.filter((r) => r.ms >= windowStartMs);
-  if (policy === 'all') {
-    return inWindow.slice(Math.max(0, inWindow.length - Math.max(0, maxRuns - m.spent)));
-  }
-  if (policy === 'none' || m.spent > 0) return [];
-  // latest: the newest, when no newer run is decided or due (a newer run of the gap in a pause
-  // is decided; the tick's own run is due).
+  let picks = catchup.policy === 'all' ? newestOf(inWindow, catchup.maxRuns - m.spent) : [];
+  // latest: the newest, when no newer run is decided or due (a paused one is decided).
   const newest = inWindow.at(-1);
-  if (!newest || newest !== gap.at(-1)) return [];
-  const next = m.runs[m.runs.indexOf(newest) + 1];
-  return next && next.ms <= nowMs ? [] : [newest];
+  const next = newest && m.runs[m.runs.indexOf(newest) + 1];
+  if (catchup.policy === 'latest' && m.spent === 0 && newest && newest === gap.at(-1)) {
+    picks = next && next.ms <= nowMs ? [] : [newest];
+  }
+  const missed = live.filter((r) => !picks.includes(r) || nowMs > r.ms + alarm.graceSeconds * 1000);
+  const skipped = live.filter((r) => !picks.includes(r));
+  for (const r of skipped)
+    skip(r, r.ms < windowStartMs ? 'outside-window' : REASON[catchup.policy]);
+  m.spent += picks.length;
+  if (missed.length > 0) notify(world, 'missed', m.id, missed);
+  for (const r of picks) attempt(world, m, r, nowMs, 'gap');
 }
-
 /**
- * `resume --catch-up` at the end of a pause: its runs not delivered (skipped for the pause, or
- * undecided) are one gap under the job's policy, and the ones it picks are delivered now.
- * Reading: a replay an operator asked for is not missed, and spends no budget of a gap.
+ * `resume --catch-up`: the pause's runs not delivered (skipped for it, or undecided) within the
+ * window back from the resume, under the job's policy (`all`: the newest maxRuns; `latest`: the
+ * newest), delivered now. Reading: an operator's replay is not missed and spends no budget.
  */
 function resumeWithCatchUp(world: World, m: JobModel, pause: ModelPause, nowMs: number): void {
-  const runs = m.runs.filter(
-    (r) => inside(pause, r.ms) && r.ms >= (m.sinceMs ?? Number.POSITIVE_INFINITY),
+  const { policy, maxRuns, windowSeconds } = m.job.catchup;
+  const fromMs = Math.max(pause.to.getTime() - windowSeconds * 1000, sinceOf(m));
+  const replayable = m.runs.filter(
+    (r) => inside(pause, r.ms) && r.ms >= fromMs && (!decided(r) || r.fate?.reason === 'paused'),
   );
-  const newest = runs.at(-1);
-  if (!newest) return;
-  const windowStartMs = pause.to.getTime() - m.job.catchup.windowSeconds * 1000;
-  const replayable = runs.filter(
-    (r) => r.ms >= windowStartMs && (!decided(r) || r.fate?.reason === 'paused'),
-  );
-  const { policy, maxRuns } = m.job.catchup;
-  const picks =
-    policy === 'all' ? replayable.slice(-maxRuns) : policy === 'latest' ? replayable.slice(-1) : [];
-  for (const r of picks) {
-    delete r.fate;
-    attempt(world, m, r, nowMs, false);
+  const picks = newestOf(replayable, policy === 'all' ? maxRuns : policy === 'latest' ? 1 : 0);
+  for (const r of picks) attempt(world, m, r, nowMs, 'operator');
+}
+/**
+ * An operator's command (docs/cli.md), with the jobs deployed now. `run`: a manual run of the
+ * minute, outside the forbid slot. `backfill`: the runs of `[from, to]`, oldest first, each not
+ * delivered, dead-lettered nor being retried delivered now (not missed, no budget spent),
+ * stopping at a refused delivery or an overlap. `redrive`: one more attempt of a dead letter.
+ */
+function operate(world: World, m: JobModel, step: ModelOperatorStep, nowMs: number): void {
+  const find = (ms: number) => m.byMs.get(ms) ?? m.past.find((r) => r.ms === ms);
+  if (step.action === 'run') {
+    const minute = { ...m.job, schedule: '* * * * *', timezone: 'UTC' };
+    for (const run of runsOf(minute, nowMs - MINUTE_MS, nowMs)) {
+      m.manual.push(run);
+      attempt(world, m, run, nowMs, 'manual');
+    }
+  } else if (step.action === 'redrive') {
+    const run = find(step.run.getTime());
+    if (run?.fate?.status === 'dead-lettered') attempt(world, m, run, nowMs, 'operator');
+  } else {
+    for (const o of runsOf(m.pending ?? m.job, step.from.getTime() - 1, step.to.getTime())) {
+      let run = find(o.ms);
+      if (!run || (run.ms < sinceOf(m) && !run.byOperator)) {
+        run = Object.assign(o, { byOperator: true });
+        m.past.push(run);
+      }
+      if (run.failing || (run.fate && run.fate.status !== 'skipped')) continue;
+      if (!attempt(world, m, run, nowMs, 'operator')) return;
+    }
   }
 }
-
-function skip(r: ModelRun, reason: SkipReason): void {
-  r.failing = false;
-  r.fate = { status: 'skipped', reason };
-}
-
-/** Whether run `h` can still be running at `nowMs`: it holds a forbid slot until then (§6 Overlap). */
-function holds(m: JobModel, h: ModelRun, nowMs: number): boolean {
-  if (h.fate?.status !== 'delivered') return false;
-  if (tracksCompletion(m.job) && h.reportAtMs <= nowMs) return false;
-  return nowMs <= h.dispatchedAtMs + m.job.maxRuntimeSeconds * 1000;
-}
-
+const skip = (r: ModelRun, reason: SkipReason) =>
+  Object.assign(r, { failing: false, fate: { status: 'skipped', reason } });
 /**
- * One delivery attempt of a run decided to run: skipped(overlap) while another run of a forbid
- * job holds the slot; otherwise handed to the target, or failed and retried, dead-lettered when
- * every attempt of its round failed.
+ * One delivery attempt, true when delivered: skipped(overlap) while another run of a forbid job
+ * holds the slot (till it reported, or its maxRuntime passed); else delivered, or retried, or
+ * dead-lettered once its round's attempts failed (a redrive's one: dead-lettered again, silently).
  */
-function attempt(world: World, m: JobModel, r: ModelRun, nowMs: number, ownTick: boolean): void {
-  const { job } = m;
-  if (job.concurrency === 'forbid') {
-    const holder = m.holder;
-    if (holder && holder !== r && holds(m, holder, nowMs)) {
+function attempt(world: World, m: JobModel, r: ModelRun, nowMs: number, how: string): boolean {
+  const { job, holder } = m;
+  if (job.concurrency === 'forbid' && how !== 'manual') {
+    const held = holder?.fate?.status === 'delivered' && holder.reportAtMs > nowMs;
+    if (holder && holder !== r && held && nowMs <= holder.runtimeEndMs) {
       skip(r, 'overlap');
-      // §6 Overlap: the second run skipped in a row raises one notification for the incident.
-      if (++m.overlapSkips === 2) notify(world, 'overlap', m, [r]);
-      return;
+      // The second run skipped in a row raises one notification for the incident.
+      if (++m.overlapSkips === 2) notify(world, 'overlap', m.id, [r]);
+      return false;
     }
     if (holder !== r) m.overlapSkips = 0;
     m.holder = r;
   }
+  const redrive = r.fate?.status === 'dead-lettered';
+  delete r.fate;
   r.attempts++;
   m.watched.delete(r);
-  if (inside(m.target?.fail, nowMs)) {
-    if (m.holder === r) m.holder = undefined;
-    if (r.attempts >= job.retry.maxAttempts) {
-      r.failing = false;
-      r.fate = { status: 'dead-lettered' };
-      notify(world, 'dead-lettered', m, [r]);
-      return;
-    }
-    r.failing = true;
-    r.retryAtMs = nowMs + Math.min(RETRY_BASE_MS * 2 ** (r.attempts - 1), RETRY_MAX_MS);
+  const target = world.s.targets.find((t) => t.jobId === m.id);
+  r.failing = inside(target?.fail, nowMs);
+  if (r.failing && m.holder === r) delete m.holder;
+  if (r.failing && (redrive || r.attempts >= job.retry.maxAttempts)) {
+    r.failing = false;
+    r.fate = { status: 'dead-lettered' };
+    if (!redrive) notify(world, 'dead-lettered', m.id, [r]);
+  } else if (r.failing) {
+    r.retryAtMs = nowMs + Math.min(60_000 * 2 ** (r.attempts - 1), 900_000);
     m.watched.add(r);
-    return;
   }
-  r.failing = false;
+  if (r.fate || r.failing) return false;
   r.fate = { status: 'delivered' };
-  r.dispatchedAtMs = nowMs;
-  if (tracksCompletion(job)) {
-    r.reportAtMs = nowMs + (m.target?.runtimeMs ?? 1_000) + world.scenario.latencyMs;
-    m.watched.add(r);
+  const tracked = tracksCompletion(job);
+  r.reportAtMs = tracked ? nowMs + (target?.runtimeMs ?? 1_000) + world.s.latencyMs : Infinity;
+  r.runtimeEndMs = nowMs + job.maxRuntimeSeconds * 1000;
+  if (tracked) m.watched.add(r);
+  // Late: its own tick's first attempt was past grace.
+  if (how === 'tick' && r.attempts === 1 && nowMs > r.ms + job.alarm.graceSeconds * 1000) {
+    notify(world, 'late', m.id, [r]);
   }
-  // §6 Signals: late, when its own tick's first attempt was past grace.
-  if (ownTick && r.attempts === 1 && nowMs > r.ms + job.alarm.graceSeconds * 1000) {
-    notify(world, 'late', m, [r]);
-  }
+  return true;
 }
-
 /** One notification: a gap's missed runs from the first to the last, or one run's signal. */
-function notify(world: World, kind: NotificationKind, m: JobModel, runs: readonly ModelRun[]) {
-  const first = runs[0] as ModelRun;
-  const last = runs.at(-1) as ModelRun;
-  world.notifications.push({
-    kind,
-    jobId: m.job.id,
-    runs: runs.length,
-    first: iso(first.ms),
-    last: iso(last.ms),
-  });
+function notify(world: World, kind: NotificationKind, jobId: string, runs: readonly ModelRun[]) {
+  const [first, last] = [iso(runs[0]?.ms ?? 0), iso(runs.at(-1)?.ms ?? 0)];
+  world.owed.push({ kind, jobId, runs: runs.length, first, last });
 }
-
 function fatesOf(world: World): RunFate[] {
-  const fromMs = world.scenario.from.getTime();
-  const toMs = world.scenario.to.getTime();
+  const [fromMs, toMs] = [world.s.from.getTime(), world.s.to.getTime()];
   const fates: RunFate[] = [];
-  for (const m of world.jobs) {
-    for (const r of m.runs) {
-      if (r.ms <= fromMs || r.ms > toMs || r.ms < (m.sinceMs ?? Number.POSITIVE_INFINITY)) continue;
-      const status = r.fate?.status ?? (r.failing ? 'open' : 'undecided');
-      fates.push({
-        jobId: m.job.id,
-        at: iso(r.ms),
-        status,
-        reason: r.fate?.reason ?? null,
-        deliveries: status === 'delivered' ? 1 : 0,
-      });
-    }
+  const add = (jobId: string, r: ModelRun) => {
+    const status = r.fate?.status ?? (r.failing ? 'open' : 'undecided');
+    const deliveries = status === 'delivered' ? 1 : 0;
+    fates.push({ jobId, at: iso(r.ms), status, reason: r.fate?.reason ?? null, deliveries });
+  };
+  for (const m of world.jobs.values()) {
+    const current = m.listed ? m.runs.filter((r) => r.ms >= sinceOf(m) || r.byOperator) : [];
+    for (const r of [...m.past, ...current]) if (r.ms > fromMs && r.ms <= toMs) add(m.id, r);
+    for (const r of m.manual) add(`manual:${m.id}`, r);
   }
   return fates.sort((a, b) => a.at.localeCompare(b.at) || a.jobId.localeCompare(b.jobId));
 }
-
 /**
  * Every run's tick of a job in `(from, to]`, each arriving `latencyMs` after its instant: the
- * history of a stack where nothing goes wrong, to edit by hand.
- *
- * @example
+ * history of a stack where nothing goes wrong, to edit by hand. @example
  * onTimeTicks(hourly, from, to, 200).length //=> the hourly runs in (from, to]
  */
-export function onTimeTicks(
-  job: JobDefinition,
-  from: Date,
-  to: Date,
-  latencyMs: number,
-): TickArrival[] {
-  return occurrencesBetween(scheduleSpecOf(job), from, to).map((o) => ({
-    jobId: job.id,
-    scheduledAt: o.at,
-    arrivesAt: new Date(o.at.getTime() + latencyMs),
-  }));
+export function onTimeTicks(job: JobDefinition, from: Date, to: Date, latencyMs: number) {
+  const arrival = (at: Date): TickArrival =>
+    Object.freeze({ jobId: job.id, scheduledAt: at, arrivesAt: new Date(+at + latencyMs) });
+  return occurrencesBetween(scheduleSpecOf(job), from, to).map((o) => arrival(o.at));
 }
