@@ -11,7 +11,7 @@ import {
   type RecorderLedger,
   type RunItem,
 } from '#ledger/index.ts';
-import { type JobDefinition, tracksCompletion } from '#shared/job.ts';
+import { type JobDefinition, scheduleIdOf, tracksCompletion } from '#shared/job.ts';
 import { RecordingLogger } from '#shared/logger.ts';
 import { RecordingMetrics } from '#shared/metrics.ts';
 import { createRecorder, type RecordOutcome } from '../../functions/recorder/record.ts';
@@ -343,7 +343,9 @@ export async function openWindow(
   const deployment = deploymentAt(sim.deployments, window.from.getTime());
   // A millisecond after `from`: the runs at or before it belong to the time before the window.
   const running = new Date(window.from.getTime() + 1);
-  for (const job of deployment.enabled) await operator.createJobState(job.id, running);
+  for (const job of deployment.enabled) {
+    await operator.createJobState(job.id, running, scheduleIdOf(job));
+  }
   await operator.advanceSweepCursor(window.from);
   const timeline = new Timeline<SimEvent>();
   const targets = new SimulatedTargets(sim.clock, sim.plan, sim.faults, index, (delivery) => {

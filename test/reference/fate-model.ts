@@ -226,12 +226,12 @@ function tick(world: World, jobId: string, sMs: number, nowMs: number): void {
   if (own) attempt(world, m, run, nowMs, 'tick');
 }
 /**
- * The sweep at M: pending deploys take effect at M. Of the sweep instants since the last checked,
+ * The sweep at M: pending deploys take effect just before M. Of the sweep instants since the last checked,
  * at most 30 minutes and a day back (architecture.md §7): a job with an undecided run due there
  * has its overdue runs (`at <= M − grace`) decided as one gap. Then retries, and `stuck` runs.
  */
 function sweep(world: World, mMs: number, nowMs: number): void {
-  for (const m of world.jobs.values()) takeEffect(world, m, mMs);
+  for (const m of world.jobs.values()) takeEffect(world, m, mMs - 1);
   const fromMs = Math.min(mMs, Math.max(world.sweptToMs, mMs - 86_400_000));
   const toMs = Math.min(mMs, fromMs + 30 * MINUTE_MS);
   world.sweptToMs = Math.max(world.sweptToMs, toMs);
