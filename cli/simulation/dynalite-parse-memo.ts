@@ -35,6 +35,8 @@ interface ParseContext {
 interface Template {
   readonly tree: object;
   readonly standIns: ReadonlyMap<object, string>;
+  /** Whether the tree holds one node twice (its copies must then share it too). */
+  readonly shared: boolean;
   readonly usedNames: readonly string[];
   readonly usedValues: readonly string[];
 }
@@ -141,6 +143,7 @@ function templateOf(
   return {
     tree,
     standIns,
+    shared: sharesNodes(tree, standIns),
     usedNames: names.filter((n) => !(n in unusedNames)),
     usedValues: Object.keys(values).filter((n) => !(n in unusedValues)),
   };
@@ -151,23 +154,38 @@ function instantiate(template: Template, context: ParseContext): unknown {
   for (const name of template.usedNames) delete context.unusedAttrNames?.[name];
   for (const name of template.usedValues) delete context.unusedAttrVals?.[name];
   const values = context.attrVals ?? {};
-  const copies = new Map<object, unknown>();
+  // A node the tree holds twice is copied once, so the copy shares what the parse's tree shares.
+  const copies = template.shared ? new Map<object, unknown>() : undefined;
   const copy = (node: unknown): unknown => {
     if (node === null || typeof node !== 'object') return node;
     const standIn = template.standIns.get(node);
     if (standIn !== undefined) return values[standIn];
-    const known = copies.get(node);
+    const known = copies?.get(node);
     if (known !== undefined) return known;
+    let out: unknown[] | Record<string, unknown>;
     if (Array.isArray(node)) {
-      const out: unknown[] = [];
-      copies.set(node, out);
-      for (const item of node) out.push(copy(item));
+      out = new Array<unknown>(node.length);
+      copies?.set(node, out);
+      for (let i = 0; i < node.length; i++) out[i] = copy(node[i]);
       return out;
     }
-    const out = Object.create(Object.getPrototypeOf(node)) as Record<string, unknown>;
-    copies.set(node, out);
-    for (const [k, v] of Object.entries(node)) out[k] = copy(v);
+    const proto = Object.getPrototypeOf(node);
+    out = proto === Object.prototype ? {} : (Object.create(proto) as Record<string, unknown>);
+    copies?.set(node, out);
+    for (const key of Object.keys(node)) out[key] = copy((node as Record<string, unknown>)[key]);
     return out;
   };
   return copy(template.tree);
+}
+
+/** Whether a tree reaches one of its nodes (stand-ins aside) by two paths. */
+function sharesNodes(tree: object, standIns: ReadonlyMap<object, string>): boolean {
+  const seen = new Set<object>();
+  const visit = (node: unknown): boolean => {
+    if (node === null || typeof node !== 'object' || standIns.has(node)) return false;
+    if (seen.has(node)) return true;
+    seen.add(node);
+    return Object.values(node).some(visit);
+  };
+  return visit(tree);
 }

@@ -179,14 +179,12 @@ export class DynaliteRefusal extends Error {
   }
 }
 
-/** A JSON copy, as the request crosses the wire; binary values have no JSON form here. */
+/**
+ * A JSON copy, as the request and the answer cross the wire. A binary value (a Uint8Array)
+ * becomes an object of its bytes, which dynalite's type check refuses: the ledger has none.
+ */
 function jsonCopy<T>(value: T): T {
-  const text = JSON.stringify(value, (_key, v: unknown) => {
-    if (v instanceof Uint8Array) {
-      throw new TypeError('the in-process DynamoDB takes no binary attribute values');
-    }
-    return v;
-  });
+  const text = JSON.stringify(value);
   return text === undefined ? value : (JSON.parse(text) as T);
 }
 
@@ -371,7 +369,7 @@ function commandMiddleware(call: Call, stopped: () => boolean): SdkMiddleware {
  * have been and gives dynalite's answer back as the command's output (a refusal as the SDK's
  * exception of that name), skipping the SDK's serialising, endpoint, retry and parsing steps
  * (a fifth of a simulation's CPU). Binary attribute values have no JSON form on that path and
- * are refused; the ledger has none. dynalite's expression parses are memoised
+ * are refused by dynalite's type check; the ledger has none. dynalite's expression parses are memoised
  * (dynalite-parse-memo.ts).
  *
  * One DynamoDB behaviour dynalite lacks is added here: a conditional write that asks for
