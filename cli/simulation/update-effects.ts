@@ -77,8 +77,23 @@ function literal(request: UpdateRequest, text: string | undefined): AttributeVal
   return request.values?.[text];
 }
 
-/** The update expression's actions, clause by clause. */
+/** Actions read, by expression and names: the ledger writes a few dozen expressions, often. */
+const actionsRead = new Map<string, Actions>();
+const ACTIONS_MEMO_LIMIT = 10_000;
+
+/** The update expression's actions (read once per expression and names; never changed). */
 function readActions(request: UpdateRequest): Actions {
+  const key = `${request.update}\u0000${JSON.stringify(request.names ?? null)}`;
+  const known = actionsRead.get(key);
+  if (known) return known;
+  if (actionsRead.size >= ACTIONS_MEMO_LIMIT) actionsRead.clear();
+  const actions = readActionsOf(request);
+  actionsRead.set(key, actions);
+  return actions;
+}
+
+/** The update expression's actions, clause by clause. */
+function readActionsOf(request: UpdateRequest): Actions {
   const actions: Actions = { sets: new Map(), removes: new Set(), others: new Set() };
   const keywords = [...request.update.matchAll(CLAUSE_KEYWORD)];
   keywords.forEach((match, i) => {

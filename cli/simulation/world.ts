@@ -26,7 +26,7 @@ import {
   everEnabled,
   expectedRuns,
 } from './deployments.ts';
-import { type EmbeddedDynamo, startEmbeddedDynamo } from './dynalite.ts';
+import { type EmbeddedDynamo, IN_PROCESS_MIDDLEWARE, startEmbeddedDynamo } from './dynalite.ts';
 import { type ScheduledFire, scheduledFires } from './events.ts';
 import type { FaultPlan, OperatorStep } from './faults.ts';
 import {
@@ -284,6 +284,8 @@ function simulationClient(db: EmbeddedDynamo): DynamoDBClient {
   // Lambda's X-Amzn-Trace-Id recursion detection.
   client.middlewareStack.remove('getUserAgentMiddleware');
   client.middlewareStack.remove('recursionDetectionMiddleware');
+  // Each command answered from dynalite directly: no serialising, signing or parsing it back.
+  client.middlewareStack.add(db.middleware, IN_PROCESS_MIDDLEWARE);
   return client;
 }
 

@@ -102,14 +102,26 @@ export interface FuzzScenario {
 
 /** How big scenarios may get. */
 export interface ScenarioLimits {
+  /** Fewest jobs a scenario has. @default 1 */
+  readonly minJobs?: number;
   readonly maxJobs: number;
   readonly maxHours: number;
   /** Whether crashes and throttling may be drawn (compared with the model's tolerances). */
   readonly chaos: boolean;
 }
 
-/** The fuzzer's default: a few jobs, up to two days, and chaos in some scenarios. */
-export const DEFAULT_LIMITS: ScenarioLimits = { maxJobs: 10, maxHours: 72, chaos: true };
+/**
+ * The fuzzer's default: six to twenty jobs, up to a week (less for frequent jobs: see
+ * {@link MAX_RUNS_PER_SCENARIO}), and chaos in some scenarios. A scenario's cost is mostly its
+ * runs and its minutes of sweeps, so more jobs and longer windows of infrequent ones simulate
+ * more job-hours for the same CPU, with frequent jobs and DST nights drawn more often.
+ */
+export const DEFAULT_LIMITS: ScenarioLimits = {
+  minJobs: 6,
+  maxJobs: 20,
+  maxHours: 168,
+  chaos: true,
+};
 
 const ACCOUNT = 'eu-west-1:123456789012';
 const ZONES = [
@@ -619,7 +631,7 @@ function hostileArbitrary(fromMs: number, hours: number, files: JobFiles) {
  * one of the zones, its jobs, and their history.
  *
  * @example
- * fc.sample(scenarioArbitrary(DEFAULT_LIMITS), { seed: 7, numRuns: 1 })[0]?.jobs.length //=> 1..6
+ * fc.sample(scenarioArbitrary(DEFAULT_LIMITS), { seed: 7, numRuns: 1 })[0]?.jobs.length //=> 6..20
  */
 export function scenarioArbitrary(
   limits: ScenarioLimits = DEFAULT_LIMITS,
@@ -628,7 +640,7 @@ export function scenarioArbitrary(
     .record({
       anchor: fc.constantFrom(...ANCHORS),
       leadMinutes: fc.integer({ min: 0, max: 12 * 60 }),
-      drafts: fc.array(jobArbitrary, { minLength: 1, maxLength: limits.maxJobs }),
+      drafts: fc.array(jobArbitrary, { minLength: limits.minJobs ?? 1, maxLength: limits.maxJobs }),
       chaos: limits.chaos
         ? weighted([3, fc.constant(false)], [1, fc.constant(true)])
         : fc.constant(false),
