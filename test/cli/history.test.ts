@@ -66,9 +66,7 @@ describe('zonecron history shows the skip range of a long gap among the runs', (
     expect(result.code).toBe(0);
     const lines = result.stdout.split('\n');
     expect(lines[0]).toBe('minutely: 104 runs since 2023-06-01T00:00:00.000Z (newest first)');
-    expect(lines[1]).toBe(
-      "and 78 skipped runs recorded as 1 skip range (a long gap's older runs)",
-    );
+    expect(lines[1]).toBe("and 78 skipped runs recorded as 1 skip range (a long gap's older runs)");
     const oldestRecorded = lines.findIndex((l) => l.startsWith('2023-06-01 08:19 '));
     expect(lines[oldestRecorded]).toMatch(/ max-runs +skipped +0 /);
     expect(lines.slice(oldestRecorded + 1, oldestRecorded + 4).join('\n')).toBe(
