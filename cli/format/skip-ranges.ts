@@ -98,7 +98,7 @@ export function count(n: number): string {
 export function skipRangeLines(range: SkipRange, c: Colours): string[] {
   const counted =
     range.countedFromMs > range.afterMs
-      ? ` since ${timeNear(range.countedFromMs, range.beforeMs)} (older: past retention)`
+      ? `; counted from ${timeNear(range.countedFromMs, range.beforeMs)}, the retention`
       : '';
   const stretches = rangeReasons(range);
   const reasons = stretches.map((r, i) => {
@@ -109,8 +109,8 @@ export function skipRangeLines(range: SkipRange, c: Colours): string[] {
   });
   const text =
     `after ${tableTime(range.afterMs)} through ${timeNear(range.beforeMs - 1, range.afterMs)}: ` +
-    `${c.yellow(`skipped ×${count(range.runs)}`)}${counted} ` +
-    `(${reasons.join(', ')}; paused ×${count(range.pausedRuns)}), ` +
+    `${c.yellow(`skipped ×${count(range.runs)}`)} ` +
+    `(${reasons.join(', ')}; paused ×${count(range.pausedRuns)}${counted}), ` +
     `decided ${tableTime(Date.parse(range.decidedAt))}`;
   const lines = wrap(text, '', TERMINAL_COLUMNS - 2).split('\n');
   return lines.map((line, i) => (i === 0 ? line : `  ${line}`));
