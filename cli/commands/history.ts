@@ -34,7 +34,7 @@ Example:
   the job's pause, if any, and who paused, resumed, backfilled or discarded;
   a long gap's older skipped runs are one line, as the ledger records them.
 
-  $ zonecron history berlin-nightly-report --at 2027-03-28T01:30Z --table zonecron-ledger
+  $ zonecron history berlin-nightly-report --at 2027-03-28T01:30Z
   the fate of that one run: its item, the gap's range that skipped it, or no
   record (exit 1 when the instant is no run of the job).`;
 

@@ -58,7 +58,7 @@ export function runFateLines(fate: RunFate, c: Colours): string[] {
     const { run } = fate;
     const reason = run.skipReason ? ` (${run.skipReason})` : '';
     return [
-      wrap(`${title}: ${run.status}${reason}, as its item in the ledger says`, ''),
+      wrap(`${title}: ${run.status}${reason}, by its own item`, ''),
       '',
       ...runHistoryLines([run], c),
     ];

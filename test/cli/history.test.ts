@@ -145,7 +145,7 @@ describe('zonecron history --at answers for one run', () => {
     expect(early).toMatchObject({ reason: 'outside-window', source: 'range' });
   });
 
-  it('gives a run with an item of its own from its item', async () => {
+  it('gives a run with an item of its own from its item, as a history row', async () => {
     const result = await at('2023-06-01T08:19Z', '--json');
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({
@@ -154,6 +154,11 @@ describe('zonecron history --at answers for one run', () => {
       source: 'item',
       run: { at: '2023-06-01T08:19:00.000Z', status: 'skipped' },
     });
+    const text = (await at('2023-06-01T08:19Z')).stdout.split('\n');
+    expect(text[0]).toBe(
+      'minutely run at 2023-06-01T08:19:00.000Z: skipped (max-runs), by its own item',
+    );
+    expect(text[3]).toMatch(/^2023-06-01 08:19 +2023-06-01T08:19 +max-runs +skipped +0 /);
   });
 
   it('says a run of the job with no record has none, exit 0', async () => {
