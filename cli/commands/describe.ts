@@ -18,6 +18,8 @@ export interface DescribeOptions extends ConnectionOptions {
 const MAX_COUNT = 1000;
 /** The newest runs read from the ledger: the signals look at all of them (one query). */
 const RUNS_READ = 100;
+/** The most skip ranges read from the ledger (each one gap's older skipped runs). */
+const RANGES_READ = 100;
 
 const EXAMPLE = `
 Examples:
@@ -97,7 +99,11 @@ export async function buildDescription(
     });
   }
   try {
-    return describeJob({ ...offline, ...(await readDeployedJob(deployment, job, context.now)) });
+    const deployed = await readDeployedJob(deployment, job, {
+      now: context.now,
+      retentionDays: config.retentionDays,
+    });
+    return describeJob({ ...offline, ...deployed });
   } finally {
     deployment.connection.destroy();
   }
@@ -143,29 +149,32 @@ export async function offlineInput(
 
 /**
  * What `describe` reads of a deployment for one job: its pause (`readPauseStates`), its
- * newest runs from the `byJob` index (one query of up to 100), and its schedule with
+ * newest runs from the `byJob` index (one query of up to 100), the skip ranges of its gaps
+ * that end within the last `retentionDays` (one query of up to 100), and its schedule with
  * `GetSchedule` (expression, zone, input), side by side.
  *
  * @example
- * const deployed = await readDeployedJob(deployment, job, new Date());
+ * const deployed = await readDeployedJob(deployment, job, { now: new Date(), retentionDays: 35 });
  * deployed.schedule?.expression //=> 'cron(30 0,1 * * ? *)'
  */
 export async function readDeployedJob(
   deployment: Deployment,
   job: JobDefinition,
-  now: Date,
-): Promise<Pick<DescribeInput, 'pause' | 'runs' | 'schedule' | 'deployment'>> {
+  { now, retentionDays }: { readonly now: Date; readonly retentionDays: number },
+): Promise<Pick<DescribeInput, 'pause' | 'runs' | 'ranges' | 'schedule' | 'deployment'>> {
   const { readPauseStates } = await import('../aws/job-control.ts');
   const { readJobRuns } = await import('../aws/job-runs.ts');
+  const { readSkipRanges } = await import('../aws/skip-ranges.ts');
+  const since = new Date(now.getTime() - retentionDays * 86_400_000);
   const { getDeployedSchedule } = await import('../aws/deployed-schedules.ts');
   const { readLedger, readScheduleGroup } = await import('../aws/deployment.ts');
-  const [[pauses, runs], schedule] = await Promise.all([
+  const client = deployment.connection.clients.dynamodb;
+  const [[pauses, runs, ranges], schedule] = await Promise.all([
     readLedger(deployment, (access) =>
       Promise.all([
         readPauseStates(access.ledger, [job.id], now),
-        readJobRuns(deployment.connection.clients.dynamodb, access.tableName, job.id, {
-          limit: RUNS_READ,
-        }),
+        readJobRuns(client, access.tableName, job.id, { limit: RUNS_READ }),
+        readSkipRanges(client, access.tableName, job.id, { since, limit: RANGES_READ }),
       ]),
     ),
     readScheduleGroup(deployment, async (scheduler, group) =>
@@ -177,6 +186,7 @@ export async function readDeployedJob(
   return {
     ...(pause ? { pause } : {}),
     runs,
+    ranges: { since, retentionDays, read: ranges },
     ...(schedule !== undefined ? { schedule } : {}),
     deployment: {
       stack: connection.stack?.stackName ?? null,

@@ -1,5 +1,5 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import type { OperatorEvent, RunItem } from '#ledger/index.ts';
+import type { OperatorEvent, RunItem, SkipRange } from '#ledger/index.ts';
 import {
   addConnectionOptions,
   type ConnectionOptions,
@@ -10,14 +10,20 @@ import type { PauseState } from '../aws/job-control.ts';
 import { usageError } from '../errors.ts';
 import { type Colours, coloursFor } from '../format/colour.ts';
 import { lagMs, pauseLines, runHistoryLines } from '../format/run-history.ts';
+import { count, skipRangeJson } from '../format/skip-ranges.ts';
 import { wrap } from '../format/table.ts';
-import { integerAtLeast, parseSince } from '../options.ts';
+import { integerAtLeast, parseInstant, parseSince } from '../options.ts';
 
 interface HistoryOptions extends ConnectionOptions {
   since: string;
   limit: number;
+  at?: Date;
   json?: boolean;
+  config?: string;
 }
+
+/** The most skip ranges `history` reads (each stands for a gap of a hundred runs or more). */
+const RANGES_READ = 100;
 
 const EXAMPLE = `
 Example:
@@ -25,7 +31,12 @@ Example:
   lists the job's runs of the last 7 days, newest first: when, the local slot
   they stand for, a note (gap, overlap, manual, backfill, paused), status,
   delivery attempts (#), dispatch lag and the key's first 7 characters; then
-  the job's pause, if any, and who paused, resumed, backfilled or discarded.`;
+  the job's pause, if any, and who paused, resumed, backfilled or discarded;
+  a long gap's older skipped runs are one line, as the ledger records them.
+
+  $ zonecron history berlin-nightly-report --at 2027-03-28T01:30Z
+  the fate of that one run: its item, the gap's range that skipped it, or no
+  record (exit 1 when the instant is no run of the job).`;
 
 /** `zonecron history`: a job's runs from the ledger's `byJob` index. */
 export function registerHistory(program: Command): void {
@@ -35,13 +46,20 @@ export function registerHistory(program: Command): void {
     .argument('<jobId>', 'job id')
     .option('--since <when>', 'a duration back (24h, 7d, PT30M) or an ISO instant', '24h')
     .option('--limit <n>', 'show at most n runs, newest first', integerAtLeast(1), 50)
+    .option('--at <instant>', "one run's fate: the run at this ISO instant", parseInstant)
     .option('--json', 'print one JSON document')
-    .option('--config <file>', 'check that the job is in this jobs file (default: no check)');
+    .option(
+      '--config <file>',
+      'check that the job is in this jobs file (default: no check; with --at: jobs.yaml)',
+    );
   addConnectionOptions(command, { table: true }).addHelpText('after', EXAMPLE).action(runHistory);
 }
 
 interface JobHistory {
   readonly runs: RunItem[];
+  readonly ranges: readonly SkipRange[];
+  /** True when more ranges than {@link RANGES_READ} may overlap the window. */
+  readonly rangesTruncated: boolean;
   readonly pause: PauseState;
   readonly events: OperatorEvent[];
 }
@@ -56,15 +74,19 @@ async function readHistory(
   const { openLedger, onLedgerTable } = await import('../aws/ledger-access.ts');
   const { pauseStateOf } = await import('../aws/job-control.ts');
   const { readJobRuns } = await import('../aws/job-runs.ts');
+  const { readSkipRanges } = await import('../aws/skip-ranges.ts');
   const access = openLedger(connection);
+  const client = connection.clients.dynamodb;
   return onLedgerTable(access.tableName, connection.clients, 'read', async () => {
-    const runs = await readJobRuns(connection.clients.dynamodb, access.tableName, jobId, {
+    const runs = await readJobRuns(client, access.tableName, jobId, { since, limit });
+    const read = await readSkipRanges(client, access.tableName, jobId, {
       since,
-      limit,
+      limit: RANGES_READ,
     });
     const state = await access.ledger.getJobState(jobId);
     const events = await access.log.read(jobId, since, limit);
-    return { runs, pause: pauseStateOf(jobId, state, new Date()), events };
+    const pause = pauseStateOf(jobId, state, new Date());
+    return { runs, ranges: read.ranges, rangesTruncated: read.truncated, pause, events };
   });
 }
 
@@ -79,6 +101,7 @@ function sinceOf(value: string): Date {
 }
 
 async function runHistory(jobId: string, options: HistoryOptions): Promise<void> {
+  if (options.at) return runFate(jobId, options.at, options);
   const since = sinceOf(options.since);
   if (options.config !== undefined) {
     // A job removed from the file still has a history; a typo in its id has none.
@@ -98,6 +121,7 @@ async function runHistory(jobId: string, options: HistoryOptions): Promise<void>
       since: since.toISOString(),
       pause: history.pause,
       runs: history.runs.map((run) => ({ ...run, lagMs: lagMs(run) ?? null })),
+      ranges: history.ranges.map(skipRangeJson),
       events: history.events,
     };
     process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
@@ -105,7 +129,7 @@ async function runHistory(jobId: string, options: HistoryOptions): Promise<void>
   }
   const c = coloursFor(process.stdout);
   const out = [
-    ...runLines(jobId, history.runs, since, options.limit, c),
+    ...runLines(jobId, history, since, options.limit, c),
     ...(history.pause.paused ? ['', ...pauseLines(history.pause, c)] : []),
     ...eventLines(history.events, c),
   ];
@@ -114,7 +138,7 @@ async function runHistory(jobId: string, options: HistoryOptions): Promise<void>
 
 function runLines(
   jobId: string,
-  runs: readonly RunItem[],
+  { runs, ranges, rangesTruncated }: JobHistory,
   since: Date,
   limit: number,
   c: Colours,
@@ -123,8 +147,49 @@ function runLines(
     `${c.bold(jobId)}: ${runs.length} run${runs.length === 1 ? '' : 's'} since ${since.toISOString()}` +
       (runs.length === limit ? ` (newest ${limit}; see --limit)` : ' (newest first)'),
   ];
-  if (runs.length === 0) return out;
-  return [...out, '', ...runHistoryLines(runs, c)];
+  if (ranges.length > 0) out.push(rangesLine(ranges, rangesTruncated));
+  if (runs.length === 0 && ranges.length === 0) return out;
+  return [...out, '', ...runHistoryLines(runs, c, ranges)];
+}
+
+/** How many older skipped runs the ranges hold beside the runs with items of their own. */
+function rangesLine(ranges: readonly SkipRange[], truncated: boolean): string {
+  const runs = ranges.reduce((sum, r) => sum + r.runs, 0);
+  const what = `${ranges.length} skip range${ranges.length === 1 ? '' : 's'}`;
+  return wrap(
+    `and ${count(runs)} skipped run${runs === 1 ? '' : 's'} recorded as ` +
+      `${truncated ? `the newest ${what}` : what} (a long gap's older runs)`,
+    '',
+  );
+}
+
+/** `history --at`: the one run's fate; the jobs file is read only when the ledger has no item. */
+async function runFate(jobId: string, at: Date, options: HistoryOptions): Promise<void> {
+  const { readRunFate } = await import('../aws/run-fate.ts');
+  const { runFateJson, runFateLines } = await import('../format/run-fate.ts');
+  const { loadJob } = await import('../aws/jobs-file.ts');
+  const connection = await connect(options);
+  let fate: Awaited<ReturnType<typeof readRunFate>>;
+  try {
+    const { openLedger, onLedgerTable } = await import('../aws/ledger-access.ts');
+    const access = openLedger(connection);
+    const sources = {
+      ledger: access.ledger,
+      loadJob: async () => {
+        const { config, job } = await loadJob(options.config ?? 'jobs.yaml', jobId);
+        return { job, retentionDays: config.retentionDays };
+      },
+    };
+    fate = await onLedgerTable(access.tableName, connection.clients, 'read', () =>
+      readRunFate(sources, jobId, at),
+    );
+  } finally {
+    connection.destroy();
+  }
+  const text = options.json
+    ? JSON.stringify(runFateJson(fate), null, 2)
+    : runFateLines(fate, coloursFor(process.stdout)).join('\n');
+  process.stdout.write(`${text}\n`);
 }
 
 function eventLines(events: readonly OperatorEvent[], c: Colours): string[] {

@@ -14,12 +14,14 @@ import type { CoveringSchedule } from '../../infra/covering/covering-cron.ts';
 import type { DeployedSchedule } from '../aws/deployed-schedules.ts';
 import type { PauseState } from '../aws/job-control.ts';
 import { expectedSchedule, type ScheduleDrift, scheduleDrift } from '../aws/schedule-drift.ts';
+import type { SkipRangesRead } from '../aws/skip-ranges.ts';
 import { type ZoneDataReport, zoneDataLines } from '../zone-data/report.ts';
 import type { Colours } from './colour.ts';
 import type { ListDeployment } from './job-list.ts';
 import { lagMs, pauseText, runHistoryLines } from './run-history.ts';
 import { type RunPreview, runJson, runTableLines } from './run-preview.ts';
 import { type RunSignal, runSignals } from './run-signals.ts';
+import { count, skipRangesSummary } from './skip-ranges.ts';
 import { wrap } from './table.ts';
 
 /** What `describe` knows of a job: the jobs file's, and whatever of the deployment it read. */
@@ -44,6 +46,15 @@ export interface DescribeInput {
   readonly pause?: PauseState;
   /** The newest runs from the ledger (`byJob`); undefined when not read. */
   readonly runs?: readonly RunItem[];
+  /**
+   * The skip ranges (a long gap's older skipped runs) that end within the last
+   * `retentionDays`, from `since`; undefined when not read.
+   */
+  readonly ranges?: {
+    readonly since: Date;
+    readonly retentionDays: number;
+    readonly read: SkipRangesRead;
+  };
   /** How many of `runs` the text and `last` show; the signals look at all of them. */
   readonly lastCount: number;
   /** The job's schedule (`GetSchedule`), null when the group has none; undefined when not read. */
@@ -112,6 +123,7 @@ export function describeJson({ input, state, signals, drift }: JobDescription) {
     last: input.runs
       ? input.runs.slice(0, input.lastCount).map((run) => ({ ...run, lagMs: lagMs(run) ?? null }))
       : null,
+    ranges: input.ranges ? skipRangesSummary(input.ranges.read, input.ranges.since) : null,
     signals,
     deployedSchedule: deployedJson(input.schedule, job.id),
     drift,
@@ -220,13 +232,32 @@ function nextLines({ preview, after, job }: DescribeInput, c: Colours): string[]
   ];
 }
 
-function lastLines({ runs, lastCount }: DescribeInput, c: Colours): string[] {
+function lastLines(input: DescribeInput, c: Colours): string[] {
+  const { runs, lastCount } = input;
   if (runs === undefined) return [];
   const shown = runs.slice(0, lastCount);
-  if (shown.length === 0) return [c.bold('last runs: none in the ledger')];
+  const ranges = rangesLines(input);
+  if (shown.length === 0) return [c.bold('last runs: none in the ledger'), ...ranges];
   return [
     c.bold(`last ${shown.length} run${shown.length === 1 ? '' : 's'} (newest first)`),
     ...runHistoryLines(shown, c),
+    ...ranges,
+  ];
+}
+
+/** How many skipped runs the job's skip ranges of the retention period hold, if any. */
+function rangesLines({ ranges, job }: DescribeInput): string[] {
+  if (ranges === undefined || ranges.read.ranges.length === 0) return [];
+  const { count: n, runs, pausedRuns } = skipRangesSummary(ranges.read, ranges.since);
+  const what = `${ranges.read.truncated ? 'the newest ' : ''}${n} skip range${n === 1 ? '' : 's'}`;
+  return [
+    wrap(
+      `and ${count(runs)} skipped run${runs === 1 ? '' : 's'} (${count(pausedRuns)} paused) ` +
+        `without items of their own, in ${what} of the last ${ranges.retentionDays} days ` +
+        `(a long gap's older runs): zonecron history ${job.id} --since ` +
+        `${ranges.retentionDays}d lists them, --at <instant> answers for one`,
+      '',
+    ),
   ];
 }
 

@@ -1,9 +1,10 @@
 /** A job's runs from the ledger and its pause, as `history` and `describe` show them. */
-import type { RunItem } from '#ledger/index.ts';
+import type { RunItem, SkipRange } from '#ledger/index.ts';
 import type { PauseState } from '../aws/job-control.ts';
 import type { Colours } from './colour.ts';
 import { shortDuration } from './durations.ts';
-import { plainTable, wrap } from './table.ts';
+import { skipRangeLines } from './skip-ranges.ts';
+import { type ColumnRow, columnTable, wrap } from './table.ts';
 
 /**
  * How long after its instant a run was handed to its target (`dispatchedAt − at`), in
@@ -19,40 +20,51 @@ export function lagMs(run: Pick<RunItem, 'at' | 'dispatchedAt'>): number | undef
 
 /**
  * The runs as a table, newest first (UTC instant, nominal slot, note, status, attempts, lag,
- * key prefix), then the last error of the newest five failed ones.
+ * key prefix), each skip range a line of its own where it falls among them (by its end, just
+ * after its last run), then the last error of the newest five failed runs.
  *
  * @example
  * runHistoryLines(runs, c)[0]
  * //=> 'at (UTC)          nominal           note    status  #  lag  key'
  */
-export function runHistoryLines(runs: readonly RunItem[], c: Colours): string[] {
-  const statusColour = (status: string) =>
-    status === 'failed'
-      ? c.red(status)
-      : status === 'succeeded' || status === 'dispatched'
-        ? c.green(status)
-        : c.yellow(status);
-  const out = [
-    plainTable(
-      ['at (UTC)', 'nominal', 'note', 'status', '#', 'lag', 'key'],
-      runs.map((run) => {
-        const lag = lagMs(run);
-        return [
-          `${run.at.slice(0, 10)} ${run.at.slice(11, 16)}`,
-          run.nominal,
-          noteOf(run),
-          statusColour(run.status),
-          String(run.attempts),
-          lag === undefined ? '' : shortDuration(lag),
-          run.key.slice(0, 7),
-        ];
-      }),
-    ),
-  ];
+export function runHistoryLines(
+  runs: readonly RunItem[],
+  c: Colours,
+  ranges: readonly SkipRange[] = [],
+): string[] {
+  const rows: (ColumnRow | string)[] = [];
+  const pending = [...ranges].sort((a, b) => b.beforeMs - a.beforeMs);
+  for (const run of runs) {
+    const atMs = Date.parse(run.at);
+    while (pending[0] && pending[0].beforeMs > atMs) {
+      rows.push(...skipRangeLines(pending.shift() as SkipRange, c));
+    }
+    rows.push(runRow(run, c));
+  }
+  for (const range of pending) rows.push(...skipRangeLines(range, c));
+  const out = [columnTable(['at (UTC)', 'nominal', 'note', 'status', '#', 'lag', 'key'], rows)];
   for (const run of runs.filter((r) => r.lastError).slice(0, 5)) {
     out.push(c.dim(`  ${run.key.slice(0, 7)}: ${run.lastError}`.slice(0, 80)));
   }
   return out;
+}
+
+function runRow(run: RunItem, c: Colours): ColumnRow {
+  const lag = lagMs(run);
+  return [
+    `${run.at.slice(0, 10)} ${run.at.slice(11, 16)}`,
+    run.nominal,
+    noteOf(run),
+    statusColour(run.status, c),
+    String(run.attempts),
+    lag === undefined ? '' : shortDuration(lag),
+    run.key.slice(0, 7),
+  ];
+}
+
+function statusColour(status: string, c: Colours): string {
+  if (status === 'failed') return c.red(status);
+  return status === 'succeeded' || status === 'dispatched' ? c.green(status) : c.yellow(status);
 }
 
 /** `manual`, `backfill`, a skip reason (`paused`, `overlap`, …), or the DST note. */

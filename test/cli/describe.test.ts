@@ -83,6 +83,7 @@ describe('zonecron describe, offline from the jobs file', () => {
       deployment: { stack: null, table: null, scheduleGroup: null },
       pause: null,
       last: null,
+      ranges: null,
       signals: null,
       deployedSchedule: null,
       drift: null,
@@ -189,6 +190,60 @@ describe('zonecron describe --stack, the ledger on DynamoDB Local, Scheduler and
     }
   });
   afterAll(() => stack.stop());
+
+  it('counts the runs the skip ranges of the last retention period hold, in the text and in --json', async () => {
+    // An hourly job down from 2026-11-20 to 2026-11-25: its older 120 skipped runs in one range.
+    const range = {
+      jobId: 'hourly',
+      afterMs: Date.parse('2026-11-20T00:00:00.000Z'),
+      beforeMs: Date.parse('2026-11-25T00:00:00.001Z'),
+      windowStartMs: Date.parse('2026-11-25T02:00:00.000Z'),
+      policyReason: 'max-runs' as const,
+      pauses: [],
+      runs: 120,
+      pausedRuns: 0,
+      countedFromMs: Date.parse('2026-11-20T00:00:00.000Z'),
+      decidedAt: '2026-11-29T04:00:02.000Z',
+    };
+    // One that ended before the retention period (35 days) is not counted.
+    const old = {
+      ...range,
+      afterMs: Date.parse('2026-10-01T00:00Z'),
+      beforeMs: Date.parse('2026-10-10T00:00Z'),
+    };
+    await stack.ledger.recordSkipRange(range, Math.floor(NOW.getTime() / 1000) + 86_400);
+    await stack.ledger.recordSkipRange(old, Math.floor(NOW.getTime() / 1000) + 86_400);
+    const description = await describeJob('hourly');
+    expect(describeJson(description).ranges).toEqual({
+      since: '2026-10-25T12:20:00.000Z',
+      count: 1,
+      runs: 120,
+      pausedRuns: 0,
+      truncated: false,
+      items: [
+        {
+          after: '2026-11-20T00:00:00.000Z',
+          before: '2026-11-25T00:00:00.001Z',
+          runs: 120,
+          pausedRuns: 0,
+          countedFrom: '2026-11-20T00:00:00.000Z',
+          reasons: [
+            {
+              from: '2026-11-20T00:00:00.000Z',
+              to: '2026-11-25T00:00:00.001Z',
+              reason: 'outside-window',
+            },
+          ],
+          decidedAt: '2026-11-29T04:00:02.000Z',
+        },
+      ],
+    });
+    const text = describeText(description, plain);
+    expect(squashed(text)).toContain(
+      "last runs: none in the ledger and 120 skipped runs (0 paused) without items of their own, in 1 skip range of the last 35 days (a long gap's older runs): zonecron history hourly --since 35d lists them, --at <instant> answers for one",
+    );
+    expect(overlongLines(text)).toEqual([]);
+  });
 
   const describeJob = (jobId: string, options: Partial<DescribeOptions> = {}) =>
     buildDescription(

@@ -244,6 +244,7 @@ describe('describeJson', () => {
       'deployment',
       'pause',
       'last',
+      'ranges',
       'signals',
       'deployedSchedule',
       'drift',

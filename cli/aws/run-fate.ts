@@ -1,0 +1,98 @@
+import type { Ledger, RunItem, SkipRange, SkipReason } from '#ledger/index.ts';
+import { type JobDefinition, scheduleSpecOf } from '#shared/job.ts';
+import { previousRun } from '../../functions/dispatcher/tick.ts';
+import { nextOccurrences, type Occurrence, periodBucket } from '../../functions/schedule/index.ts';
+import { CliError } from '../errors.ts';
+
+/**
+ * What the ledger says of one run of a job: its own item; else the gap's skip range that
+ * covers it (skipped, for the reason the range gives its place); else nothing, for a run the
+ * schedule has but no dispatcher decided yet, or whose record outlived `retention.days`.
+ */
+export type RunFate =
+  | { readonly source: 'item'; readonly jobId: string; readonly at: Date; readonly run: RunItem }
+  | {
+      readonly source: 'range';
+      readonly jobId: string;
+      readonly at: Date;
+      readonly occurrence: Occurrence;
+      readonly range: SkipRange;
+      readonly reason: SkipReason;
+    }
+  | {
+      readonly source: 'none';
+      readonly jobId: string;
+      readonly at: Date;
+      readonly occurrence: Occurrence;
+      readonly retentionDays: number;
+    };
+
+/** `history --at` was given an instant that is no run of the job's schedule (exit 1). */
+export class NotARunError extends CliError {
+  override readonly name = 'NotARunError';
+  readonly jobId: string;
+  readonly at: Date;
+  /** The job's runs either side of `at`, when it has any. */
+  readonly previousAt: Date | undefined;
+  readonly nextAt: Date | undefined;
+
+  constructor(
+    job: JobDefinition,
+    at: Date,
+    near: { previousAt: Date | undefined; nextAt: Date | undefined },
+  ) {
+    const runs = [near.previousAt, near.nextAt].filter((d) => d !== undefined);
+    const nearest =
+      runs.length === 0
+        ? 'it has no runs near it'
+        : `its runs nearest it: ${runs.map((d) => d.toISOString()).join(' and ')}`;
+    super(
+      `${at.toISOString()} is no run of '${job.id}' (${job.schedule} in ${job.timezone}); ${nearest}`,
+    );
+    this.jobId = job.id;
+    this.at = at;
+    this.previousAt = near.previousAt;
+    this.nextAt = near.nextAt;
+  }
+}
+
+/** What {@link readRunFate} reads: the ledger, and the job from its jobs file when it must. */
+export interface RunFateSources {
+  readonly ledger: Pick<Ledger, 'getRun' | 'findSkipRange'>;
+  /** The job's definition and the ledger's `retention.days`, read only when the item is absent. */
+  loadJob(): Promise<{ readonly job: JobDefinition; readonly retentionDays: number }>;
+}
+
+/**
+ * The fate of the run of `jobId` at `at`: one GetItem of its key; without an item, the job's
+ * schedule says whether `at` is a run at all ({@link NotARunError} when not), then one query
+ * of the job's skip ranges (`findSkipRange`).
+ *
+ * @example
+ * await readRunFate(sources, 'minutely', new Date('2023-06-01T07:30:00Z'))
+ * //=> { source: 'range', reason: 'max-runs', range: { runs: 78, … }, … }
+ */
+export async function readRunFate(
+  sources: RunFateSources,
+  jobId: string,
+  at: Date,
+): Promise<RunFate> {
+  // The key is the run's minute: an item of another instant in it is not this run's.
+  const run = await sources.ledger.getRun(periodBucket(jobId, at));
+  if (run && Date.parse(run.at) === at.getTime()) return { source: 'item', jobId, at, run };
+  const { job, retentionDays } = await sources.loadJob();
+  const occurrence = runAt(job, at);
+  const range = await sources.ledger.findSkipRange(jobId, at);
+  const { reasonInRange } = await import('#ledger/index.ts');
+  const reason = range && reasonInRange(range, at);
+  if (range && reason) return { source: 'range', jobId, at, occurrence, range, reason };
+  return { source: 'none', jobId, at, occurrence, retentionDays };
+}
+
+/** The job's run at exactly `at`; {@link NotARunError} naming the nearest runs when none. */
+function runAt(job: JobDefinition, at: Date): Occurrence {
+  const spec = scheduleSpecOf(job);
+  const next = nextOccurrences(spec, new Date(at.getTime() - 1), 1)[0];
+  if (next && next.at.getTime() === at.getTime()) return next;
+  throw new NotARunError(job, at, { previousAt: previousRun(spec, at)?.at, nextAt: next?.at });
+}

@@ -1,0 +1,60 @@
+import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { SkipRange } from '#ledger/index.ts';
+
+/** The skip ranges read for one job, newest first, and whether more were left unread. */
+export interface SkipRangesRead {
+  readonly ranges: readonly SkipRange[];
+  /** True when `limit` stopped the query: there may be older ranges. */
+  readonly truncated: boolean;
+}
+
+/**
+ * A job's skip ranges (the items that stand for the older skipped runs of a long gap,
+ * docs/architecture.md §5) that end after `since`, so overlap `[since, now]`: one query of
+ * the `byJob` index under `skips#<jobId>`, newest first, page by page up to `limit`. What
+ * `history` and `describe` show beside the runs that have items of their own.
+ *
+ * @example
+ * await readSkipRanges(client, 'zonecron-ledger', 'minutely', { since, limit: 100 })
+ * //=> { ranges: [{ jobId: 'minutely', afterMs: …, beforeMs: …, runs: 11423, … }], truncated: false }
+ */
+export async function readSkipRanges(
+  client: Pick<DynamoDBClient, 'send'>,
+  table: string,
+  jobId: string,
+  query: { readonly since: Date; readonly limit: number },
+): Promise<SkipRangesRead> {
+  const { QueryCommand } = await import('@aws-sdk/client-dynamodb');
+  const {
+    decodeSkipRange,
+    LEDGER_BY_JOB_INDEX,
+    LEDGER_BY_JOB_PARTITION_KEY,
+    LEDGER_BY_JOB_SORT_KEY,
+    SKIP_RANGE_PREFIX,
+  } = await import('#ledger/index.ts');
+  const ranges: SkipRange[] = [];
+  let startKey: Record<string, AttributeValue> | undefined;
+  do {
+    const out = await client.send(
+      new QueryCommand({
+        TableName: table,
+        IndexName: LEDGER_BY_JOB_INDEX,
+        KeyConditionExpression: '#job = :job AND #at > :since',
+        ExpressionAttributeNames: {
+          '#job': LEDGER_BY_JOB_PARTITION_KEY,
+          '#at': LEDGER_BY_JOB_SORT_KEY,
+        },
+        ExpressionAttributeValues: {
+          ':job': { S: `${SKIP_RANGE_PREFIX}${jobId}` },
+          ':since': { S: query.since.toISOString() },
+        },
+        ScanIndexForward: false,
+        Limit: query.limit - ranges.length,
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      }),
+    );
+    for (const item of out.Items ?? []) ranges.push(decodeSkipRange(jobId, item));
+    startKey = out.LastEvaluatedKey;
+  } while (startKey && ranges.length < query.limit);
+  return { ranges, truncated: startKey !== undefined };
+}

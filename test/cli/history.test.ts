@@ -1,0 +1,189 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { JobDefinition } from '#shared/job.ts';
+import { parseJobsConfig } from '../../infra/config/load-jobs.ts';
+import { RecordingTargets, TestClock } from '../support/doubles.ts';
+import { harness, sweepMinutes, tickEvent } from '../support/harness.ts';
+import { createLedgerTable, localDynamoClient } from '../support/ledger.ts';
+import { overlongLines, runCli } from './run-cli.ts';
+
+// A minutely job ticked at 07:00, paused 07:10-07:20, unreachable until 10:01: the real
+// dispatcher decides the 180-run gap at the 10:01 tick, delivering 2 (maxRuns), recording the
+// newest 100 skipped runs one by one and the 78 before them (07:01-08:18) as one skip range,
+// outside-window before 07:31 (10:01 - 150m), max-runs after, paused 07:10-07:20.
+const JOBS = `jobs:
+  - id: minutely
+    description: a minutely export
+    schedule: '* * * * *'
+    timezone: UTC
+    catchup: { policy: all, window: 150m, maxRuns: 2 }
+    alarm: { grace: 1m }
+    target: { type: sqs, arn: 'arn:aws:sqs:us-east-1:000000000000:export' }
+`;
+const ENV = { AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local', AWS_REGION: 'us-east-1' };
+const ALICE = 'alice@vm';
+
+let dir: string;
+let config: string;
+let connection: string[];
+
+async function decideLongGap(job: JobDefinition, tableName: string): Promise<void> {
+  const client = localDynamoClient(inject('dynamoEndpoint'));
+  const clock = new TestClock('2023-06-01T07:00:02Z');
+  const h = harness({ client, tableName, clock, jobs: [job], targets: new RecordingTargets() });
+  await h.dispatcher.handle(tickEvent(job.id, '2023-06-01T07:00:00Z'));
+  await sweepMinutes(h, clock, '2023-06-01T07:01:00Z', '2023-06-01T07:01:00Z');
+  await h.ledger.pause(job.id, { at: new Date('2023-06-01T07:10:00Z'), by: ALICE, reason: 'db' });
+  await h.ledger.resume(job.id, { at: new Date('2023-06-01T07:20:00Z'), catchUp: false });
+  clock.set('2023-06-01T10:01:02Z');
+  await h.dispatcher.handle(tickEvent(job.id, '2023-06-01T10:01:00Z'));
+  client.destroy();
+}
+
+beforeAll(async () => {
+  const client = localDynamoClient(inject('dynamoEndpoint'));
+  const table = await createLedgerTable(client, 'history');
+  client.destroy();
+  const job = parseJobsConfig(JOBS, 'jobs.yaml').jobs[0] as JobDefinition;
+  await decideLongGap(job, table);
+  dir = mkdtempSync(join(tmpdir(), 'zonecron-history-'));
+  config = join(dir, 'jobs.yaml');
+  writeFileSync(config, JOBS);
+  connection = ['--table', table, '--endpoint-url', `dynamodb=${inject('dynamoEndpoint')}`];
+});
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const history = (args: string[]) =>
+  runCli(['history', 'minutely', ...args, ...connection], { env: ENV });
+
+describe('zonecron history shows the skip range of a long gap among the runs', () => {
+  it('prints the range as one wrapped line below the oldest run its gap recorded one by one, with its reasons and counts', async () => {
+    const result = await history(['--since', '2023-06-01T00:00Z', '--limit', '500']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const lines = result.stdout.split('\n');
+    expect(lines[0]).toBe('minutely: 104 runs since 2023-06-01T00:00:00.000Z (newest first)');
+    expect(lines[1]).toBe("and 78 skipped runs recorded as 1 skip range (a long gap's older runs)");
+    const oldestRecorded = lines.findIndex((l) => l.startsWith('2023-06-01 08:19 '));
+    expect(lines[oldestRecorded]).toMatch(/ max-runs +skipped +0 /);
+    expect(lines.slice(oldestRecorded + 1, oldestRecorded + 4).join('\n')).toBe(
+      'after 2023-06-01 07:00 through 08:18: skipped ×78 (outside-window before\n' +
+        '  07:10, paused from 07:10, outside-window from 07:20, max-runs from 07:31;\n' +
+        '  paused ×10), decided 2023-06-01 10:01',
+    );
+    expect(lines[oldestRecorded + 4]).toMatch(/^2023-06-01 07:00 +2023-06-01T07:00 +dispatched /);
+    expect(overlongLines(result.stdout)).toEqual([]);
+  });
+
+  it('--json gives the range in a ranges array with its ends, counts, reasons and decision, beside the runs', async () => {
+    const result = await history(['--since', '2023-06-01T00:00Z', '--json']);
+    expect(result.code).toBe(0);
+    const doc = JSON.parse(result.stdout);
+    expect(Object.keys(doc)).toEqual(['jobId', 'since', 'pause', 'runs', 'ranges', 'events']);
+    expect(doc.runs).toHaveLength(50);
+    expect(doc.ranges).toEqual([
+      {
+        after: '2023-06-01T07:00:00.000Z',
+        before: '2023-06-01T08:18:00.001Z',
+        runs: 78,
+        pausedRuns: 10,
+        countedFrom: expect.any(String),
+        reasons: [
+          {
+            from: '2023-06-01T07:00:00.000Z',
+            to: '2023-06-01T07:10:00.000Z',
+            reason: 'outside-window',
+          },
+          { from: '2023-06-01T07:10:00.000Z', to: '2023-06-01T07:20:00.000Z', reason: 'paused' },
+          {
+            from: '2023-06-01T07:20:00.000Z',
+            to: '2023-06-01T07:31:00.000Z',
+            reason: 'outside-window',
+          },
+          { from: '2023-06-01T07:31:00.000Z', to: '2023-06-01T08:18:00.001Z', reason: 'max-runs' },
+        ],
+        decidedAt: '2023-06-01T10:01:02.000Z',
+      },
+    ]);
+  });
+
+  it('shows no range that ended before --since', async () => {
+    const doc = JSON.parse((await history(['--since', '2023-06-01T08:19Z', '--json'])).stdout);
+    expect(doc.ranges).toEqual([]);
+  });
+});
+
+describe('zonecron history --at answers for one run', () => {
+  const at = (instant: string, ...more: string[]) =>
+    history(['--at', instant, '--config', config, ...more]);
+
+  it('says a run inside the range was skipped for its reason, one of the 78 of the gap, exit 0', async () => {
+    const result = await at('2023-06-01T07:45Z');
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout.replace(/\s+/g, ' ')).toContain(
+      'minutely run at 2023-06-01T07:45:00.000Z (nominal 2023-06-01T07:45): skipped (max-runs) — one of 78 runs of a gap decided at 2023-06-01T10:01:02.000Z, recorded as a range',
+    );
+    expect(overlongLines(result.stdout)).toEqual([]);
+  });
+
+  it('--json gives the fate of a paused run inside the range with source range', async () => {
+    const result = await at('2023-06-01T07:15:00Z', '--json');
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      jobId: 'minutely',
+      at: '2023-06-01T07:15:00.000Z',
+      status: 'skipped',
+      reason: 'paused',
+      source: 'range',
+      range: { after: '2023-06-01T07:00:00.000Z', before: '2023-06-01T08:18:00.001Z', runs: 78 },
+    });
+    const early = JSON.parse((await at('2023-06-01T07:05Z', '--json')).stdout);
+    expect(early).toMatchObject({ reason: 'outside-window', source: 'range' });
+  });
+
+  it('gives a run with an item of its own from its item, as a history row', async () => {
+    const result = await at('2023-06-01T08:19Z', '--json');
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      status: 'skipped',
+      reason: 'max-runs',
+      source: 'item',
+      run: { at: '2023-06-01T08:19:00.000Z', status: 'skipped' },
+    });
+    const text = (await at('2023-06-01T08:19Z')).stdout.split('\n');
+    expect(text[0]).toBe(
+      'minutely run at 2023-06-01T08:19:00.000Z: skipped (max-runs), by its own item',
+    );
+    expect(text[3]).toMatch(/^2023-06-01 08:19 +2023-06-01T08:19 +max-runs +skipped +0 /);
+  });
+
+  it('says a run of the job with no record has none, exit 0', async () => {
+    const result = await at('2023-06-01T11:00Z', '--json');
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({
+      jobId: 'minutely',
+      at: '2023-06-01T11:00:00.000Z',
+      nominal: '2023-06-01T11:00',
+      status: null,
+      reason: null,
+      source: 'none',
+    });
+    const text = await at('2023-06-01T11:00Z');
+    expect(text.stdout.replace(/\s+/g, ' ')).toContain(
+      'no record in the ledger (not decided yet, or older than retention.days, 35)',
+    );
+  });
+
+  it('refuses an instant that is no run of the job with exit 1, naming the runs either side', async () => {
+    const result = await at('2023-06-01T07:45:30Z');
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      "zonecron: error: 2023-06-01T07:45:30.000Z is no run of 'minutely' (* * * * * in UTC); its runs nearest it: 2023-06-01T07:45:00.000Z and 2023-06-01T07:46:00.000Z\n",
+    );
+    expect(result.code).toBe(1);
+  });
+});
