@@ -89,6 +89,8 @@ export function createRunWindows(): RunWindows {
 /** What a sweep keeps between invocations of one container. */
 export interface SweepMemory {
   readonly windows: RunWindows;
+  /** The same, for the newest minute a sweep behind its backlog checks too. */
+  readonly newest: RunWindows;
   /** Whether this container already took the roll call: disabled jobs paused, removed ones ended. */
   rollCalled: boolean;
   /** How far this container's sweeps have checked; read from the ledger at a cold start. */
@@ -101,6 +103,7 @@ export interface SweepMemory {
 export function createSweepMemory(): SweepMemory {
   return {
     windows: createRunWindows(),
+    newest: createRunWindows(),
     rollCalled: false,
     cursor: undefined,
     persisted: undefined,
@@ -126,7 +129,8 @@ interface Due {
  *            cursor C (the last sweep's S)                    S
  *   ─────────(──────────────────────────────────────────────]──> sweep instants
  *   job j's due window:  (C - grace_j, S - grace_j]   (after an outage, up to 30 min of it
- *                                                       per sweep, oldest first)
+ *                                                       per sweep, oldest first, and the
+ *                                                       newest minute)
  * ```
  *
  * 1. **Undecided runs**: the engine lists each enabled job's runs in its due window; their keys
@@ -158,7 +162,10 @@ export async function runSweep(
     (await ctx.ledger.getSweepCursor()) ??
     new Date(scheduledAt.getTime() - ctx.options.sweepLookbackSeconds * 1000);
   const range = sweepRange(ctx, scheduledAt, memory.cursor);
-  const due = dueRuns(ctx, range, memory.windows);
+  const due = [
+    ...dueRuns(ctx, range, memory.windows),
+    ...newestDue(ctx, range, scheduledAt, memory),
+  ];
   const records = due.length > 0 ? await ctx.ledger.getRuns(due.map((d) => d.key)) : new Map();
   const undecided = due.filter((d) => !records.has(d.key));
   const { outcomes, deferred } = await catchUpUndecided(ctx, undecided, scheduledAt, errors);
@@ -239,6 +246,21 @@ function sweepRange(ctx: CoreContext, scheduledAt: Date, cursor: Date): { from: 
   const fromMs = Math.min(sMs, Math.max(cursor.getTime(), earliest));
   const toMs = Math.min(sMs, fromMs + options.sweepChunkSeconds * 1000);
   return { from: new Date(fromMs), to: new Date(toMs) };
+}
+
+/**
+ * A sweep behind its backlog (a cold container from an old cursor, the end of an outage) also
+ * checks the newest minute, so a backlog never delays the decision of a run due now.
+ */
+function newestDue(
+  ctx: CoreContext,
+  range: { from: Date; to: Date },
+  scheduledAt: Date,
+  memory: SweepMemory,
+): Due[] {
+  const fromMs = Math.max(range.to.getTime(), scheduledAt.getTime() - 60_000);
+  if (fromMs >= scheduledAt.getTime()) return [];
+  return dueRuns(ctx, { from: new Date(fromMs), to: scheduledAt }, memory.newest);
 }
 
 function dueRuns(ctx: CoreContext, range: { from: Date; to: Date }, windows: RunWindows): Due[] {

@@ -23,6 +23,11 @@ import fc from 'fast-check';
 import { SETTLE_LIMIT_MS } from '../../cli/simulation/event-loop.ts';
 import { type FaultPlan, parseFaultPlan } from '../../cli/simulation/faults.ts';
 import { EVENT_DELAY_MS } from '../../cli/simulation/world.ts';
+import {
+  DEFAULT_DISPATCHER_TIMEOUT_SECONDS,
+  LEASE_MARGIN_SECONDS,
+} from '../../functions/shared/defaults.ts';
+import type { JobDefinition } from '../../functions/shared/job.ts';
 import { parseJobsConfig } from '../../infra/config/load-jobs.ts';
 import {
   type FateResult,
@@ -226,10 +231,13 @@ function difference(a: readonly string[], b: readonly string[]): string[] {
 /**
  * With crashes and throttling: each run's fate is one the model gives with the failed
  * invocations or without them; a run delivered more than once only where the dispatcher counted
- * a possible redelivery; dead-lettered only if the model delivers it and every attempt was made.
+ * a possible redelivery; dead-lettered only if the model delivers it and every attempt was made;
+ * skipped(outside-window) where the model decides it otherwise only if an invocation failed
+ * around it (a failure may hold the job's catch-up lease, LEASE_SECONDS, and the window is
+ * measured when the gap is decided).
  */
 function compareTolerantly(
-  jobs: readonly { id: string; retry: { maxAttempts: number } }[],
+  jobs: readonly JobDefinition[],
   models: readonly FateResult[],
   seen: SystemObservation,
 ): string[] {
@@ -237,18 +245,19 @@ function compareTolerantly(
   const byId = models.map((m) => new Map(m.runs.map((r) => [runId(r), r])));
   for (const s of seen.runs) {
     const candidates = byId.map((m) => m.get(runId(s))).filter((m): m is RunFate => !!m);
-    const deliveries = Math.min(s.deliveries, 1);
-    const once = { ...s, deliveries };
-    const maxAttempts = jobs.find((j) => j.id === s.jobId)?.retry.maxAttempts ?? 1;
+    const once = { ...s, deliveries: Math.min(s.deliveries, 1) };
+    const job = jobs.find((j) => j.id === s.jobId);
+    const maxAttempts = job?.retry.maxAttempts ?? 1;
     const noFate = candidates.length === 0 && s.status === 'undecided';
     const ok =
       noFate ||
       (s.deliveries <= 1 + s.redelivered &&
-        candidates.some(
+        (candidates.some(
           (m) =>
             sameFate(m, once) ||
             (m.status === 'delivered' && s.status === 'dead-lettered' && s.attempts >= maxAttempts),
-        ));
+        ) ||
+          (candidates.length > 0 && lateForAFailure(s, job, seen))));
     if (!ok) {
       const said = [...new Set(candidates.map(fateText))].join(' or ');
       violations.push(
@@ -257,6 +266,22 @@ function compareTolerantly(
     }
   }
   return violations;
+}
+
+/** A run skipped outside its window when an invocation failed within a lease of its decision. */
+function lateForAFailure(
+  run: SystemRun,
+  job: JobDefinition | undefined,
+  seen: SystemObservation,
+): boolean {
+  if (!job || run.status !== 'skipped' || run.reason !== 'outside-window') return false;
+  const atMs = Date.parse(run.at);
+  const untilMs = atMs + (job.alarm.graceSeconds + job.catchup.windowSeconds) * 1000;
+  const leaseMs = (DEFAULT_DISPATCHER_TIMEOUT_SECONDS + LEASE_MARGIN_SECONDS) * 1000;
+  return seen.failed.some((f) => {
+    const ms = f.arrivesAt.getTime();
+    return ms >= atMs - leaseMs && ms <= untilMs;
+  });
 }
 
 /** Scenarios run, and what they cost. */

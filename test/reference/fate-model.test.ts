@@ -217,7 +217,7 @@ describe('the fate model: gaps and catch-up', () => {
 });
 
 describe('the fate model: the sweep catching up after an outage', () => {
-  it('walks the missed minutes half an hour at a time, so runs found together are one gap', () => {
+  it('walks the missed minutes half an hour at a time, and checks the newest minute too', () => {
     const minutely = makeJob({
       id: 'minutely',
       schedule: '* * * * *',
@@ -234,11 +234,13 @@ describe('the fate model: the sweep catching up after an outage', () => {
     const outages = [{ from: at('10:00', 30), to: at('11:00', 30) }];
     const { notifications } = fateOf(scenario([minutely], { to: end, ticks, outages }));
     // 11:01: the first half hour has undecided runs: everything overdue (10:01-11:00). 11:02:
-    // the second half hour, nothing new. 11:03: the minutes since, 11:01 and 11:02. 11:04: 11:03.
+    // the second half hour, nothing new, but the newest minute's 11:01 is overdue: one gap of
+    // its own; so is 11:02 at 11:03, and 11:03 at 11:04.
     expect(notifications.map((n) => [n.runs, n.first.slice(11, 16), n.last.slice(11, 16)])).toEqual(
       [
         [60, '10:01', '11:00'],
-        [2, '11:01', '11:02'],
+        [1, '11:01', '11:01'],
+        [1, '11:02', '11:02'],
         [1, '11:03', '11:03'],
       ],
     );

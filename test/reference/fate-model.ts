@@ -226,20 +226,22 @@ function tick(world: World, jobId: string, sMs: number, nowMs: number): void {
   if (own) attempt(world, m, run, nowMs, 'tick');
 }
 /**
- * The sweep at M: pending deploys take effect just before M. Of the sweep instants since the last checked,
- * at most 30 minutes and a day back (architecture.md §7): a job with an undecided run due there
- * has its overdue runs (`at <= M − grace`) decided as one gap. Then retries, and `stuck` runs.
+ * The sweep at M: pending deploys take effect just before M. It checks the sweep instants since
+ * the last checked, at most 30 minutes and a day back, and the newest minute (architecture.md
+ * §7): a job with an undecided run due there has its overdue runs (`at <= M − grace`) decided
+ * as one gap. Then retries, and `stuck` runs.
  */
 function sweep(world: World, mMs: number, nowMs: number): void {
   for (const m of world.jobs.values()) takeEffect(world, m, mMs - 1);
   const fromMs = Math.min(mMs, Math.max(world.sweptToMs, mMs - 86_400_000));
   const toMs = Math.min(mMs, fromMs + 30 * MINUTE_MS);
   world.sweptToMs = Math.max(world.sweptToMs, toMs);
+  const newestMs = Math.max(toMs, mMs - MINUTE_MS);
   for (const m of world.jobs.values()) {
     const graceMs = m.job.alarm.graceSeconds * 1000;
-    const due = m.listed ? undecided(m, toMs - graceMs) : [];
-    const seen = due.some((r) => r.ms > fromMs - graceMs);
-    if (seen) decideGap(world, m, undecided(m, mMs - graceMs), nowMs, mMs - graceMs);
+    const due = m.listed ? undecided(m, mMs - graceMs) : [];
+    const seen = (r: ModelRun) => r.ms + graceMs > (r.ms + graceMs <= toMs ? fromMs : newestMs);
+    if (due.some(seen)) decideGap(world, m, due, nowMs, mMs - graceMs);
     for (const r of [...m.watched]) {
       if (r.failing && r.retryAtMs <= nowMs) attempt(world, m, r, nowMs, 'retry');
       const ended =
