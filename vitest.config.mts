@@ -13,14 +13,17 @@ const ISOLATED_UNIT = [
 ];
 
 /**
- * The other unit test files share their worker with other files (`isolate: false`): a file's
- * imports (the engine, luxon, zod, the AWS SDK, aws-cdk-lib) load once per worker instead of
- * once per file, which is most of what these files cost (test/unit without zone-scan: 157 s
- * of file time isolated, 53 s shared). They mock nothing, stub no global and leave no state
- * that another file reads.
+ * The other unit test files and the infra tests share their worker with other files
+ * (`isolate: false`): a file's imports (the engine, luxon, zod, the AWS SDK, aws-cdk-lib) load
+ * once per worker instead of once per file, which is most of what the unit files cost (test/unit
+ * but zone-scan: 157 s of file time isolated, 53 s shared), and aws-cdk-lib's template
+ * validation builds its WebAssembly rule engine (7 s) once per process, not once per synthing
+ * file. They mock nothing, stub no global and leave no state that another file reads.
  */
-const SHARED_WORKER = readdirSync('test/unit', { recursive: true, encoding: 'utf8' })
-  .map((file) => `test/unit/${file}`)
+const SHARED_WORKER = ['test/unit', 'test/infra']
+  .flatMap((folder) =>
+    readdirSync(folder, { recursive: true, encoding: 'utf8' }).map((file) => `${folder}/${file}`),
+  )
   .filter((file) => file.endsWith('.test.ts') && !ISOLATED_UNIT.includes(file));
 
 export default defineConfig({
