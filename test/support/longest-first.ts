@@ -10,10 +10,10 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 export const EXPECTED_SECONDS: Readonly<Record<string, number>> = {
   'test/integration/lifecycle/dst-nights.test.ts': 82,
   'test/cli/simulate.test.ts': 62,
+  'test/cli/validate.test.ts': 45,
   'test/integration/fuzz/fate.test.ts': 31,
   'test/unit/schedule/zone-scan.test.ts': 31,
   'test/infra/cdk-cli.test.ts': 28,
-  'test/cli/validate.test.ts': 20,
   'test/unit/covering/covering-reference.test.ts': 18,
   'test/integration/dispatcher/gaps.test.ts': 14,
   'test/infra/zonecron-function.test.ts': 13,
