@@ -1,10 +1,33 @@
+import { readdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './test/support/longest-first.ts';
+
+/** Unit test files that must run in a fresh worker of their own, and why. */
+const ISOLATED_UNIT = [
+  'test/unit/smoke.test.ts', // injects the DynamoDB Local endpoint of the global setup
+  'test/unit/cli/aws/connection.test.ts', // aws-sdk-client-mock patches the SDK's clients
+  'test/unit/dispatcher/dispatch.test.ts', // vi.spyOn
+  'test/unit/dispatcher/metrics.test.ts', // spies on process.stdout
+  'test/unit/dispatcher/targets.test.ts', // vi.fn, vi.spyOn
+];
+
+/**
+ * The other unit test files and the infra tests share their worker with other files
+ * (`isolate: false`): a file's imports (the engine, luxon, zod, the AWS SDK, aws-cdk-lib) load
+ * once per worker instead of once per file, which is most of what the unit files cost (test/unit
+ * but zone-scan: 157 s of file time isolated, 53 s shared), and aws-cdk-lib's template
+ * validation builds its WebAssembly rule engine (7 s) once per process, not once per synthing
+ * file. They mock nothing, stub no global and leave no state that another file reads.
+ */
+const SHARED_WORKER = ['test/unit', 'test/infra']
+  .flatMap((folder) =>
+    readdirSync(folder, { recursive: true, encoding: 'utf8' }).map((file) => `${folder}/${file}`),
+  )
+  .filter((file) => file.endsWith('.test.ts') && !ISOLATED_UNIT.includes(file));
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
@@ -13,5 +36,18 @@ export default defineConfig({
     maxWorkers: availableParallelism(),
     // The pinned AWS SDK warns under Node 20 that later releases need Node 22; it works here.
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    sequence: { sequencer: LongestFirstSequencer },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'isolated',
+          include: ['test/**/*.test.ts'],
+          exclude: SHARED_WORKER,
+          globalSetup: ['test/support/global-setup.ts'],
+        },
+      },
+      { extends: true, test: { name: 'shared-worker', include: SHARED_WORKER, isolate: false } },
+    ],
   },
 });

@@ -2,14 +2,21 @@ import { describe, expect, it } from 'vitest';
 import { compareZoneDataVersions } from '#shared/zone-fingerprint.ts';
 import { loadJobsFile } from '../../infra/config/load-jobs.ts';
 import { coveringSchedule } from '../../infra/covering/covering-cron.ts';
-import { hasAnsi, overlongLines, runCli } from './run-cli.ts';
+import { type CliResult, hasAnsi, overlongLines, runCli } from './run-cli.ts';
 
 const FIXTURE = 'test/cli/fixtures/berlin.yaml';
 const AFTER = '2023-01-01T00:00:00Z';
 
 describe('zonecron validate', () => {
+  // One `validate --json` of the fixture (a synth of its stacks) for the two cases that read it.
+  let fixtureJson: Promise<CliResult> | undefined;
+  const validateFixtureJson = () => {
+    fixtureJson ??= runCli(['validate', FIXTURE, '--after', AFTER, '--json']);
+    return fixtureJson;
+  };
+
   it('lists each job with the covering expression the stack deploys, and warns about DST nights', async () => {
-    const result = await runCli(['validate', FIXTURE, '--after', AFTER, '--json']);
+    const result = await validateFixtureJson();
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const doc = JSON.parse(result.stdout) as {
@@ -61,7 +68,7 @@ describe('zonecron validate', () => {
   });
 
   it('synthesizes the stacks synth would write and checks them against the AWS limits', async () => {
-    const result = await runCli(['validate', FIXTURE, '--after', AFTER, '--json']);
+    const result = await validateFixtureJson();
     const { deploy } = JSON.parse(result.stdout) as {
       deploy: { stacks: string[]; notes: string[]; violations: string[] };
     };
