@@ -9,8 +9,6 @@ import {
 import type { PauseState } from '../aws/job-control.ts';
 import { usageError } from '../errors.ts';
 import { type Colours, coloursFor } from '../format/colour.ts';
-import { lagMs, pauseLines, runHistoryLines } from '../format/run-history.ts';
-import { count, skipRangeJson } from '../format/skip-ranges.ts';
 import { wrap } from '../format/table.ts';
 import { integerAtLeast, parseInstant, parseSince } from '../options.ts';
 
@@ -109,6 +107,11 @@ async function runHistory(jobId: string, options: HistoryOptions): Promise<void>
     await loadJob(options.config, jobId);
   }
   const connection = await connect(options);
+  // Loaded here: the skip-range formatting reads the ledger's module, and `--help` loads none.
+  const f: Formats = {
+    ...(await import('../format/run-history.ts')),
+    ...(await import('../format/skip-ranges.ts')),
+  };
   let history: JobHistory;
   try {
     history = await readHistory(connection, jobId, since, options.limit);
@@ -120,8 +123,8 @@ async function runHistory(jobId: string, options: HistoryOptions): Promise<void>
       jobId,
       since: since.toISOString(),
       pause: history.pause,
-      runs: history.runs.map((run) => ({ ...run, lagMs: lagMs(run) ?? null })),
-      ranges: history.ranges.map(skipRangeJson),
+      runs: history.runs.map((run) => ({ ...run, lagMs: f.lagMs(run) ?? null })),
+      ranges: history.ranges.map(f.skipRangeJson),
       events: history.events,
     };
     process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
@@ -129,31 +132,39 @@ async function runHistory(jobId: string, options: HistoryOptions): Promise<void>
   }
   const c = coloursFor(process.stdout);
   const out = [
-    ...runLines(jobId, history, since, options.limit, c),
-    ...(history.pause.paused ? ['', ...pauseLines(history.pause, c)] : []),
+    ...runLines(jobId, history, { since, limit: options.limit }, c, f),
+    ...(history.pause.paused ? ['', ...f.pauseLines(history.pause, c)] : []),
     ...eventLines(history.events, c),
   ];
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
+/** The formatting of runs and skip ranges. */
+type Formats = typeof import('../format/run-history.ts') &
+  typeof import('../format/skip-ranges.ts');
+
 function runLines(
   jobId: string,
   { runs, ranges, rangesTruncated }: JobHistory,
-  since: Date,
-  limit: number,
+  { since, limit }: { readonly since: Date; readonly limit: number },
   c: Colours,
+  f: Formats,
 ): string[] {
   const out: string[] = [
     `${c.bold(jobId)}: ${runs.length} run${runs.length === 1 ? '' : 's'} since ${since.toISOString()}` +
       (runs.length === limit ? ` (newest ${limit}; see --limit)` : ' (newest first)'),
   ];
-  if (ranges.length > 0) out.push(rangesLine(ranges, rangesTruncated));
+  if (ranges.length > 0) out.push(rangesLine(ranges, rangesTruncated, f.count));
   if (runs.length === 0 && ranges.length === 0) return out;
-  return [...out, '', ...runHistoryLines(runs, c, ranges)];
+  return [...out, '', ...f.runHistoryLines(runs, c, ranges)];
 }
 
 /** How many older skipped runs the ranges hold beside the runs with items of their own. */
-function rangesLine(ranges: readonly SkipRange[], truncated: boolean): string {
+function rangesLine(
+  ranges: readonly SkipRange[],
+  truncated: boolean,
+  count: (n: number) => string,
+): string {
   const runs = ranges.reduce((sum, r) => sum + r.runs, 0);
   const what = `${ranges.length} skip range${ranges.length === 1 ? '' : 's'}`;
   return wrap(

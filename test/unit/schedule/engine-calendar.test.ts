@@ -23,9 +23,11 @@ describe('civil calendar', () => {
         });
         expect(daysFromCivil(civil.year, civil.month, civil.day)).toBe(days);
         expect(weekdayOfDays(days)).toBe(date.getUTCDay());
-        expect(daysInMonth(civil.year, civil.month)).toBe(
-          new Date(Date.UTC(civil.year, civil.month, 0)).getUTCDate(),
-        );
+        // Day 0 of the next month is this month's last; setUTCFullYear, unlike Date.UTC, does
+        // not read the years 0-99 as 1900-1999.
+        const last = new Date(0);
+        last.setUTCFullYear(civil.year, civil.month, 0);
+        expect(daysInMonth(civil.year, civil.month)).toBe(last.getUTCDate());
       }),
       { numRuns: 3000 },
     );
