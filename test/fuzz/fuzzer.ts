@@ -234,7 +234,9 @@ function difference(a: readonly string[], b: readonly string[]): string[] {
  * a possible redelivery; dead-lettered only if the model delivers it and every attempt was made;
  * skipped(outside-window) where the model decides it otherwise only if an invocation failed
  * around it (a failure may hold the job's catch-up lease, LEASE_SECONDS, and the window is
- * measured when the gap is decided).
+ * measured when the gap is decided); skipped(overlap) only if an invocation failed within a
+ * lease and `maxRuntime` before it (§6 Overlap: a run whose attempt died unrecorded may have
+ * been invoked, and holds the slot that long).
  */
 function compareTolerantly(
   jobs: readonly JobDefinition[],
@@ -257,7 +259,8 @@ function compareTolerantly(
             sameFate(m, once) ||
             (m.status === 'delivered' && s.status === 'dead-lettered' && s.attempts >= maxAttempts),
         ) ||
-          (candidates.length > 0 && lateForAFailure(s, job, seen))));
+          (candidates.length > 0 &&
+            (lateForAFailure(s, job, seen) || heldForAFailure(s, job, seen)))));
     if (!ok) {
       const said = [...new Set(candidates.map(fateText))].join(' or ');
       violations.push(
@@ -266,6 +269,23 @@ function compareTolerantly(
     }
   }
   return violations;
+}
+
+const LEASE_MS = (DEFAULT_DISPATCHER_TIMEOUT_SECONDS + LEASE_MARGIN_SECONDS) * 1000;
+
+/** Whether an invocation failed in `[fromMs, toMs]`. */
+const failedIn = (seen: SystemObservation, fromMs: number, toMs: number) =>
+  seen.failed.some((f) => f.arrivesAt.getTime() >= fromMs && f.arrivesAt.getTime() <= toMs);
+
+/** A forbid run skipped for overlap within a lease and `maxRuntime` after a failed invocation. */
+function heldForAFailure(
+  run: SystemRun,
+  job: JobDefinition | undefined,
+  seen: SystemObservation,
+): boolean {
+  if (!job || run.status !== 'skipped' || run.reason !== 'overlap') return false;
+  const atMs = Date.parse(run.at);
+  return failedIn(seen, atMs - LEASE_MS - job.maxRuntimeSeconds * 1000, atMs);
 }
 
 /** A run skipped outside its window when an invocation failed within a lease of its decision. */
@@ -277,11 +297,7 @@ function lateForAFailure(
   if (!job || run.status !== 'skipped' || run.reason !== 'outside-window') return false;
   const atMs = Date.parse(run.at);
   const untilMs = atMs + (job.alarm.graceSeconds + job.catchup.windowSeconds) * 1000;
-  const leaseMs = (DEFAULT_DISPATCHER_TIMEOUT_SECONDS + LEASE_MARGIN_SECONDS) * 1000;
-  return seen.failed.some((f) => {
-    const ms = f.arrivesAt.getTime();
-    return ms >= atMs - leaseMs && ms <= untilMs;
-  });
+  return failedIn(seen, atMs - LEASE_MS, untilMs);
 }
 
 /** Scenarios run, and what they cost. */
