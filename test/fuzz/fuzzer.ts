@@ -104,7 +104,11 @@ export async function checkScenario(scenario: FuzzScenario): Promise<ScenarioRes
   const chaos = plan.crashes.length > 0 || plan.throttling !== undefined;
   const model = fateOf(history);
   const violations = chaos
-    ? compareTolerantly(config.jobs, [model, fateOf({ ...history, failures: [] })], seen)
+    ? compareTolerantly(
+        [...config.jobs, ...plan.deploys.flatMap((d) => d.jobs)],
+        [model, fateOf({ ...history, failures: [] })],
+        seen,
+      )
     : compareExactly(model, seen, from, to);
   // §6 Completions need proof of delivery: a forgery changes nothing.
   for (const forged of seen.forgeriesRecorded) {
@@ -248,8 +252,10 @@ function compareTolerantly(
   for (const s of seen.runs) {
     const candidates = byId.map((m) => m.get(runId(s))).filter((m): m is RunFate => !!m);
     const once = { ...s, deliveries: Math.min(s.deliveries, 1) };
-    const job = jobs.find((j) => j.id === s.jobId);
-    const maxAttempts = job?.retry.maxAttempts ?? 1;
+    const versions = jobs.filter((j) => j.id === s.jobId);
+    const job = versions[0];
+    // A deploy may have changed retry.maxAttempts: the fewest any version allowed.
+    const maxAttempts = Math.min(...versions.map((j) => j.retry.maxAttempts), 1_000);
     const noFate = candidates.length === 0 && s.status === 'undecided';
     const ok =
       noFate ||
