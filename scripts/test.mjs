@@ -13,30 +13,18 @@ const ZONE_SENSITIVE = [
   'test/unit/shared',
   'test/unit/ledger',
   'test/reference',
-  'test/cli',
   'test/unit/cli/format',
 ];
 /**
- * Files in those folders whose results cannot depend on the process's zone, left out of the
- * second run (the longest files of their folders):
- * - test/cli/simulate.test.ts: `zonecron simulate` prints instants in UTC and local times in
- *   each job's own zone; its output under TZ=UTC, America/New_York and Pacific/Chatham is the
- *   same byte for byte, but for the line saying how long the simulation took. Its report's
- *   formatting (cli/format/, simulation-report.ts among it) runs in-process under both zones
- *   in test/unit/cli/format.
- * - test/cli/validate.test.ts: `zonecron validate` prints covering expressions in UTC and DST
- *   warnings in each job's own zone; its output for the test's fixtures under TZ=UTC and
- *   America/New_York is the same byte for byte. Each of its runs synthesizes the stacks (about
- *   14 s of CPU); its report's formatting runs under both zones in test/unit/cli/format.
+ * The CLI's end-to-end tests (test/cli) run under TZ=UTC only: nothing in cli/ or functions/
+ * reads the process's zone (test/unit/process-zone.test.ts keeps it so), and the CLI's
+ * formatting runs in-process under both zones in test/unit/cli/format. Files in the folders
+ * above whose results cannot depend on the process's zone either, left out of the second run:
  * - test/unit/schedule/zone-scan.test.ts: compares the engine with Intl in every zone, both
  *   read with an explicit zone (Date.UTC, formatToParts with timeZone); what it covers is the
  *   zone data, not the process's zone, which the other engine suites cover under both zones.
  */
-const ZONE_FREE = [
-  'test/cli/simulate.test.ts',
-  'test/cli/validate.test.ts',
-  'test/unit/schedule/zone-scan.test.ts',
-];
+const ZONE_FREE = ['test/unit/schedule/zone-scan.test.ts'];
 
 /** The test files of `folders`, without `left`, as vitest filters. */
 function testFiles(folders, left) {
