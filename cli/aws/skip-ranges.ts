@@ -1,4 +1,4 @@
-import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SkipRange } from '#ledger/index.ts';
 
 /** The skip ranges read for one job, newest first, and whether more were left unread. */
@@ -24,37 +24,10 @@ export async function readSkipRanges(
   jobId: string,
   query: { readonly since: Date; readonly limit: number },
 ): Promise<SkipRangesRead> {
-  const { QueryCommand } = await import('@aws-sdk/client-dynamodb');
-  const {
-    decodeSkipRange,
-    LEDGER_BY_JOB_INDEX,
-    LEDGER_BY_JOB_PARTITION_KEY,
-    LEDGER_BY_JOB_SORT_KEY,
-    SKIP_RANGE_PREFIX,
-  } = await import('#ledger/index.ts');
-  const ranges: SkipRange[] = [];
-  let startKey: Record<string, AttributeValue> | undefined;
-  do {
-    const out = await client.send(
-      new QueryCommand({
-        TableName: table,
-        IndexName: LEDGER_BY_JOB_INDEX,
-        KeyConditionExpression: '#job = :job AND #at > :since',
-        ExpressionAttributeNames: {
-          '#job': LEDGER_BY_JOB_PARTITION_KEY,
-          '#at': LEDGER_BY_JOB_SORT_KEY,
-        },
-        ExpressionAttributeValues: {
-          ':job': { S: `${SKIP_RANGE_PREFIX}${jobId}` },
-          ':since': { S: query.since.toISOString() },
-        },
-        ScanIndexForward: false,
-        Limit: query.limit - ranges.length,
-        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-      }),
-    );
-    for (const item of out.Items ?? []) ranges.push(decodeSkipRange(jobId, item));
-    startKey = out.LastEvaluatedKey;
-  } while (startKey && ranges.length < query.limit);
-  return { ranges, truncated: startKey !== undefined };
+  const { decodeSkipRange, SKIP_RANGE_PREFIX } = await import('#ledger/index.ts');
+  const { queryByJob } = await import('./job-runs.ts');
+  const page = await queryByJob(client, table, `${SKIP_RANGE_PREFIX}${jobId}`, query, (item) =>
+    decodeSkipRange(jobId, item),
+  );
+  return { ranges: page.items, truncated: page.truncated };
 }
