@@ -3,25 +3,34 @@
 // on seeded random scenarios until N minutes passed, shrinks every scenario where they disagree
 // (for at most M minutes each), and prints each with the jobs.yaml and faults.yaml that
 // reproduce it. Exits 1 when it found a violation. The seed of a session is printed first; the
-// same seed draws the same scenarios.
+// same seed draws the same scenarios. `npm run fuzz -- --replay FILE` checks one kept scenario
+// (a fixture of test/fixtures/fuzz/) instead, and prints its violations.
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
 // The pinned AWS SDK warns under Node 20 that its later releases need Node 22; it works here.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-const { fuzz, reproduction } = await import('../test/fuzz/fuzzer.ts');
+const { checkScenario, fuzz, reproduction } = await import('../test/fuzz/fuzzer.ts');
 
 const { values } = parseArgs({
   options: {
     minutes: { type: 'string', default: '5' },
     seed: { type: 'string' },
     'shrink-minutes': { type: 'string', default: '3' },
+    replay: { type: 'string' },
   },
 });
+if (values.replay !== undefined) {
+  const { scenario } = JSON.parse(readFileSync(values.replay, 'utf8'));
+  const result = await checkScenario(scenario);
+  console.log(result.violations.length === 0 ? 'agrees with the model' : reproduction(result));
+  process.exit(result.violations.length > 0 ? 1 : 0);
+}
 const minutes = Number(values.minutes);
 const seed = values.seed === undefined ? Date.now() % 1_000_000 : Number(values.seed);
 const shrinkMinutes = Number(values['shrink-minutes']);
 if (!(minutes > 0) || !Number.isInteger(seed) || !(shrinkMinutes > 0)) {
-  console.error('usage: npm run fuzz -- --minutes N [--seed S] [--shrink-minutes M]');
+  console.error('usage: npm run fuzz -- --minutes N [--seed S] [--shrink-minutes M] | --replay FILE');
   process.exit(2);
 }
 
