@@ -95,8 +95,10 @@ export async function checkScenario(scenario: FuzzScenario): Promise<ScenarioRes
       ...(t.fail ? { fail: t.fail } : {}),
       ...(t.runtimeMs === undefined ? {} : { runtimeMs: t.runtimeMs }),
     })),
-    deploys: plan.deploys.map((d) => ({ at: d.at, jobs: d.jobs })),
-    operator: plan.operator.flatMap(modelStep),
+    // The simulation performs the plan's deploys up to the window's end and its operators'
+    // steps inside the window (cli/simulation/world.ts, schedulePlan): the others never happen.
+    deploys: plan.deploys.filter((d) => d.at <= to).map((d) => ({ at: d.at, jobs: d.jobs })),
+    operator: plan.operator.filter((step) => step.at >= from && step.at <= to).flatMap(modelStep),
     latencyMs: EVENT_DELAY_MS,
     settleMs: SETTLE_LIMIT_MS,
     retentionDays: config.retentionDays,
