@@ -41,6 +41,8 @@ export interface SystemRun {
   /** Takeovers the dispatcher counted as possible redeliveries. */
   readonly redelivered: number;
   readonly attempts: number;
+  /** Who decided it, as its item says (`tick`, `sweep`, `catch-up`, …; null: no item). */
+  readonly origin: string | null;
   /** When a target first received it (null: never). */
   readonly firstDeliveredAt: string | null;
   /**
@@ -185,6 +187,7 @@ async function manualRuns(world: WindowWorld): Promise<SystemRun[]> {
       deliveries: byKey.get(r.key)?.length ?? 0,
       redelivered: 0,
       attempts: item?.attempts ?? 0,
+      origin: item?.origin ?? null,
       firstDeliveredAt: byKey.get(r.key)?.[0]?.deliveredAt.toISOString() ?? null,
       startedWhileAnotherRan: false,
     };
@@ -323,6 +326,7 @@ function systemRuns(
         deliveries: byKey.get(key)?.length ?? 0,
         redelivered: redelivered.get(key) ?? 0,
         attempts: item?.attempts ?? 0,
+        origin: item?.origin ?? null,
         firstDeliveredAt: byKey.get(key)?.[0]?.deliveredAt.toISOString() ?? null,
         startedWhileAnotherRan: overlapped.has(key),
       });

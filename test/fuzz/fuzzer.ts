@@ -243,7 +243,8 @@ function difference(a: readonly string[], b: readonly string[]): string[] {
  * measured when the gap is decided); skipped(overlap) only if an invocation failed within a
  * lease and `maxRuntime` before it (§6 Overlap: a run whose attempt died unrecorded may have
  * been invoked, and holds the slot that long); delivered where the model skips it for overlap
- * only if an invocation failed before its delivery and the previous run had ended by then.
+ * only if an invocation failed before its delivery and the previous run had ended by then;
+ * delivered by its own tick where the model skips it under the policy only if that tick failed.
  */
 function compareTolerantly(
   jobs: readonly JobDefinition[],
@@ -271,7 +272,8 @@ function compareTolerantly(
           (candidates.length > 0 &&
             (lateForAFailure(s, job, seen) ||
               heldForAFailure(s, job, seen) ||
-              freedForAFailure(s, candidates, seen)))));
+              freedForAFailure(s, candidates, seen) ||
+              claimedByItsFailedTick(s, candidates, seen)))));
     if (!ok) {
       const said = [...new Set(candidates.map(fateText))].join(' or ');
       violations.push(
@@ -316,6 +318,26 @@ function freedForAFailure(
   if (run.startedWhileAnotherRan) return false;
   if (!candidates.some((m) => m.status === 'skipped' && m.reason === 'overlap')) return false;
   return failedIn(seen, Date.parse(run.at), Date.parse(run.firstDeliveredAt));
+}
+
+/**
+ * A run delivered by its own tick where the model skips it under the catch-up policy: that
+ * tick's invocation failed, after its claim landed. The claim decided the run (§6: a run being
+ * delivered is decided) before a catch-up reached it, and a takeover delivered it; the model,
+ * whose invocations are all or nothing, loses the tick whole and lets the catch-up decide.
+ */
+function claimedByItsFailedTick(
+  run: SystemRun,
+  candidates: readonly RunFate[],
+  seen: SystemObservation,
+): boolean {
+  if (run.status !== 'delivered' || run.origin !== 'tick') return false;
+  const policy = new Set(['catch-up-latest', 'max-runs', 'catch-up-none']);
+  if (!candidates.some((m) => m.status === 'skipped' && policy.has(m.reason ?? ''))) return false;
+  const atMs = Date.parse(run.at);
+  return seen.failed.some(
+    (f) => f.kind === 'tick' && f.jobId === run.jobId && f.scheduledAt.getTime() === atMs,
+  );
 }
 
 /** A run skipped outside its window when an invocation failed within a lease of its decision. */
