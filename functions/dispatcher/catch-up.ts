@@ -56,6 +56,11 @@ interface GapPlan {
   readonly range?: SkipRange;
   /** How many of `deliver` are caught up from the gap (the policy's budget spends them). */
   readonly caughtUp: number;
+  /**
+   * Whether the tick delivers its own run, which ends the gap: not when the run is paused, or
+   * already decided by another (a sweep that decided it and died before it moved W).
+   */
+  readonly endsGap: boolean;
   /** The gap's first run, if it has any. */
   readonly firstMs?: number;
 }
@@ -136,7 +141,7 @@ async function decideGap(
     const plan = await planGap(ctx, job, state, request);
     const incident = missedIncident(ctx, job, plan, request);
     await recordSkips(ctx, job, request, plan, incident);
-    finished = { upTo: request.upTo, gapCaughtUp: budgetSpent(state, request, plan) };
+    finished = { upTo: request.upTo, gapCaughtUp: budgetSpent(state, plan) };
     return { plan, incident };
   } finally {
     await ctx.ledger.finishCatchup(job.id, leaseUntilEpochMs, finished);
@@ -147,8 +152,8 @@ async function decideGap(
  * The gap's budget spent once this catch-up delivers: a tick that delivers its own run ends the
  * gap, so the next one has a budget of its own.
  */
-function budgetSpent(state: JobStateItem, request: CatchupRequest, plan: GapPlan): number {
-  if (plan.deliver.some((o) => isSame(o, request.own))) return 0;
+function budgetSpent(state: JobStateItem, plan: GapPlan): number {
+  if (plan.endsGap) return 0;
   return (state.gapCaughtUp ?? 0) + plan.caughtUp;
 }
 
@@ -233,8 +238,10 @@ async function planGap(
     pauses,
     keep: budgetOf(job, state),
   });
+  // The tick's own run is read too: one another decided does not end the gap.
+  const ownKeys = request.own ? [keyOf(job, request.own)] : [];
   const existing = await ctx.ledger.getRuns(
-    scan.candidates.map((o) => keyOf(job, o)),
+    [...scan.candidates.map((o) => keyOf(job, o)), ...ownKeys],
     true,
   );
   const undecided = scan.candidates.filter((o) => !existing.has(keyOf(job, o)));
@@ -261,8 +268,14 @@ async function planGap(
       ? { range: rangeOf(ctx, job, { afterMs, countFromMs }, scan, pauses) }
       : {}),
     caughtUp: deliver.length,
+    endsGap: own.length > 0 && ownedByItsTick(existing.get(ownKeys[0] ?? '')),
     ...(scan.firstMs === undefined ? {} : { firstMs: scan.firstMs }),
   };
+}
+
+/** A tick's own run still its tick's: undecided, or claimed by a copy or retry of that tick. */
+function ownedByItsTick(item: RunItem | undefined): boolean {
+  return item === undefined || item.origin === 'tick';
 }
 
 function keyOf(job: JobDefinition, occurrence: Occurrence): string {

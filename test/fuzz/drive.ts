@@ -41,6 +41,15 @@ export interface SystemRun {
   /** Takeovers the dispatcher counted as possible redeliveries. */
   readonly redelivered: number;
   readonly attempts: number;
+  /** Who decided it, as its item says (`tick`, `sweep`, `catch-up`, …; null: no item). */
+  readonly origin: string | null;
+  /** When a target first received it (null: never). */
+  readonly firstDeliveredAt: string | null;
+  /**
+   * A forbid run whose delivery started while the previous run of its job still ran (before
+   * its reported end and within its maxRuntime): the simulation's forbid invariant broken.
+   */
+  readonly startedWhileAnotherRan: boolean;
 }
 
 /** One notification the on-call topic received. */
@@ -106,7 +115,14 @@ export async function driveSystem(input: SystemInput): Promise<SystemObservation
     watch(world, invocations, failed, counts);
     await runTimeline(world);
     await closeWindow(world);
-    runs = [...(await withSkipRanges(world, systemRuns(sim))), ...(await manualRuns(world))];
+    const overlapped = startedWhileAnotherRan(sim, [
+      ...input.jobs,
+      ...input.plan.deploys.flatMap((d) => d.jobs),
+    ]);
+    runs = [
+      ...(await withSkipRanges(world, systemRuns(sim, overlapped))),
+      ...(await manualRuns(world)),
+    ];
   } finally {
     await stopSimulation(sim);
   }
@@ -171,6 +187,9 @@ async function manualRuns(world: WindowWorld): Promise<SystemRun[]> {
       deliveries: byKey.get(r.key)?.length ?? 0,
       redelivered: 0,
       attempts: item?.attempts ?? 0,
+      origin: item?.origin ?? null,
+      firstDeliveredAt: byKey.get(r.key)?.[0]?.deliveredAt.toISOString() ?? null,
+      startedWhileAnotherRan: false,
     };
   });
 }
@@ -250,8 +269,44 @@ async function withSkipRanges(world: WindowWorld, runs: SystemRun[]): Promise<Sy
   );
 }
 
+/**
+ * The keys of the scheduled runs of forbid jobs whose delivery started while the previous run
+ * delivered ran: before the target reported its end, and within its maxRuntime (the longest any
+ * deploy gave the job), as the simulation's `forbidHeld` invariant reads it. Manual runs neither
+ * take nor check the slot.
+ */
+function startedWhileAnotherRan(
+  sim: ReturnType<typeof startSimulation>,
+  versions: readonly JobDefinition[],
+): Set<string> {
+  const maxRuntimeMs = new Map<string, number>();
+  for (const job of versions.filter((j) => j.concurrency === 'forbid')) {
+    const ms = Math.max(maxRuntimeMs.get(job.id) ?? 0, job.maxRuntimeSeconds * 1000);
+    maxRuntimeMs.set(job.id, ms);
+  }
+  const overlapped = new Set<string>();
+  for (const [jobId, runtimeMs] of maxRuntimeMs) {
+    const keys = new Set((sim.expected.get(jobId) ?? []).map((o) => periodBucket(jobId, o.at)));
+    const deliveries = sim.deliveries
+      .filter((d) => keys.has(d.envelope.key))
+      .sort((a, b) => a.deliveredAt.getTime() - b.deliveredAt.getTime());
+    deliveries.forEach((current, i) => {
+      const previous = deliveries[i - 1];
+      if (!previous || previous.envelope.key === current.envelope.key) return;
+      const limitMs = previous.deliveredAt.getTime() + runtimeMs;
+      const finishedMs = sim.completions.get(previous.deliveryId)?.getTime() ?? limitMs;
+      const endMs = Math.min(limitMs, finishedMs);
+      if (current.deliveredAt.getTime() < endMs) overlapped.add(current.envelope.key);
+    });
+  }
+  return overlapped;
+}
+
 /** The window's runs as the ledger and the targets have them at the end, in time order. */
-function systemRuns(sim: ReturnType<typeof startSimulation>): SystemRun[] {
+function systemRuns(
+  sim: ReturnType<typeof startSimulation>,
+  overlapped: ReadonlySet<string>,
+): SystemRun[] {
   const byKey = deliveriesByKey(sim.deliveries);
   const redelivered = new Map<string, number>();
   for (const entry of sim.logger.decisions('possible-redelivery')) {
@@ -271,6 +326,9 @@ function systemRuns(sim: ReturnType<typeof startSimulation>): SystemRun[] {
         deliveries: byKey.get(key)?.length ?? 0,
         redelivered: redelivered.get(key) ?? 0,
         attempts: item?.attempts ?? 0,
+        origin: item?.origin ?? null,
+        firstDeliveredAt: byKey.get(key)?.[0]?.deliveredAt.toISOString() ?? null,
+        startedWhileAnotherRan: overlapped.has(key),
       });
     }
   }

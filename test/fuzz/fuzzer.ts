@@ -95,8 +95,10 @@ export async function checkScenario(scenario: FuzzScenario): Promise<ScenarioRes
       ...(t.fail ? { fail: t.fail } : {}),
       ...(t.runtimeMs === undefined ? {} : { runtimeMs: t.runtimeMs }),
     })),
-    deploys: plan.deploys.map((d) => ({ at: d.at, jobs: d.jobs })),
-    operator: plan.operator.flatMap(modelStep),
+    // The simulation performs the plan's deploys up to the window's end and its operators'
+    // steps inside the window (cli/simulation/world.ts, schedulePlan): the others never happen.
+    deploys: plan.deploys.filter((d) => d.at <= to).map((d) => ({ at: d.at, jobs: d.jobs })),
+    operator: plan.operator.filter((step) => step.at >= from && step.at <= to).flatMap(modelStep),
     latencyMs: EVENT_DELAY_MS,
     settleMs: SETTLE_LIMIT_MS,
     retentionDays: config.retentionDays,
@@ -240,7 +242,9 @@ function difference(a: readonly string[], b: readonly string[]): string[] {
  * around it (a failure may hold the job's catch-up lease, LEASE_SECONDS, and the window is
  * measured when the gap is decided); skipped(overlap) only if an invocation failed within a
  * lease and `maxRuntime` before it (§6 Overlap: a run whose attempt died unrecorded may have
- * been invoked, and holds the slot that long).
+ * been invoked, and holds the slot that long); delivered where the model skips it for overlap
+ * only if an invocation failed before its delivery and the previous run had ended by then;
+ * delivered by its own tick where the model skips it under the policy only if that tick failed.
  */
 function compareTolerantly(
   jobs: readonly JobDefinition[],
@@ -266,7 +270,10 @@ function compareTolerantly(
             (m.status === 'delivered' && s.status === 'dead-lettered' && s.attempts >= maxAttempts),
         ) ||
           (candidates.length > 0 &&
-            (lateForAFailure(s, job, seen) || heldForAFailure(s, job, seen)))));
+            (lateForAFailure(s, job, seen) ||
+              heldForAFailure(s, job, seen) ||
+              freedForAFailure(s, candidates, seen) ||
+              claimedByItsFailedTick(s, candidates, seen)))));
     if (!ok) {
       const said = [...new Set(candidates.map(fateText))].join(' or ');
       violations.push(
@@ -292,6 +299,45 @@ function heldForAFailure(
   if (!job || run.status !== 'skipped' || run.reason !== 'overlap') return false;
   const atMs = Date.parse(run.at);
   return failedIn(seen, atMs - LEASE_MS - job.maxRuntimeSeconds * 1000, atMs);
+}
+
+/**
+ * A forbid run delivered where the model skips it for overlap: an invocation failed between the
+ * run's instant and its delivery, and the delivery started only once the previous run had ended.
+ * A catch-up that dies half-way delivers the rest of its gap in a later invocation (the sweep's
+ * orphans), when the run that held the slot may have ended: the model, whose invocations are all
+ * or nothing, delivers the gap at one instant. A delivery while the previous run still ran is a
+ * violation whatever failed (`startedWhileAnotherRan`).
+ */
+function freedForAFailure(
+  run: SystemRun,
+  candidates: readonly RunFate[],
+  seen: SystemObservation,
+): boolean {
+  if (run.status !== 'delivered' || run.firstDeliveredAt === null) return false;
+  if (run.startedWhileAnotherRan) return false;
+  if (!candidates.some((m) => m.status === 'skipped' && m.reason === 'overlap')) return false;
+  return failedIn(seen, Date.parse(run.at), Date.parse(run.firstDeliveredAt));
+}
+
+/**
+ * A run delivered by its own tick where the model skips it under the catch-up policy: that
+ * tick's invocation failed, after its claim landed. The claim decided the run (§6: a run being
+ * delivered is decided) before a catch-up reached it, and a takeover delivered it; the model,
+ * whose invocations are all or nothing, loses the tick whole and lets the catch-up decide.
+ */
+function claimedByItsFailedTick(
+  run: SystemRun,
+  candidates: readonly RunFate[],
+  seen: SystemObservation,
+): boolean {
+  if (run.status !== 'delivered' || run.origin !== 'tick') return false;
+  const policy = new Set(['catch-up-latest', 'max-runs', 'catch-up-none']);
+  if (!candidates.some((m) => m.status === 'skipped' && policy.has(m.reason ?? ''))) return false;
+  const atMs = Date.parse(run.at);
+  return seen.failed.some(
+    (f) => f.kind === 'tick' && f.jobId === run.jobId && f.scheduledAt.getTime() === atMs,
+  );
 }
 
 /** A run skipped outside its window when an invocation failed within a lease of its decision. */

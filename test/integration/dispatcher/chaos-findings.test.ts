@@ -165,6 +165,48 @@ describe('found by the chaos simulation', () => {
     expect(onTime).toMatchObject({ outcomes: [{ outcome: 'dispatched' }] });
     expect(targets.instants()).toEqual(['2023-06-01T10:50:00.000Z']);
   });
+
+  it("keeps a gap's spent maxRuns when a late tick finds its own run already skipped by a sweep that died before moving the watermark", async () => {
+    const { client, faults, tableName } = await faultableLedgerTable('c7');
+    const job = makeJob({
+      id: 'quarterly',
+      schedule: '*/15 * * * *',
+      timezone: 'UTC',
+      catchup: { policy: 'all', windowSeconds: 86_400, maxRuns: 1 },
+      alarm: { graceSeconds: 60 },
+    });
+    const clock = new TestClock('2023-06-01T10:16:20Z');
+    const targets = new RecordingTargets();
+    const options = { leaseSeconds: STACK_LEASE_SECONDS };
+    const h = harness({ client, tableName, clock, jobs: [job], targets, options });
+    await h.ledger.createJobState(job.id, new Date('2023-06-01T10:00:00Z'));
+    // The 10:15 tick is lost: the sweep catches 10:15 up and spends the gap's one run.
+    await h.dispatcher.handle(sweepEvent('2023-06-01T10:16:00Z'));
+    // The ticks of 10:30 and 10:45 are late; the sweeps after them skip each run (max-runs)
+    // and die before the write that moves W, so W stays at 10:15.
+    const dies = () => new Error('Runtime.ExitError');
+    faults.fail(updating('gapCaughtUp'), { times: 2, error: dies });
+    for (const minute of ['10:31', '10:46']) {
+      clock.set(`2023-06-01T${minute}:20Z`);
+      await expect(h.dispatcher.handle(sweepEvent(`2023-06-01T${minute}:00Z`))).rejects.toThrow();
+    }
+    // The 10:45 tick arrives: W is behind its previous run, so it catches up (W, 10:45], and
+    // its own run is already skipped. It delivered nothing of its own: the gap goes on.
+    clock.set('2023-06-01T10:50:00Z');
+    await h.dispatcher.handle(tickEvent(job.id, '2023-06-01T10:45:00Z'));
+    expect(await h.ledger.getJobState(job.id)).toMatchObject({
+      watermarkAt: '2023-06-01T10:45:00.000Z',
+      gapCaughtUp: 1,
+    });
+    clock.set('2023-06-01T11:01:20Z');
+    await h.dispatcher.handle(sweepEvent('2023-06-01T11:01:00Z'));
+    const at = (hm: string) => periodBucket(job.id, new Date(`2023-06-01T${hm}:00Z`));
+    expect(await h.ledger.getRun(at('11:00'))).toMatchObject({
+      status: 'skipped',
+      skipReason: 'max-runs',
+    });
+    expect(targets.instants()).toEqual(['2023-06-01T10:15:00.000Z']);
+  });
 });
 
 describe('a pause with --until', () => {
