@@ -4,6 +4,7 @@ import {
   createJobStateLedger,
   createLedgerStore,
   createRecorderLedger,
+  createRosterLedger,
   decodeRun,
   type JobStateLedger,
   type LedgerStore,
@@ -326,10 +327,10 @@ async function windowStores(sim: Simulation, index: number) {
 /**
  * Opens one window: a fresh ledger table (so one window's watermarks never make the next
  * catch up the months between them), the stack already running at `from` with the deploy in
- * force then (every enabled job's watermark and the sweep's cursor there, as if it had run
- * until then: the runs at or before `from` are not the window's), the dispatcher's
- * execution environments, the recorder, the plan's deploys, operators and hostile events
- * of the window, and the first fire on the timeline.
+ * force then (every enabled job's watermark and the sweep's cursor there, and its jobs on the
+ * roster, as if it had run until then: the runs at or before `from` are not the window's),
+ * the dispatcher's execution environments, the recorder, the plan's deploys, operators and
+ * hostile events of the window, and the first fire on the timeline.
  *
  * @example
  * const { world, memo } = await openWindow(sim, windows[0], 0, 0);
@@ -348,6 +349,8 @@ export async function openWindow(
   for (const job of deployment.enabled) {
     await operator.createJobState(job.id, running, scheduleIdOf(job));
   }
+  // Its sweeps put every job it lists on the roster: a later deploy that drops one ends it.
+  await createRosterLedger(stores.operator).enrol(deployment.jobs.map((job) => job.id));
   await operator.advanceSweepCursor(window.from);
   const timeline = new Timeline<SimEvent>();
   const targets = new SimulatedTargets(sim.clock, sim.plan, sim.faults, index, (delivery) => {

@@ -253,11 +253,12 @@ async function planGap(
       undecided.length < scan.candidates.length);
   const deliver = passLatest ? [] : undecided;
   const dropped = passLatest ? undecided : [];
-  const orphans = liveOrphans(request, scan.windowStartMs, pauses);
+  const orphans = sortOrphans(request, scan.windowStartMs, pauses);
   const own = request.own && !inPause(pauses, request.own.at.getTime()) ? [request.own] : [];
   return {
-    deliver: [...orphans, ...deliver, ...own],
+    deliver: [...orphans.live, ...deliver, ...own],
     skips: [
+      ...orphans.skips,
       ...scan.skips,
       ...dropped.map((occurrence) => ({ occurrence, reason: 'catch-up-latest' as const })),
       ...(request.own && own.length === 0
@@ -306,17 +307,23 @@ function rangeOf(
 
 /**
  * The sweep's orphans (runs at or before W with no item and in no gap's range: a dispatcher
- * moved W and died before its claim) that are still to deliver: inside the window, not paused.
+ * moved W and died before its claim), oldest first: those still to deliver (inside the window,
+ * not paused), and the others, skipped like any run of a gap, so none stays undecided.
  */
-function liveOrphans(
+function sortOrphans(
   request: CatchupRequest,
   windowStartMs: number,
   pauses: readonly PauseSpan[],
-): Occurrence[] {
-  return uniqueSorted(request.orphans ?? []).filter((o) => {
-    const ms = o.at.getTime();
-    return ms >= windowStartMs && !inPause(pauses, ms);
-  });
+): { live: Occurrence[]; skips: GapSkip[] } {
+  const live: Occurrence[] = [];
+  const skips: GapSkip[] = [];
+  for (const occurrence of uniqueSorted(request.orphans ?? [])) {
+    const ms = occurrence.at.getTime();
+    if (inPause(pauses, ms)) skips.push({ occurrence, reason: 'paused' });
+    else if (ms < windowStartMs) skips.push({ occurrence, reason: 'outside-window' });
+    else live.push(occurrence);
+  }
+  return { live, skips };
 }
 
 function uniqueSorted(occurrences: readonly Occurrence[]): Occurrence[] {
@@ -342,7 +349,9 @@ function missedIncident(
   if (!carrier) return undefined;
   const rangeMissed = plan.range ? plan.range.runs - plan.range.pausedRuns : 0;
   const ranged = rangeMissed > 0 && plan.firstMs !== undefined;
-  const first = ranged ? new Date(plan.firstMs as number) : (missed[0] as Occurrence).at;
+  // The range's runs come before the scan's others, but after any orphan it skips (before W).
+  const oldestMs = (missed[0] as Occurrence).at.getTime();
+  const first = new Date(ranged ? Math.min(oldestMs, plan.firstMs as number) : oldestMs);
   const delivered = plan.deliver.filter((o) => isMissedRun(ctx, job, o, request)).length;
   return {
     carrierKey: keyOf(job, carrier),

@@ -61,6 +61,38 @@ describe('found by the chaos simulation', () => {
     expect(await h.ledger.getRun(key)).toMatchObject({ status: 'dispatched', origin: 'sweep' });
   });
 
+  it('skips a run left at the watermark with no item as outside-window, missed, once the sweep finds it older than the window', async () => {
+    const { client, tableName } = await faultableLedgerTable('c2b');
+    const clock = new TestClock('2023-06-01T10:09:30Z');
+    const targets = new RecordingTargets();
+    const job = makeJob({ ...fiveMinutely, catchup: { windowSeconds: 60 } });
+    const h = harness({ client, tableName, clock, jobs: [job], targets });
+    // As above: W at 10:05 and no item for it; a lease held until 10:12:00 defers the sweeps
+    // of 10:10 and 10:11, so the sweep that decides the run is that of 10:12, whose window
+    // (one minute, ending at 10:12 − 5m grace = 10:07) no longer reaches it.
+    await h.ledger.createJobState(job.id, new Date('2023-06-01T10:00:00Z'));
+    await h.ledger.advanceWatermark(job.id, new Date('2023-06-01T10:05:00Z'));
+    const now = clock.now().getTime();
+    await h.ledger.acquireCatchup(job.id, now, now + 150_000);
+    await h.dispatcher.handle(sweepEvent('2023-06-01T10:10:00Z'));
+    await sweepMinutes(h, clock, '2023-06-01T10:11:00Z', '2023-06-01T10:13:00Z');
+    expect(targets.instants()).toEqual([]);
+    const key = periodBucket(job.id, new Date('2023-06-01T10:05:00Z'));
+    expect(await h.ledger.getRun(key)).toMatchObject({
+      status: 'skipped',
+      skipReason: 'outside-window',
+      origin: 'sweep',
+    });
+    expect(h.notifier.sent).toMatchObject([
+      {
+        signal: 'missed',
+        runs: 1,
+        first: '2023-06-01T10:05:00.000Z',
+        last: '2023-06-01T10:05:00.000Z',
+      },
+    ]);
+  });
+
   it("counts a retried tick's takeover of an expired claim as a possible redelivery", async () => {
     const { client, faults, tableName } = await faultableLedgerTable('c3');
     const job = makeJob({ id: 'hourly', schedule: '0 * * * *', timezone: 'UTC' });
