@@ -30,7 +30,9 @@ const minutes = Number(values.minutes);
 const seed = values.seed === undefined ? Date.now() % 1_000_000 : Number(values.seed);
 const shrinkMinutes = Number(values['shrink-minutes']);
 if (!(minutes > 0) || !Number.isInteger(seed) || !(shrinkMinutes > 0)) {
-  console.error('usage: npm run fuzz -- --minutes N [--seed S] [--shrink-minutes M] | --replay FILE');
+  console.error(
+    'usage: npm run fuzz -- --minutes N [--seed S] [--shrink-minutes M] | --replay FILE',
+  );
   process.exit(2);
 }
 
