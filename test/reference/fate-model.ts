@@ -326,7 +326,7 @@ const skip = (r: ModelRun, reason: SkipReason) =>
 /**
  * One delivery attempt, true when delivered: skipped(overlap) while another run of a forbid job
  * holds the slot (till it reported, or its maxRuntime passed); else delivered, or retried, or
- * dead-lettered once its round's attempts failed (a redrive's one: dead-lettered again, silently).
+ * dead-lettered once its round's attempts failed (§6 Redrives: a redrive's one, silently).
  */
 function attempt(world: World, m: JobModel, r: ModelRun, nowMs: number, how: string): boolean {
   const { job, holder } = m;
