@@ -37,12 +37,6 @@ export interface OperatorDispatcherOptions {
    * @default kept in memory and shown by the command
    */
   readonly notifier?: Notifier;
-  /**
-   * `redrive`: one delivery attempt per run, and a run that fails it goes back to `failed`
-   * without a new dead-letter message, because the message being redriven stays in the queue
-   * (`keptDeadLetters` lists those runs). @default the jobs' own retry policy
-   */
-  readonly mode?: 'redrive';
   /** Days the ledger keeps what this dispatcher writes (`retention.days`). @default 35 */
   readonly retentionDays?: number;
 }
@@ -52,8 +46,6 @@ export interface OperatorDispatcher {
   readonly dispatcher: Dispatcher;
   readonly logger: RecordingLogger;
   readonly notifier: Notifier;
-  /** Keys of runs whose dead-lettering kept the original message instead of sending one. */
-  readonly keptDeadLetters: ReadonlySet<string>;
 }
 
 const noDeadLetterQueue: DeadLetters = {
@@ -65,15 +57,6 @@ const noDeadLetterQueue: DeadLetters = {
     );
   },
 };
-
-/** Dead letters of runs being redriven: their message is still in the queue, so none is sent. */
-function keepOriginal(kept: Set<string>): DeadLetters {
-  return {
-    async send(message) {
-      kept.add(message.key);
-    },
-  };
-}
 
 /**
  * The real dispatcher core, run from the operator's machine against the deployed ledger and
@@ -99,7 +82,6 @@ export function createOperatorDispatcher(options: OperatorDispatcherOptions): Op
       : noDeadLetterQueue,
     stackName: options.stackName,
     ...(options.notifier ? { notifier: options.notifier } : {}),
-    ...(options.mode ? { mode: options.mode } : {}),
     ...(options.retentionDays ? { options: { retentionDays: options.retentionDays } } : {}),
   });
 }
@@ -110,47 +92,41 @@ export interface OperatorDispatcherParts {
   readonly jobs: readonly JobDefinition[];
   readonly ledger: Ledger;
   readonly targets: TargetDelivery;
-  /** Where a run that exhausts its attempts goes (not used in `redrive` mode). */
+  /** Where a run that exhausts its attempts goes (never a redrive's: it sends none). */
   readonly deadLetters: DeadLetters;
   readonly stackName: string;
   /** @default kept in memory */
   readonly notifier?: Notifier;
-  /** See {@link OperatorDispatcherOptions.mode}. */
-  readonly mode?: 'redrive';
   readonly options?: Partial<DispatcherOptions>;
 }
 
 /**
- * The dispatcher core as the operating commands run it, from its parts: in `redrive` mode one
- * delivery attempt per run, and a run that fails it is failed again without a second
- * dead-letter message. `zonecron simulate` runs its operators' commands through here, on the
+ * The dispatcher core as the operating commands run it, from its parts (its `redrive` is one
+ * attempt, and a run that fails it is failed again without a second dead-letter message or
+ * notification). `zonecron simulate` runs its operators' commands through here, on the
  * simulation's ledger and targets.
  *
  * @example
  * const { dispatcher } = operatorDispatcherOf({ clock, jobs, ledger, targets, deadLetters,
- *   stackName: 'Zonecron', mode: 'redrive' });
+ *   stackName: 'Zonecron' });
  * await dispatcher.redrive({ jobId: 'nightly', at });
  */
 export function operatorDispatcherOf(parts: OperatorDispatcherParts): OperatorDispatcher {
   const logger = new RecordingLogger();
   const notifier = parts.notifier ?? new RecordingNotifier();
-  const kept = new Set<string>();
-  const redriving = parts.mode === 'redrive';
   const dispatcher = createDispatcher({
     clock: parts.clock,
-    jobs: redriving
-      ? parts.jobs.map((job) => ({ ...job, retry: { ...job.retry, maxAttempts: 1 } }))
-      : parts.jobs,
+    jobs: parts.jobs,
     ledger: parts.ledger,
     targets: parts.targets,
-    deadLetters: redriving ? keepOriginal(kept) : parts.deadLetters,
+    deadLetters: parts.deadLetters,
     notifier,
     logger,
     metrics: new RecordingMetrics(),
     stackName: parts.stackName,
     ...(parts.options ? { options: parts.options } : {}),
   });
-  return { dispatcher, logger, notifier, keptDeadLetters: kept };
+  return { dispatcher, logger, notifier };
 }
 
 /**
@@ -164,9 +140,8 @@ export function operatorDispatcherOf(parts: OperatorDispatcherParts): OperatorDi
 export function dispatcherFor(
   connection: OperateConnection,
   config: { readonly jobs: readonly JobDefinition[]; readonly retentionDays: number },
-  mode?: 'redrive',
 ): OperatorDispatcher {
-  const dlqUrl = mode === 'redrive' ? connection.dlqUrl() : connection.optionalDlqUrl();
+  const dlqUrl = connection.optionalDlqUrl();
   return createOperatorDispatcher({
     stackName: connection.stackName,
     clients: connection.clients,
@@ -174,6 +149,5 @@ export function dispatcherFor(
     tableName: connection.tableName(),
     retentionDays: config.retentionDays,
     ...(dlqUrl ? { dlqUrl } : {}),
-    ...(mode ? { mode } : {}),
   });
 }

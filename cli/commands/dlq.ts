@@ -248,7 +248,7 @@ async function runRedrive(options: RedriveOptions): Promise<void> {
     const handled: QueuedDeadLetter[] = [];
     try {
       const { selected, keys } = selectMessages(messages, options, url);
-      const { dispatcher } = dispatcherFor(connection, config, 'redrive');
+      const { dispatcher } = dispatcherFor(connection, config);
       for (const key of keys) {
         const ofKey = selected.filter((m) => m.body?.key === key);
         const remove = async () => {

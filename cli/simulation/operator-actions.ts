@@ -47,8 +47,8 @@ interface OperatorContext {
   readonly ledger: Ledger;
   readonly log: OperatorLog;
   readonly control: JobControlDeps;
-  /** The operator's dispatcher core (`redrive` mode for `dlq redrive`). */
-  readonly dispatcher: (mode?: 'redrive') => ReturnType<typeof operatorDispatcherOf>['dispatcher'];
+  /** The operator's dispatcher core. */
+  readonly dispatcher: () => ReturnType<typeof operatorDispatcherOf>['dispatcher'];
 }
 
 type Done = Pick<OperatorRecord, 'ok' | 'detail'>;
@@ -99,7 +99,7 @@ function contextOf(world: WindowWorld, jobId: string): OperatorContext {
   const process = { held: [], invocation: { id: ++sim.watch.invocations } };
   const ledger = watchedLedger(createDynamoLedger(world.store), sim.watch, process, sim.clock);
   const log = createOperatorLog(world.store);
-  const dispatcher = (mode?: 'redrive') =>
+  const dispatcher = () =>
     operatorDispatcherOf({
       clock: sim.clock,
       jobs,
@@ -108,7 +108,6 @@ function contextOf(world: WindowWorld, jobId: string): OperatorContext {
       deadLetters: sim.deadLetters,
       notifier: sim.notifier,
       stackName: SIMULATION_STACK,
-      ...(mode ? { mode } : {}),
       // The in-invocation retries of ledger writes take no simulated time.
       options: { sleep: async () => {} },
     }).dispatcher;
@@ -199,7 +198,7 @@ async function redrive(
 ): Promise<Done> {
   const { deadLetters } = ctx.world.sim;
   const messages = queuedOf(ctx, step.run);
-  const report = await redriveOne(ctx.dispatcher('redrive'), messages.map(asQueued), async () => {
+  const report = await redriveOne(ctx.dispatcher(), messages.map(asQueued), async () => {
     for (const m of messages) deadLetters.delete(m);
   });
   const ok = report.result === 'redriven' || report.result === 'already-delivered';

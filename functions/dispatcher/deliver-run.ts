@@ -283,6 +283,32 @@ export function performNewOutbox(
 }
 
 /**
+ * Whether the run's current round is an operator's redrive (`generation` counts redrives; a
+ * redrive of a run the ledger had no item for is its first claim, `origin: redrive`).
+ *
+ * @example
+ * isRedriveRound({ generation: 1, origin: 'tick' }) //=> true
+ */
+export function isRedriveRound(item: Pick<RunItem, 'generation' | 'origin'>): boolean {
+  return item.generation > 0 || item.origin === 'redrive';
+}
+
+/**
+ * The attempts the run's current round may make: the job's `retry.maxAttempts`, and one in a
+ * redrive's round (docs/semantics.md §6, Redrives): the operator who redrives a run watches that
+ * one attempt, whoever makes it (the redriver, or the sweep after the redriver died).
+ *
+ * @example
+ * roundMaxAttempts(jobWithFourAttempts, { generation: 1, origin: 'tick' }) //=> 1
+ */
+export function roundMaxAttempts(
+  job: JobDefinition,
+  item: Pick<RunItem, 'generation' | 'origin'>,
+): number {
+  return isRedriveRound(item) ? 1 : job.retry.maxAttempts;
+}
+
+/**
  * The wait before retry number `attempt` (1 = the first retry): 1, 2, 4, 8 … minutes by
  * default, at most 15.
  *
@@ -572,9 +598,10 @@ async function failAttempt(
 ): Promise<RunOutcome> {
   const { ledger, clock, options, metrics, logger } = ctx;
   const failedAt = clock();
+  const maxAttempts = roundMaxAttempts(run.job, item);
   const fields = {
     attempt: item.attempts,
-    maxAttempts: run.job.retry.maxAttempts,
+    maxAttempts,
     lastError,
     target: run.job.target.type,
     lagMs: failedAt.getTime() - run.at.getTime(),
@@ -583,7 +610,7 @@ async function failAttempt(
   if (holdsSlot(run)) {
     await withRetries(() => ledger.releaseSlot(run.job.id, run.key), retryOptions(ctx));
   }
-  if (item.roundAttempts < run.job.retry.maxAttempts) {
+  if (item.roundAttempts < maxAttempts) {
     const retryAtEpochMs = failedAt.getTime() + retryDelayMs(options, item.roundAttempts);
     await withRetries(
       () => ledger.releaseFailed(run.key, item.attempts, { lastError, retryAtEpochMs }),
@@ -603,7 +630,11 @@ async function failAttempt(
   return { ...baseOf(run), outcome: 'dead-lettered', attempt: item.attempts, lastError };
 }
 
-/** `failed(delivery)`: one dead-letter message and one notification, through the outbox. */
+/**
+ * `failed(delivery)`: one dead-letter message and one notification, through the outbox. A
+ * redrive's failed attempt raises neither: the operator sees it in the command's output, and
+ * the run keeps the one message it has (§6, Redrives).
+ */
 export async function deadLetter(
   ctx: CoreContext,
   run: PlannedRun,
@@ -612,16 +643,31 @@ export async function deadLetter(
   failedAt: Date,
 ): Promise<boolean> {
   const outboxLeaseUntilEpochMs = failedAt.getTime() + ctx.options.outboxLeaseSeconds * 1000;
+  const raise = !isRedriveRound(item);
   const failed = await withRetries(
     () =>
       ctx.ledger.failDelivery(run.key, item.attempts, {
         lastError,
         failedAt,
         outboxLeaseUntilEpochMs,
+        raise,
       }),
     retryOptions(ctx),
   );
   if (!failed) return false;
+  if (!raise) {
+    ctx.logger.warn(
+      'redrive-failed',
+      logFields(run, {
+        decision: 'redrive-failed',
+        attempt: item.attempts,
+        lastError,
+        target: run.job.target.type,
+        hint: 'the run is failed again; no second dead letter or notification',
+      }),
+    );
+    return true;
+  }
   ctx.logger.error(
     'dead-lettered',
     logFields(run, {

@@ -68,9 +68,10 @@ export interface Dispatcher {
    */
   runManually(input: { jobId: string; at?: Date }): Promise<RunOutcome>;
   /**
-   * Delivers one run again under its original key (`zonecron dlq redrive`), with a fresh round
-   * of attempts; a run that was delivered, is being delivered or still owes its outbox is
-   * refused with `RedriveRefusedError`, which carries the stored item.
+   * Delivers one run again under its original key (`zonecron dlq redrive`): one attempt, whose
+   * failure leaves the run `failed` again without a second dead letter or notification (the
+   * outcome says so to the operator); a run that was delivered, is being delivered or still owes
+   * its outbox is refused with `RedriveRefusedError`, which carries the stored item.
    */
   redrive(input: { jobId: string; at: Date; manual?: boolean }): Promise<RunOutcome>;
   /**

@@ -6,11 +6,13 @@ import {
   deadLetter,
   deliverRun,
   holdsSlot,
+  isRedriveRound,
   outboxDeps,
   type PlannedRun,
   performNewOutbox,
   type RunOutcome,
   retryOptions,
+  roundMaxAttempts,
 } from './deliver-run.ts';
 
 /** What the sweep did with one open run. */
@@ -53,7 +55,8 @@ function retryOf(job: JobDefinition, item: RunItem): PlannedRun {
  *                              may have reached the target), or dead-letter when the round is
  *                              used up
  *  delivery-failed, due      → retry, or dead-letter when the round is used up (also after a
- *                              redeploy lowered retry.maxAttempts)
+ *                              redeploy lowered retry.maxAttempts; a redrive's round is one
+ *                              attempt, and its failure raises nothing)
  *  dispatched (lambda, sfn)  → stuck once past maxRuntime, else wait until then
  *  anything else             → out of the index
  * ```
@@ -119,11 +122,12 @@ async function retryOrGiveUp(
     await deadLetterItem(ctx, undefined, item, lastError);
     return { ...base, action: 'dead-lettered' };
   }
-  if (item.roundAttempts >= job.retry.maxAttempts) {
+  const maxAttempts = roundMaxAttempts(job, item);
+  if (item.roundAttempts >= maxAttempts) {
     const lastError =
       item.status === 'claimed'
         ? `dispatcher stopped during delivery attempt ${item.attempts} (lease expired at ${new Date(item.leaseUntilEpochMs ?? 0).toISOString()})`
-        : `${item.lastError ?? 'delivery failed'} (${item.roundAttempts} of ${job.retry.maxAttempts} attempts used)`;
+        : `${item.lastError ?? 'delivery failed'} (${item.roundAttempts} of ${maxAttempts} attempts used)`;
     await deadLetterItem(ctx, job, item, lastError);
     return { ...base, action: 'dead-lettered' };
   }
@@ -150,12 +154,14 @@ async function deadLetterItem(
     await deadLetter(ctx, run, item, lastError, failedAt);
     return;
   }
+  const raise = !isRedriveRound(item);
   const failed = await ctx.ledger.failDelivery(item.key, item.attempts, {
     lastError,
     failedAt,
     outboxLeaseUntilEpochMs: failedAt.getTime() + ctx.options.outboxLeaseSeconds * 1000,
+    raise,
   });
-  if (failed) {
+  if (failed && raise) {
     await performNewOutbox(
       ctx,
       item,

@@ -68,7 +68,7 @@ export interface RunItem {
   readonly attempts: number;
   /**
    * Attempts in the current round: a round has `retry.maxAttempts` of them, and an operator's
-   * redrive starts a new one.
+   * redrive starts a new one, of one attempt.
    */
   readonly roundAttempts: number;
   /** Number of redrives. */

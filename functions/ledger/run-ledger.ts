@@ -157,7 +157,8 @@ export interface RunLedger extends OutboxLedger {
   ): Promise<boolean>;
   /**
    * `claimed` or `delivery-failed` → `failed` (`failure: delivery`), owing one dead-letter
-   * message and a `dead-lettered` notification.
+   * message and a `dead-lettered` notification; with `raise: false` (a redrive's failed
+   * attempt), owing nothing and out of the open index unless an earlier move left an effect.
    */
   failDelivery(
     key: string,
@@ -166,6 +167,8 @@ export interface RunLedger extends OutboxLedger {
       readonly lastError: string;
       readonly failedAt: Date;
       readonly outboxLeaseUntilEpochMs: number;
+      /** @default true */
+      readonly raise?: boolean;
     },
   ): Promise<boolean>;
   /**
@@ -193,9 +196,11 @@ export interface RunLedger extends OutboxLedger {
     nextCheckAtEpochMs?: number,
   ): Promise<boolean>;
   /**
-   * `failed` | `delivery-failed` | `skipped` → `delivery-failed` with a fresh round of attempts,
-   * due for the sweep at `dueAtEpochMs` (the redriver's lease end: the sweep takes it up only if
-   * the redriver died before it claimed the run); the item, or the stored one that refused it.
+   * `failed` | `delivery-failed` | `skipped` → `delivery-failed` with a redrive's round (one
+   * attempt, `generation` + 1), due for the sweep at `dueAtEpochMs` (the redriver's lease end:
+   * the sweep takes it up only if the redriver died before it claimed the run); the item, or the
+   * stored one that refused it. The run keeps the signals it raised but `stuck` and
+   * `run-failed`, which are the redriven delivery's to raise.
    */
   resetForRedrive(
     key: string,
@@ -430,26 +435,24 @@ function failDelivery(
   attempts: number,
   failure: Parameters<RunLedger['failDelivery']>[2],
 ): Promise<boolean> {
-  const u = new UpdateExpression()
-    .set('status', av.s('failed'))
-    .set('failure', av.s('delivery'))
-    .set('lastError', av.s(failure.lastError))
-    .set('completedAt', av.s(failure.failedAt.toISOString()))
-    .remove('leaseUntilEpochMs');
-  addOutbox(
-    u,
+  const build = () =>
+    new UpdateExpression()
+      .set('status', av.s('failed'))
+      .set('failure', av.s('delivery'))
+      .set('lastError', av.s(failure.lastError))
+      .set('completedAt', av.s(failure.failedAt.toISOString()))
+      .remove('leaseUntilEpochMs');
+  const condition = (c: UpdateExpression) =>
+    `(${c.name('status')} = ${c.value('claimed', av.s('claimed'))} OR ${c.name('status')} = ${c.value('deliveryFailed', av.s('delivery-failed'))}) AND ${c.name('attempts')} = ${c.value('attempts', av.n(attempts))}`;
+  if (failure.raise === false) return applied(leaveOpenIndex(store, { key, build, condition }));
+  const u = addOutbox(
+    build(),
     key,
     ['dead-lettered'],
     ['dead-letter', 'notify:dead-lettered'],
     failure.outboxLeaseUntilEpochMs,
   );
-  return conditional(
-    store,
-    key,
-    u,
-    (c) =>
-      `(${c.name('status')} = ${c.value('claimed', av.s('claimed'))} OR ${c.name('status')} = ${c.value('deliveryFailed', av.s('delivery-failed'))}) AND ${c.name('attempts')} = ${c.value('attempts', av.n(attempts))}`,
-  );
+  return conditional(store, key, u, condition);
 }
 
 /** `claimed` → `skipped`, for our claim only (`RunLedger.markSkipped`). */
@@ -549,7 +552,7 @@ function closeOpen(
   );
 }
 
-/** A fresh round of attempts for a finished run (`RunLedger.resetForRedrive`). */
+/** A redrive's round for a finished run (`RunLedger.resetForRedrive`). */
 async function resetForRedrive(
   store: LedgerStore,
   key: string,
@@ -561,15 +564,14 @@ async function resetForRedrive(
     .set('openShard', av.s(openShardOf(key)))
     .set('checkAtEpochMs', av.n(dueAtEpochMs))
     .add('generation', av.n(1))
+    .delete('signals', av.ss(['stuck', 'run-failed']))
     .remove(
       'failure',
       'skipReason',
       'leaseUntilEpochMs',
-      'signals',
       'completedAt',
       'completionId',
       'startedAt',
-      'deadLetteredAt',
       'overlapSince',
     );
   const status = u.name('status');

@@ -286,23 +286,35 @@ describe('the fate model: pauses', () => {
 });
 
 describe('the fate model: a pause resumed with catch-up', () => {
-  it('leaves the pause’s undecided runs to the next gap, after delivering what the policy picks', () => {
+  it('skips the pause’s undecided runs the policy does not pick as paused, without a missed notification', () => {
     const job = fiveMinutely({ id: 'five', catchup: { maxRuns: 1 }, alarm: patient });
     const pause = { jobId: 'five', from: at('10:12'), to: at('10:30'), catchUp: true };
     // No tick of the pause comes in, so nothing decides its runs before the resume.
     const ticks = without(onTimeTicks(job, from, to, 200), '10:15', '10:20', '10:25');
     const { runs, notifications } = fateOf(scenario([job], { ticks, pauses: [pause] }));
-    // The resume replays the newest, 10:25; the 10:30 tick then decides 10:15 and 10:20 as a
-    // gap of its own, under maxRuns 1.
+    // The resume replays the newest, 10:25 (maxRuns 1); the 10:30 tick then finds 10:15 and
+    // 10:20 undecided, and they are the pause's, as they would be had their ticks come.
     expect(summary(runs.slice(2, 6))).toEqual({
-      '10:15': 'max-runs',
-      '10:20': 'delivered',
+      '10:15': 'paused',
+      '10:20': 'paused',
       '10:25': 'delivered',
       '10:30': 'delivered',
     });
-    expect(notifications).toMatchObject([
-      { kind: 'missed', runs: 1, first: at('10:15').toISOString() },
-    ]);
+    expect(notifications).toEqual([]);
+  });
+
+  it('delivers none of the pause’s runs under catchup.policy none, and skips them as paused', () => {
+    const job = fiveMinutely({ id: 'five', catchup: { policy: 'none' }, alarm: patient });
+    const pause = { jobId: 'five', from: at('10:12'), to: at('10:30'), catchUp: true };
+    const ticks = without(onTimeTicks(job, from, to, 200), '10:15', '10:20', '10:25');
+    const { runs, notifications } = fateOf(scenario([job], { ticks, pauses: [pause] }));
+    expect(summary(runs.slice(2, 6))).toEqual({
+      '10:15': 'paused',
+      '10:20': 'paused',
+      '10:25': 'paused',
+      '10:30': 'delivered',
+    });
+    expect(notifications).toEqual([]);
   });
 });
 

@@ -196,9 +196,9 @@ function takeEffect(world: World, m: JobModel, atMs: number): void {
   if (next) listJob(world, next, atMs);
   if (next && relisted) m.sinceMs = atMs;
 }
-/** §6 Pauses: a run due in `[pausedAt, end)` is skipped(paused), until a resume with catch-up. */
-const paused = (w: World, m: JobModel, ms: number, nowMs: number) =>
-  w.s.pauses.some((p) => p.jobId === m.id && inside(p, ms) && !(p.catchUp && nowMs >= +p.to));
+/** §6 Pauses: a run due in `[pausedAt, end)` is skipped(paused), but what a catch-up replays. */
+const paused = (w: World, m: JobModel, ms: number) =>
+  w.s.pauses.some((p) => p.jobId === m.id && inside(p, ms));
 /** The job's undecided runs from its first run up to `upToMs`, oldest first. */
 const undecided = (m: JobModel, upToMs: number) =>
   m.runs.filter((r) => !decided(r) && r.ms >= sinceOf(m) && r.ms <= upToMs);
@@ -219,7 +219,7 @@ function tick(world: World, jobId: string, sMs: number, nowMs: number): void {
   if (!run || sMs < m.sinceMs || decided(run)) return;
   const gap = undecided(m, sMs - 1);
   if (gap.length > 0) decideGap(world, m, gap, nowMs, sMs);
-  const own = !paused(world, m, sMs, nowMs);
+  const own = !paused(world, m, sMs);
   if (!own) skip(run, 'paused');
   // §6: a tick that delivers its own run ends the gap; the next one has a budget of its own.
   if (own) m.spent = 0;
@@ -260,7 +260,7 @@ function sweep(world: World, mMs: number, nowMs: number): void {
 function decideGap(world: World, m: JobModel, gap: ModelRun[], nowMs: number, upToMs: number) {
   const { catchup, alarm } = m.job;
   const windowStartMs = upToMs - catchup.windowSeconds * 1000;
-  const live = gap.filter((r) => !paused(world, m, r.ms, nowMs));
+  const live = gap.filter((r) => !paused(world, m, r.ms));
   for (const r of gap) if (!live.includes(r)) skip(r, 'paused');
   const inWindow = live.filter((r) => r.ms >= windowStartMs);
   let picks = catchup.policy === 'all' ? newestOf(inWindow, catchup.maxRuns - m.spent) : [];
@@ -280,8 +280,8 @@ function decideGap(world: World, m: JobModel, gap: ModelRun[], nowMs: number, up
 }
 /**
  * `resume --catch-up`: the pause's runs not delivered (skipped for it, or undecided) within the
- * window back from the resume, under the job's policy (`all`: the newest maxRuns; `latest`: the
- * newest), delivered now. Reading: an operator's replay is not missed and spends no budget.
+ * window back from the resume that the job's policy picks (`all`: the newest maxRuns; `latest`:
+ * the newest), delivered now; the others stay the pause's. Reading: not missed, no budget spent.
  */
 function resumeWithCatchUp(world: World, m: JobModel, pause: ModelPause, nowMs: number): void {
   const { policy, maxRuns, windowSeconds } = m.job.catchup;
@@ -326,7 +326,7 @@ const skip = (r: ModelRun, reason: SkipReason) =>
 /**
  * One delivery attempt, true when delivered: skipped(overlap) while another run of a forbid job
  * holds the slot (till it reported, or its maxRuntime passed); else delivered, or retried, or
- * dead-lettered once its round's attempts failed (a redrive's one: dead-lettered again, silently).
+ * dead-lettered once its round's attempts failed (§6 Redrives: a redrive's one, silently).
  */
 function attempt(world: World, m: JobModel, r: ModelRun, nowMs: number, how: string): boolean {
   const { job, holder } = m;

@@ -297,7 +297,7 @@ describe.each(stores)('the ledger on %s', (_name, open) => {
       expect((await ledger.claim(claim({ mode: 'backfill' }))).claimed).toBe(true);
     });
 
-    it('redrives a failed run with a fresh round due when the redriver says, attempts counting on, but not a delivered one', async () => {
+    it('redrives a failed run with a new round due when the redriver says, attempts counting on and its dead-lettered signal kept, but not a delivered one', async () => {
       const ledger = await open();
       await ledger.claim(claim({ maxAttempts: 1 }));
       await ledger.failDelivery(KEY, 1, {
@@ -315,7 +315,8 @@ describe.each(stores)('the ledger on %s', (_name, open) => {
           roundAttempts: 0,
           attempts: 1,
           generation: 1,
-          signals: [],
+          signals: ['dead-lettered'],
+          deadLetteredAt: new Date(T).toISOString(),
         },
       });
       // Due for the sweep only at the time the redriver gave, not before.
@@ -328,6 +329,32 @@ describe.each(stores)('the ledger on %s', (_name, open) => {
         reset: false,
         item: { status: 'dispatched' },
       });
+    });
+
+    it("fails a redrive's attempt again owing nothing, out of the open index, its one dead letter still on record", async () => {
+      const ledger = await open();
+      await ledger.claim(claim({ maxAttempts: 1 }));
+      const failure = { lastError: 'x', failedAt: new Date(T), outboxLeaseUntilEpochMs: T };
+      await ledger.failDelivery(KEY, 1, failure);
+      await ledger.confirmOutbox(KEY, ['dead-letter', 'notify:dead-lettered'], new Date(T));
+      await ledger.resetForRedrive(KEY, T + 10);
+      await ledger.claim(claim({ mode: 'reclaim', origin: 'redrive', nowEpochMs: T + 10 }));
+      const again = {
+        lastError: 'still down',
+        failedAt: new Date(T + 20),
+        outboxLeaseUntilEpochMs: T + 20,
+      };
+      expect(await ledger.failDelivery(KEY, 2, { ...again, raise: false })).toBe(true);
+      expect(await ledger.getRun(KEY)).toMatchObject({
+        status: 'failed',
+        failure: 'delivery',
+        lastError: 'still down',
+        attempts: 2,
+        signals: ['dead-lettered'],
+        outbox: [],
+        deadLetteredAt: new Date(T).toISOString(),
+      });
+      expect(await ledger.findDue(shard, T + 1_000_000, 10)).toEqual([]);
     });
 
     it('reads many keys in batches of 100', async () => {
@@ -614,6 +641,24 @@ describe.each(completions)('completions on %s', (_name, open) => {
       lateRaised: false,
     });
     expect((await runs.getRun(KEY))?.signals).toEqual(['late']);
+  });
+
+  it('leaves run-failed and stuck to the redriven delivery to raise again, keeping the other signals', async () => {
+    const { runs, recorder } = await open();
+    await runs.claim(claim({ target: FUNCTION }));
+    await runs.markDispatched(KEY, 1, delivered({ late: true }));
+    await runs.markStuck(KEY, T + 120_000);
+    const failed = {
+      status: 'failed',
+      lastError: 'boom',
+      effects: ['notify:run-failed'],
+      signals: ['run-failed'],
+      completionId: 'd-1',
+    } as const;
+    expect(await recorder.recordCompletion(completion(failed))).toEqual({ recorded: true });
+    await runs.confirmOutbox(KEY, ['notify:late', 'notify:stuck', 'notify:run-failed']);
+    const reset = await runs.resetForRedrive(KEY, T + 10);
+    expect(reset).toMatchObject({ reset: true, item: { signals: ['late'] } });
   });
 });
 

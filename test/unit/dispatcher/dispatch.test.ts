@@ -6,8 +6,8 @@ import {
 } from '../../../functions/dispatcher/dispatch.ts';
 import { periodBucket } from '../../../functions/schedule/index.ts';
 import { instrument } from '../../support/ddb-faults.ts';
-import { RecordingTargets, TestClock } from '../../support/doubles.ts';
-import { harness, sweepEvent, tickEvent as tick } from '../../support/harness.ts';
+import { RecordingDeadLetters, RecordingTargets, TestClock } from '../../support/doubles.ts';
+import { harness, sweepEvent, sweepMinutes, tickEvent as tick } from '../../support/harness.ts';
 import { HOSTILE_EVENTS, MAX_HOSTILE_LOG_CHARS, settled } from '../../support/hostile-events.ts';
 import { makeJob } from '../../support/jobs.ts';
 import { createLedgerTable, localDynamoClient } from '../../support/ledger.ts';
@@ -31,9 +31,10 @@ async function setup(
   const tableName = await createLedgerTable(client, 'core');
   const clock = new TestClock(now);
   const targets = new RecordingTargets();
-  const h = harness({ client, tableName, clock, jobs, targets, options });
+  const deadLetters = new RecordingDeadLetters();
+  const h = harness({ client, tableName, clock, jobs, targets, deadLetters, options });
   faults.resetCounts();
-  return { ...h, clock, targets, faults };
+  return { ...h, clock, targets, deadLetters, faults };
 }
 
 describe('events that are not delivered', () => {
@@ -276,7 +277,7 @@ describe('manual runs and redrive', () => {
     expect(first.key).toBe(periodBucket('manual:daily', new Date('2023-06-01T10:00:00Z')));
   });
 
-  it('redrives a dead-lettered run under its original key with a fresh round of attempts', async () => {
+  it('redrives a dead-lettered run under its original key, and refuses to redrive it once delivered', async () => {
     const job = makeJob({
       id: 'once',
       schedule: '0 * * * *',
@@ -299,6 +300,60 @@ describe('manual runs and redrive', () => {
     expect(t.targets.received.map((r) => r.envelope.key)).toEqual([
       periodBucket('once', new Date('2023-06-01T10:00:00Z')),
     ]);
+  });
+
+  /** A daily job with two attempts a round, its 10:00 run dead-lettered after both failed. */
+  async function deadLetteredTwice() {
+    const job = makeJob({ id: 'daily', schedule: '0 10 * * *', timezone: 'UTC' });
+    const t = await setup([{ ...job, retry: { maxAttempts: 2 } }]);
+    t.targets.failWith = new Error('down');
+    await t.dispatcher.handle(tick('daily', '2023-06-01T10:00:00Z'));
+    await sweepMinutes(t, t.clock, '2023-06-01T10:01:00Z', '2023-06-01T10:02:00Z');
+    const key = periodBucket('daily', new Date('2023-06-01T10:00:00Z'));
+    expect(await t.ledger.getRun(key)).toMatchObject({ status: 'failed', attempts: 2 });
+    expect(t.deadLetters.messages).toHaveLength(1);
+    expect(t.notifier.sent.map((n) => n.signal)).toEqual(['dead-lettered']);
+    return { t, key };
+  }
+
+  it('makes one attempt when it redrives a run whose target still fails, leaving it failed with its one dead letter and one notification', async () => {
+    const { t, key } = await deadLetteredTwice();
+    t.clock.set('2023-06-01T10:30:00Z');
+    const again = await t.dispatcher.redrive({
+      jobId: 'daily',
+      at: new Date('2023-06-01T10:00:00Z'),
+    });
+    expect(again).toMatchObject({ outcome: 'dead-lettered', attempt: 3, lastError: 'Error: down' });
+    expect(await t.ledger.getRun(key)).toMatchObject({
+      status: 'failed',
+      failure: 'delivery',
+      attempts: 3,
+      signals: ['dead-lettered'],
+      outbox: [],
+    });
+    expect(t.logger.withMessage('redrive-failed')).toHaveLength(1);
+    // Nobody retries it later: the sweep leaves it alone, and no second message or page goes out.
+    await sweepMinutes(t, t.clock, '2023-06-01T10:31:00Z', '2023-06-01T10:50:00Z');
+    expect(t.targets.attempts).toBe(3);
+    expect(t.deadLetters.messages).toHaveLength(1);
+    expect(t.notifier.sent.map((n) => n.signal)).toEqual(['dead-lettered']);
+    t.targets.failWith = undefined;
+    const fixed = await t.dispatcher.redrive({
+      jobId: 'daily',
+      at: new Date('2023-06-01T10:00:00Z'),
+    });
+    expect(fixed).toMatchObject({ outcome: 'dispatched', attempt: 4 });
+  });
+
+  it('gives a redrive whose redriver died before its claim the one attempt, through the sweep, raising nothing when it fails', async () => {
+    const { t, key } = await deadLetteredTwice();
+    // The redriver's reset landed, then it died: the sweep takes the run up at the lease's end.
+    await t.ledger.resetForRedrive(key, Date.parse('2023-06-01T10:35:00Z'));
+    await sweepMinutes(t, t.clock, '2023-06-01T10:34:00Z', '2023-06-01T10:55:00Z');
+    expect(t.targets.attempts).toBe(3);
+    expect(await t.ledger.getRun(key)).toMatchObject({ status: 'failed', attempts: 3, outbox: [] });
+    expect(t.deadLetters.messages).toHaveLength(1);
+    expect(t.notifier.sent.map((n) => n.signal)).toEqual(['dead-lettered']);
   });
 });
 
