@@ -170,7 +170,11 @@ function watchManualRuns(world: WindowWorld, seen: number): number {
 async function manualRuns(world: WindowWorld): Promise<SystemRun[]> {
   const { sim } = world;
   const byKey = deliveriesByKey(sim.deliveries);
-  const runs = sim.operatorRecords.filter((r) => r.action === 'run').map(manualRunOf);
+  const byRunKey = new Map(
+    sim.operatorRecords.filter((r) => r.action === 'run').map((r) => [manualRunOf(r).key, r]),
+  );
+  // Two `zonecron run` of one job in one minute are one run: the minute's key.
+  const runs = [...byRunKey.values()].map(manualRunOf);
   if (runs.length === 0) return [];
   const items = await world.store.batchGet(
     runs.map((r) => r.key),

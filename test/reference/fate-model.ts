@@ -294,7 +294,7 @@ function resumeWithCatchUp(world: World, m: JobModel, pause: ModelPause, nowMs: 
 }
 /**
  * An operator's command (docs/cli.md), with the jobs deployed now. `run`: a manual run of the
- * minute, outside the forbid slot. `backfill`: the runs of `[from, to]`, oldest first, each not
+ * minute (one per minute: a second is the same run), outside the forbid slot. `backfill`: the runs of `[from, to]`, oldest first, each not
  * delivered, dead-lettered nor being retried delivered now (not missed, no budget spent),
  * stopping at a refused delivery or an overlap. `redrive`: one more attempt of a dead letter.
  */
@@ -303,6 +303,7 @@ function operate(world: World, m: JobModel, step: ModelOperatorStep, nowMs: numb
   if (step.action === 'run') {
     const minute = { ...m.job, schedule: '* * * * *', timezone: 'UTC' };
     for (const run of runsOf(minute, nowMs - MINUTE_MS, nowMs)) {
+      if (m.manual.some((r) => r.ms === run.ms)) continue;
       m.manual.push(run);
       attempt(world, m, run, nowMs, 'manual');
     }
