@@ -50,7 +50,10 @@ export interface CatchupRequest {
 
 /** One gap's decision: what is delivered, what is skipped one by one, and the range. */
 interface GapPlan {
-  /** Oldest first: orphans, the policy's candidates, then the tick's own run. */
+  /**
+   * Oldest first: orphans, the policy's candidates, then the tick's own run; newest first for a
+   * forbid job (only one of them can hold the slot, and the newest is the one worth running).
+   */
   readonly deliver: readonly Occurrence[];
   readonly skips: readonly GapSkip[];
   readonly range?: SkipRange;
@@ -255,8 +258,10 @@ async function planGap(
   const dropped = passLatest ? undecided : [];
   const orphans = sortOrphans(request, scan.windowStartMs, pauses);
   const own = request.own && !inPause(pauses, request.own.at.getTime()) ? [request.own] : [];
+  const oldestFirst = [...orphans.live, ...deliver, ...own];
   return {
-    deliver: [...orphans.live, ...deliver, ...own],
+    // A forbid job's runs take one slot: the newest goes first, the older find it held.
+    deliver: job.concurrency === 'forbid' ? oldestFirst.reverse() : oldestFirst,
     skips: [
       ...orphans.skips,
       ...scan.skips,

@@ -218,12 +218,14 @@ function tick(world: World, jobId: string, sMs: number, nowMs: number): void {
   m.sinceMs ??= sMs;
   if (!run || sMs < m.sinceMs || decided(run)) return;
   const gap = undecided(m, sMs - 1);
-  if (gap.length > 0) decideGap(world, m, gap, nowMs, sMs);
   const own = !paused(world, m, sMs);
+  const forbid = m.job.concurrency === 'forbid'; // §6 Overlap: newest first
+  if (own && forbid) attempt(world, m, run, nowMs, 'tick');
+  if (gap.length > 0) decideGap(world, m, gap, nowMs, sMs);
   if (!own) skip(run, 'paused');
   // §6: a tick that delivers its own run ends the gap; the next one has a budget of its own.
   if (own) m.spent = 0;
-  if (own) attempt(world, m, run, nowMs, 'tick');
+  if (own && !forbid) attempt(world, m, run, nowMs, 'tick');
 }
 /**
  * The sweep at M: pending deploys take effect just before M. It checks the sweep instants since
@@ -276,6 +278,7 @@ function decideGap(world: World, m: JobModel, gap: ModelRun[], nowMs: number, up
     skip(r, r.ms < windowStartMs ? 'outside-window' : REASON[catchup.policy]);
   m.spent += picks.length;
   if (missed.length > 0) notify(world, 'missed', m.id, missed);
+  if (m.job.concurrency === 'forbid') picks.reverse();
   for (const r of picks) attempt(world, m, r, nowMs, 'gap');
 }
 /**

@@ -243,7 +243,7 @@ describe('runs delivered twice', () => {
     expect(life.deadLetters.messages).toHaveLength(1);
   });
 
-  it('keeps concurrency forbid through a catch-up burst: one run at a time, the rest skipped(overlap)', async () => {
+  it('keeps concurrency forbid through a catch-up burst: the newest run first, the older ones skipped(overlap)', async () => {
     const { client, tableName } = await faultableLedgerTable('f6');
     const job = makeJob({
       id: 'forbid-burst',
@@ -260,19 +260,20 @@ describe('runs delivered twice', () => {
       life.targets.received[0]?.envelope as never,
       new Date('2023-06-01T06:10:00Z'),
     );
-    // Four hours of ticks and sweeps lost; the 11:00 tick catches up 07:00 to 11:00.
+    // Four hours of ticks and sweeps lost; the 11:00 tick catches up 07:00 to 11:00: its own,
+    // on-time run takes the slot, not the one four hours late.
     clock.set('2023-06-01T11:00:02Z');
     const tick = await life.dispatch.dispatcher.handle(tickEvent(job.id, '2023-06-01T11:00:00Z'));
     const outcomes = (tick as unknown as { outcomes: { outcome: string; at: string }[] }).outcomes;
     expect(outcomes.map((o) => [o.at.slice(11, 16), o.outcome])).toEqual([
-      ['07:00', 'dispatched'],
-      ['08:00', 'skipped'],
-      ['09:00', 'skipped'],
+      ['11:00', 'dispatched'],
       ['10:00', 'skipped'],
-      ['11:00', 'skipped'],
+      ['09:00', 'skipped'],
+      ['08:00', 'skipped'],
+      ['07:00', 'skipped'],
     ]);
     expect(life.targets.instants()).toHaveLength(2);
-    // A sweep at the same time changes nothing: the slot still holds 07:00.
+    // A sweep at the same time changes nothing: the slot still holds 11:00.
     clock.set('2023-06-01T11:06:00Z');
     await life.dispatch.dispatcher.handle(sweepEvent('2023-06-01T11:06:00Z'));
     expect(life.targets.instants()).toHaveLength(2);
