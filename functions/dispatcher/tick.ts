@@ -57,7 +57,7 @@ export function previousRun(
  *   S is no run of the job (the covering's other DST variant)  → nothing, no request
  *   swap W: P <= W < S, not paused                               → deliver S   (3 requests)
  *   otherwise, by the job's state:
- *     none yet          → W = since = S, deliver S
+ *     none yet          → on the roster, W = since = S, deliver S
  *     paused            → S skipped(paused); or resumed when the pause ended / jobs.yaml re-enabled it
  *     W >= S            → a retried tick: deliver S (the claim refuses a duplicate), or a
  *                         late tick of a run inside the last pause: S skipped(paused)
@@ -96,6 +96,9 @@ async function slowPath(
   read: JobStateItem | undefined,
 ): Promise<RunOutcome[]> {
   if (!read?.sinceAt) {
+    // On the roster before its state exists: a deploy that drops the job ends it, even when no
+    // sweep of this bundle ever enrolled it (the roster without a state is harmless).
+    await ctx.ledger.enrol([job.id]);
     if (read?.pausedAt) return [await skipPaused(ctx, job, own, read)];
     await ctx.ledger.createJobState(job.id, own.at, scheduleIdOf(job));
     return [await deliverRun(ctx, tickRun(job, own))];
@@ -191,6 +194,8 @@ export async function adoptedSchedule(
   const scheduleId = scheduleIdOf(job);
   const changed = state.scheduleId !== undefined && state.scheduleId !== scheduleId;
   if (!changed && !state.removedAt) return state;
+  // Its retirement took it off the roster: back on before it starts again, like a first tick.
+  if (state.removedAt) await ctx.ledger.enrol([job.id]);
   const at = await ctx.deployInstant(eventAt);
   if (await ctx.ledger.adoptSchedule(state, { scheduleId, at })) {
     const decision = state.removedAt ? 'job-listed-again' : 'schedule-changed';
