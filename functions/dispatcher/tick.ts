@@ -125,9 +125,7 @@ async function repeatedTick(
   state: JobStateItem,
 ): Promise<RunOutcome> {
   // A tick late enough to arrive after its pause ended: the run fell in the pause.
-  if (inLastPause(state, own.at) && !state.lastPauseCatchUp) {
-    return skipPaused(ctx, job, own, state);
-  }
+  if (inLastPause(state, own.at)) return skipPaused(ctx, job, own, state);
   // A gap's range holds only runs older than the newest it decided, which is W: the repeated
   // tick of the newest run (the common duplicate) needs no look.
   const older = Date.parse(state.watermarkAt ?? '') > own.at.getTime();
@@ -250,7 +248,7 @@ async function paused(
   // A pause by jobs.yaml ends with the deploy that enables the job, whose first tick this is.
   const endedAt =
     state.pausedBy === CONFIG_PAUSED_BY && own.at < now ? own.at : pauseEndAt(state, now);
-  await ctx.ledger.resume(job.id, { at: endedAt, catchUp: false });
+  await ctx.ledger.resume(job.id, { at: endedAt });
   ctx.logger.info('resumed', {
     decision: 'resumed',
     jobId: job.id,

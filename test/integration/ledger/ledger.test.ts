@@ -501,12 +501,12 @@ describe.each(stores)('the ledger on %s', (_name, open) => {
       expect(await count('run-h', 70)).toMatchObject({ skips: 2, raises: true });
     });
 
-    it('resumes leaving W where it was, and remembers the pause and whether it is caught up', async () => {
+    it('resumes leaving W where it was, and remembers the last pause only', async () => {
       const ledger = await open();
       const from = new Date('2023-06-01T10:00:00Z');
       const to = new Date('2023-06-03T10:00:00Z');
       await ledger.createJobState('j', new Date('2023-05-01T00:00:00Z'));
-      expect(await ledger.resume('j', { at: to, catchUp: false })).toBe(false);
+      expect(await ledger.resume('j', { at: to })).toBe(false);
       await ledger.pause('j', { at: from, by: 'ops', reason: 'db migration', until: to });
       await ledger.pause('j', { at: to, by: 'ops', reason: 'still migrating' });
       expect(await ledger.getJobState('j')).toMatchObject({
@@ -514,7 +514,7 @@ describe.each(stores)('the ledger on %s', (_name, open) => {
         pauseReason: 'still migrating',
       });
       expect((await ledger.getJobState('j'))?.pausedUntil).toBeUndefined();
-      expect(await ledger.resume('j', { at: to, catchUp: false })).toBe(true);
+      expect(await ledger.resume('j', { at: to })).toBe(true);
       const resumed = {
         jobId: 'j',
         watermarkAt: '2023-05-01T00:00:00.000Z',
@@ -523,12 +523,13 @@ describe.each(stores)('the ledger on %s', (_name, open) => {
         lastPauseTo: to.toISOString(),
       };
       expect(await ledger.getJobState('j')).toEqual(resumed);
+      const later = new Date('2023-06-04T10:00:00Z');
       await ledger.pause('j', { at: to, by: 'ops', reason: 'again' });
-      expect(await ledger.resume('j', { at: to, catchUp: true })).toBe(true);
+      expect(await ledger.resume('j', { at: later })).toBe(true);
       expect(await ledger.getJobState('j')).toEqual({
         ...resumed,
         lastPauseFrom: to.toISOString(),
-        lastPauseCatchUp: true,
+        lastPauseTo: later.toISOString(),
       });
     });
 
