@@ -357,6 +357,31 @@ describe.each(stores)('the ledger on %s', (_name, open) => {
       expect(await ledger.findDue(shard, T + 1_000_000, 10)).toEqual([]);
     });
 
+    it("admits one claim in a redrive's round whatever maxAttempts says, a redrive's first claim of a run included", async () => {
+      const ledger = await open();
+      await ledger.claim(claim({ maxAttempts: 1 }));
+      const failure = { lastError: 'x', failedAt: new Date(T), outboxLeaseUntilEpochMs: T };
+      await ledger.failDelivery(KEY, 1, failure);
+      await ledger.confirmOutbox(KEY, ['dead-letter', 'notify:dead-lettered'], new Date(T));
+      await ledger.resetForRedrive(KEY, T + 10);
+      const redriven = claim({ mode: 'reclaim', origin: 'redrive', nowEpochMs: T + 10 });
+      expect((await ledger.claim(redriven)).claimed).toBe(true);
+      // Its claim expired (the redriver died), and then its attempt failed: no second one.
+      const late = T + 100_000;
+      expect(await ledger.claim(claim({ nowEpochMs: late }))).toMatchObject({
+        claimed: false,
+        existing: { status: 'claimed', roundAttempts: 1, generation: 1 },
+      });
+      await ledger.releaseFailed(KEY, 2, { lastError: 'x', retryAtEpochMs: T });
+      expect((await ledger.claim(claim({ mode: 'reclaim', nowEpochMs: late }))).claimed).toBe(
+        false,
+      );
+      // A redrive of a run the ledger had no item for: its first claim is the round's one.
+      const other = `8${KEY.slice(1)}`;
+      await ledger.claim(claim({ key: other, origin: 'redrive' }));
+      expect((await ledger.claim(claim({ key: other, nowEpochMs: late }))).claimed).toBe(false);
+    });
+
     it('reads many keys in batches of 100', async () => {
       const ledger = await open();
       const keys = Array.from(
