@@ -183,8 +183,7 @@ export async function resumeJob(
   const now = deps.clock();
   const pause = pauseStateOf(input.job.id, await deps.ledger.getJobState(input.job.id), now);
   if (!input.job.enabled) throw new DisabledInConfigError(input.job.id);
-  const resumed =
-    pause.paused && (await deps.ledger.resume(input.job.id, { at: now, catchUp: false }));
+  const resumed = pause.paused && (await deps.ledger.resume(input.job.id, { at: now }));
   if (resumed) {
     await deps.log.record(
       {

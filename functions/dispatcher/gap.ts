@@ -79,8 +79,8 @@ export function inPause(pauses: readonly PauseSpan[], ms: number): boolean {
 }
 
 /**
- * The pauses a gap's runs are skipped for: the last ended pause (unless it was resumed with
- * catch-up, which replays it) and the current one, each `[from, to)`.
+ * The pauses a gap's runs are skipped for: the last ended pause and the current one, each
+ * `[from, to)`.
  *
  * @example
  * pauseSpans({ jobId: 'j', pausedAt: '2023-06-01T10:04:00.000Z' })
@@ -88,7 +88,7 @@ export function inPause(pauses: readonly PauseSpan[], ms: number): boolean {
  */
 export function pauseSpans(state: JobStateItem): PauseSpan[] {
   const spans: PauseSpan[] = [];
-  if (state.lastPauseFrom && state.lastPauseTo && !state.lastPauseCatchUp) {
+  if (state.lastPauseFrom && state.lastPauseTo) {
     spans.push({ fromMs: Date.parse(state.lastPauseFrom), toMs: Date.parse(state.lastPauseTo) });
   }
   if (state.pausedAt) {

@@ -329,7 +329,7 @@ async function catchUpJobRuns(
   const live = list.filter((d) => d.occurrence.at.getTime() >= since).map((d) => d.occurrence);
   if (live.length === 0) return [];
   if (state.pausedAt && pauseEnded(job, state, ctx.clock())) {
-    await ctx.ledger.resume(job.id, { at: pauseEndAt(state, ctx.clock()), catchUp: false });
+    await ctx.ledger.resume(job.id, { at: pauseEndAt(state, ctx.clock()) });
   }
   const watermarkMs = Date.parse(state.watermarkAt ?? state.sinceAt);
   const orphans = await unranged(

@@ -57,7 +57,7 @@ export function previousRun(
  *   S is no run of the job (the covering's other DST variant)  → nothing, no request
  *   swap W: P <= W < S, not paused                               → deliver S   (3 requests)
  *   otherwise, by the job's state:
- *     none yet          → W = since = S, deliver S
+ *     none yet          → on the roster, W = since = S, deliver S
  *     paused            → S skipped(paused); or resumed when the pause ended / jobs.yaml re-enabled it
  *     W >= S            → a retried tick: deliver S (the claim refuses a duplicate), or a
  *                         late tick of a run inside the last pause: S skipped(paused)
@@ -96,6 +96,9 @@ async function slowPath(
   read: JobStateItem | undefined,
 ): Promise<RunOutcome[]> {
   if (!read?.sinceAt) {
+    // On the roster before its state exists: a deploy that drops the job ends it, even when no
+    // sweep of this bundle ever enrolled it (the roster without a state is harmless).
+    await ctx.ledger.enrol([job.id]);
     if (read?.pausedAt) return [await skipPaused(ctx, job, own, read)];
     await ctx.ledger.createJobState(job.id, own.at, scheduleIdOf(job));
     return [await deliverRun(ctx, tickRun(job, own))];
@@ -122,9 +125,7 @@ async function repeatedTick(
   state: JobStateItem,
 ): Promise<RunOutcome> {
   // A tick late enough to arrive after its pause ended: the run fell in the pause.
-  if (inLastPause(state, own.at) && !state.lastPauseCatchUp) {
-    return skipPaused(ctx, job, own, state);
-  }
+  if (inLastPause(state, own.at)) return skipPaused(ctx, job, own, state);
   // A gap's range holds only runs older than the newest it decided, which is W: the repeated
   // tick of the newest run (the common duplicate) needs no look.
   const older = Date.parse(state.watermarkAt ?? '') > own.at.getTime();
@@ -191,6 +192,8 @@ export async function adoptedSchedule(
   const scheduleId = scheduleIdOf(job);
   const changed = state.scheduleId !== undefined && state.scheduleId !== scheduleId;
   if (!changed && !state.removedAt) return state;
+  // Its retirement took it off the roster: back on before it starts again, like a first tick.
+  if (state.removedAt) await ctx.ledger.enrol([job.id]);
   const at = await ctx.deployInstant(eventAt);
   if (await ctx.ledger.adoptSchedule(state, { scheduleId, at })) {
     const decision = state.removedAt ? 'job-listed-again' : 'schedule-changed';
@@ -245,7 +248,7 @@ async function paused(
   // A pause by jobs.yaml ends with the deploy that enables the job, whose first tick this is.
   const endedAt =
     state.pausedBy === CONFIG_PAUSED_BY && own.at < now ? own.at : pauseEndAt(state, now);
-  await ctx.ledger.resume(job.id, { at: endedAt, catchUp: false });
+  await ctx.ledger.resume(job.id, { at: endedAt });
   ctx.logger.info('resumed', {
     decision: 'resumed',
     jobId: job.id,

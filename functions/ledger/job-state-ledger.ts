@@ -133,14 +133,10 @@ export interface JobStateLedger {
   /**
    * Ends a pause and remembers it (`lastPauseFrom`/`lastPauseTo`), half-open: a run due at the
    * very instant of the resume is live. W stays: the next catch-up decides the runs after it,
-   * those inside the pause as skipped(paused) — or, with `catchUp`, as a gap under the job's
-   * policy — and those due before the pause as if there had been none. False when the job was
-   * not paused.
+   * those inside the pause as skipped(paused) and those due before the pause as if there had
+   * been none. False when the job was not paused.
    */
-  resume(
-    jobId: string,
-    request: { readonly at: Date; readonly catchUp: boolean },
-  ): Promise<boolean>;
+  resume(jobId: string, request: { readonly at: Date }): Promise<boolean>;
   /** The sweep's cursor: every due window up to it has been checked. */
   getSweepCursor(): Promise<Date | undefined>;
   /** Moves the sweep's cursor forward to `at`. */
@@ -518,8 +514,6 @@ async function resume(
     .set('lastPauseTo', at)
     .setIfAbsent('watermarkAt', av.s(new Date(request.at.getTime() - 1).toISOString()))
     .setIfAbsent('sinceAt', at);
-  if (request.catchUp) u.set('lastPauseCatchUp', av.b(true));
-  else u.remove('lastPauseCatchUp');
   const lastFrom = u.name('lastPauseFrom');
   const pausedAt = u.name('pausedAt');
   const { update, names, values } = u.build();

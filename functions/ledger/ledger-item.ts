@@ -143,8 +143,6 @@ export interface JobStateItem {
   readonly pausedUntil?: string;
   readonly lastPauseFrom?: string;
   readonly lastPauseTo?: string;
-  /** The last pause was resumed with catch-up: its runs are a gap, not skipped(paused). */
-  readonly lastPauseCatchUp?: boolean;
   readonly catchupLeaseUntilEpochMs?: number;
   /**
    * Runs caught up since a tick last delivered its own run on time: a gap's policy budget
@@ -378,7 +376,6 @@ export function decodeJobState(item: Item): JobStateItem {
       pausedUntil: r.optS('pausedUntil'),
       lastPauseFrom: r.optS('lastPauseFrom'),
       lastPauseTo: r.optS('lastPauseTo'),
-      lastPauseCatchUp: r.optBool('lastPauseCatchUp'),
       catchupLeaseUntilEpochMs: r.optN('catchupLeaseUntilEpochMs'),
       gapCaughtUp: r.optN('gapCaughtUp'),
       runningKey: r.optS('runningKey'),

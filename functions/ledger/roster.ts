@@ -24,12 +24,15 @@ export function rosterShardOf(jobId: string): number {
 /**
  * The ids of every job the ledger has known since its last deploy: what lets the first sweep of
  * a deploy find the jobs that deploy removed (they are on the roster and not in its bundle), and
- * end them, so a job listed again later starts afresh instead of replaying its absence.
+ * end them, so a job listed again later starts afresh instead of replaying its absence. A job
+ * gets on it by a sweep's roll call, and whenever the dispatcher starts it: before a tick writes
+ * its first state, and before a tick or sweep starts a removed job again. So a job whose deploy
+ * never completed a roll call is on it too.
  *
  * ```
  *   deploy A: jobs {a, b}   first sweep: roster := {a, b}
  *   deploy B: jobs {a}      first sweep: b on the roster, not in B → b's state removedAt, off the roster
- *   deploy C: jobs {a, b}   b's first tick: removedAt → b restarts at that tick, nothing replayed
+ *   deploy C: jobs {a, b}   b's first tick: removedAt → b back on the roster, restarts at that tick
  * ```
  */
 export interface RosterLedger {

@@ -43,7 +43,10 @@ export interface ClaimRequest {
    */
   readonly secretHash: string;
   readonly mode: ClaimMode;
-  /** Attempts a round may make (`retry.maxAttempts`); a redrive starts a new round. */
+  /**
+   * Attempts a round may make (`retry.maxAttempts`); a redrive starts a new round, of one
+   * attempt whatever this says.
+   */
   readonly maxAttempts: number;
   readonly nowEpochMs: number;
   readonly leaseUntilEpochMs: number;
@@ -231,7 +234,16 @@ function claimCondition(u: UpdateExpression, request: ClaimRequest): string {
   const isNew = () => `attribute_not_exists(${u.name('pk')})`;
   const status = u.name('status');
   const again = () => {
-    const roundLeft = `${u.name('roundAttempts')} < ${u.value('max', av.n(request.maxAttempts))}`;
+    const rounds = u.name('roundAttempts');
+    const zero = u.value('zero', av.n(0));
+    // A redrive's round is one attempt, whoever claims it (the dispatcher's isRedriveRound:
+    // `generation` > 0, or a run a redrive claimed first).
+    const generation = u.name('generation');
+    const origin = u.name('origin');
+    const notRedrive =
+      `(attribute_not_exists(${generation}) OR ${generation} = ${zero}) AND ` +
+      `(attribute_not_exists(${origin}) OR ${origin} <> ${u.value('redrive', av.s('redrive'))})`;
+    const roundLeft = `${rounds} < ${u.value('max', av.n(request.maxAttempts))} AND (${rounds} = ${zero} OR (${notRedrive}))`;
     return (
       `(${status} = ${u.value('claimed', av.s('claimed'))} AND ${u.name('leaseUntilEpochMs')} < ${u.value('now', av.n(request.nowEpochMs))} AND ${roundLeft}) OR ` +
       `(${status} = ${u.value('deliveryFailed', av.s('delivery-failed'))} AND ${roundLeft})`

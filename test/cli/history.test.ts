@@ -36,7 +36,7 @@ async function decideLongGap(job: JobDefinition, tableName: string): Promise<voi
   await h.dispatcher.handle(tickEvent(job.id, '2023-06-01T07:00:00Z'));
   await sweepMinutes(h, clock, '2023-06-01T07:01:00Z', '2023-06-01T07:01:00Z');
   await h.ledger.pause(job.id, { at: new Date('2023-06-01T07:10:00Z'), by: ALICE, reason: 'db' });
-  await h.ledger.resume(job.id, { at: new Date('2023-06-01T07:20:00Z'), catchUp: false });
+  await h.ledger.resume(job.id, { at: new Date('2023-06-01T07:20:00Z') });
   clock.set('2023-06-01T10:01:02Z');
   await h.dispatcher.handle(tickEvent(job.id, '2023-06-01T10:01:00Z'));
   client.destroy();

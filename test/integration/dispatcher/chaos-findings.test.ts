@@ -184,10 +184,7 @@ describe('found by the chaos simulation', () => {
     const h = harness({ client, tableName, clock, jobs: [fiveMinutely], targets });
     await h.ledger.createJobState(fiveMinutely.id, new Date('2023-06-01T10:15:00Z'));
     await h.ledger.pause(fiveMinutely.id, { at: clock.now(), by: 'ops', reason: 'migration' });
-    await h.ledger.resume(fiveMinutely.id, {
-      at: new Date('2023-06-01T10:50:00Z'),
-      catchUp: false,
-    });
+    await h.ledger.resume(fiveMinutely.id, { at: new Date('2023-06-01T10:50:00Z') });
     // The 10:45 tick was held up for 7 minutes: it arrives after the operator resumed.
     clock.set('2023-06-01T10:52:28Z');
     const late = await h.dispatcher.handle(tickEvent(fiveMinutely.id, '2023-06-01T10:45:00Z'));

@@ -132,3 +132,57 @@ describe('a job removed from jobs.yaml', () => {
     expect(again.notifier.sent).toEqual([]);
   });
 });
+
+// A job gets on the roster by a sweep's roll call, and by the tick that starts it: a deploy
+// whose sweeps never ran (or always failed) before the next deploy dropped the job still had
+// the job's state written by its first tick, and the dropping deploy's first sweep must end it.
+describe('a job dropped before any sweep of the deploy that listed it', () => {
+  const job = makeJob({ id: 'short-lived', schedule: '*/15 * * * *', timezone: 'UTC' });
+  const other = makeJob({ id: 'stays', schedule: '0 * * * *', timezone: 'UTC' });
+
+  it('is ended by the dropping deploy’s first sweep when only its first tick ran', async () => {
+    const { client, tableName } = await faultableLedgerTable('deploy5');
+    const clock = new TestClock('2023-06-01T10:00:02Z');
+    const targets = new RecordingTargets();
+    const first = harness({ client, tableName, clock, jobs: [job, other], targets });
+    await first.dispatcher.handle(tickEvent(job.id, '2023-06-01T10:00:00Z'));
+    // Redeployed without the job at 10:09:30, before any sweep of the first deploy.
+    const without = harness({ client, tableName, clock, jobs: [other], targets });
+    await sweepMinutes(without, clock, '2023-06-01T10:10:00Z', '2023-06-01T10:11:00Z');
+    expect((await without.ledger.getJobState(job.id))?.removedAt).toBeDefined();
+    clock.set('2023-06-08T10:00:02Z');
+    const again = harness({ client, tableName, clock, jobs: [job, other], targets });
+    await again.dispatcher.handle(tickEvent(job.id, '2023-06-08T10:00:00Z'));
+    expect(targets.instants()).toEqual(['2023-06-01T10:00:00.000Z', '2023-06-08T10:00:00.000Z']);
+    expect(again.metrics.count(job.id, 'MissedRuns')).toBe(0);
+    expect(again.notifier.sent).toEqual([]);
+  });
+
+  it('is ended again when the deploy that listed it again ran only its first tick', async () => {
+    const { client, tableName } = await faultableLedgerTable('deploy6');
+    const clock = new TestClock('2023-06-01T10:00:02Z');
+    const targets = new RecordingTargets();
+    const first = harness({ client, tableName, clock, jobs: [job, other], targets });
+    await first.dispatcher.handle(tickEvent(job.id, '2023-06-01T10:00:00Z'));
+    await sweepMinutes(first, clock, '2023-06-01T10:01:00Z', '2023-06-01T10:02:00Z');
+    const without = harness({ client, tableName, clock, jobs: [other], targets });
+    await sweepMinutes(without, clock, '2023-06-01T10:10:00Z', '2023-06-01T10:11:00Z');
+    // Listed again on 06-08; its first tick runs, and the next deploy drops it before any sweep.
+    clock.set('2023-06-08T10:00:02Z');
+    const back = harness({ client, tableName, clock, jobs: [job, other], targets });
+    await back.dispatcher.handle(tickEvent(job.id, '2023-06-08T10:00:00Z'));
+    const dropped = harness({ client, tableName, clock, jobs: [other], targets });
+    await sweepMinutes(dropped, clock, '2023-06-08T10:10:00Z', '2023-06-08T10:11:00Z');
+    expect((await dropped.ledger.getJobState(job.id))?.removedAt).toBeDefined();
+    clock.set('2023-06-15T10:00:02Z');
+    const again = harness({ client, tableName, clock, jobs: [job, other], targets });
+    await again.dispatcher.handle(tickEvent(job.id, '2023-06-15T10:00:00Z'));
+    expect(targets.instants()).toEqual([
+      '2023-06-01T10:00:00.000Z',
+      '2023-06-08T10:00:00.000Z',
+      '2023-06-15T10:00:00.000Z',
+    ]);
+    expect(again.metrics.count(job.id, 'MissedRuns')).toBe(0);
+    expect(again.notifier.sent).toEqual([]);
+  });
+});

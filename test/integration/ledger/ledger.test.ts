@@ -357,6 +357,31 @@ describe.each(stores)('the ledger on %s', (_name, open) => {
       expect(await ledger.findDue(shard, T + 1_000_000, 10)).toEqual([]);
     });
 
+    it("admits one claim in a redrive's round whatever maxAttempts says, a redrive's first claim of a run included", async () => {
+      const ledger = await open();
+      await ledger.claim(claim({ maxAttempts: 1 }));
+      const failure = { lastError: 'x', failedAt: new Date(T), outboxLeaseUntilEpochMs: T };
+      await ledger.failDelivery(KEY, 1, failure);
+      await ledger.confirmOutbox(KEY, ['dead-letter', 'notify:dead-lettered'], new Date(T));
+      await ledger.resetForRedrive(KEY, T + 10);
+      const redriven = claim({ mode: 'reclaim', origin: 'redrive', nowEpochMs: T + 10 });
+      expect((await ledger.claim(redriven)).claimed).toBe(true);
+      // Its claim expired (the redriver died), and then its attempt failed: no second one.
+      const late = T + 100_000;
+      expect(await ledger.claim(claim({ nowEpochMs: late }))).toMatchObject({
+        claimed: false,
+        existing: { status: 'claimed', roundAttempts: 1, generation: 1 },
+      });
+      await ledger.releaseFailed(KEY, 2, { lastError: 'x', retryAtEpochMs: T });
+      expect((await ledger.claim(claim({ mode: 'reclaim', nowEpochMs: late }))).claimed).toBe(
+        false,
+      );
+      // A redrive of a run the ledger had no item for: its first claim is the round's one.
+      const other = `8${KEY.slice(1)}`;
+      await ledger.claim(claim({ key: other, origin: 'redrive' }));
+      expect((await ledger.claim(claim({ key: other, nowEpochMs: late }))).claimed).toBe(false);
+    });
+
     it('reads many keys in batches of 100', async () => {
       const ledger = await open();
       const keys = Array.from(
@@ -501,12 +526,12 @@ describe.each(stores)('the ledger on %s', (_name, open) => {
       expect(await count('run-h', 70)).toMatchObject({ skips: 2, raises: true });
     });
 
-    it('resumes leaving W where it was, and remembers the pause and whether it is caught up', async () => {
+    it('resumes leaving W where it was, and remembers the last pause only', async () => {
       const ledger = await open();
       const from = new Date('2023-06-01T10:00:00Z');
       const to = new Date('2023-06-03T10:00:00Z');
       await ledger.createJobState('j', new Date('2023-05-01T00:00:00Z'));
-      expect(await ledger.resume('j', { at: to, catchUp: false })).toBe(false);
+      expect(await ledger.resume('j', { at: to })).toBe(false);
       await ledger.pause('j', { at: from, by: 'ops', reason: 'db migration', until: to });
       await ledger.pause('j', { at: to, by: 'ops', reason: 'still migrating' });
       expect(await ledger.getJobState('j')).toMatchObject({
@@ -514,7 +539,7 @@ describe.each(stores)('the ledger on %s', (_name, open) => {
         pauseReason: 'still migrating',
       });
       expect((await ledger.getJobState('j'))?.pausedUntil).toBeUndefined();
-      expect(await ledger.resume('j', { at: to, catchUp: false })).toBe(true);
+      expect(await ledger.resume('j', { at: to })).toBe(true);
       const resumed = {
         jobId: 'j',
         watermarkAt: '2023-05-01T00:00:00.000Z',
@@ -523,12 +548,13 @@ describe.each(stores)('the ledger on %s', (_name, open) => {
         lastPauseTo: to.toISOString(),
       };
       expect(await ledger.getJobState('j')).toEqual(resumed);
+      const later = new Date('2023-06-04T10:00:00Z');
       await ledger.pause('j', { at: to, by: 'ops', reason: 'again' });
-      expect(await ledger.resume('j', { at: to, catchUp: true })).toBe(true);
+      expect(await ledger.resume('j', { at: later })).toBe(true);
       expect(await ledger.getJobState('j')).toEqual({
         ...resumed,
         lastPauseFrom: to.toISOString(),
-        lastPauseCatchUp: true,
+        lastPauseTo: later.toISOString(),
       });
     });
 

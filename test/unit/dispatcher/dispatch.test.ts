@@ -5,7 +5,7 @@ import {
   RedriveRefusedError,
 } from '../../../functions/dispatcher/dispatch.ts';
 import { periodBucket } from '../../../functions/schedule/index.ts';
-import { instrument } from '../../support/ddb-faults.ts';
+import { instrument, updating } from '../../support/ddb-faults.ts';
 import { RecordingDeadLetters, RecordingTargets, TestClock } from '../../support/doubles.ts';
 import { harness, sweepEvent, sweepMinutes, tickEvent as tick } from '../../support/harness.ts';
 import { HOSTILE_EVENTS, MAX_HOSTILE_LOG_CHARS, settled } from '../../support/hostile-events.ts';
@@ -352,6 +352,31 @@ describe('manual runs and redrive', () => {
     await sweepMinutes(t, t.clock, '2023-06-01T10:34:00Z', '2023-06-01T10:55:00Z');
     expect(t.targets.attempts).toBe(3);
     expect(await t.ledger.getRun(key)).toMatchObject({ status: 'failed', attempts: 3, outbox: [] });
+    expect(t.deadLetters.messages).toHaveLength(1);
+    expect(t.notifier.sent.map((n) => n.signal)).toEqual(['dead-lettered']);
+  });
+
+  it('refuses a duplicate tick a second attempt when the redriver died after claiming the redrive’s one attempt', async () => {
+    const { t, key } = await deadLetteredTwice();
+    t.clock.set('2023-06-01T10:30:00Z');
+    // The redriver's reset and claim land, then it dies before it reaches the target.
+    t.faults.fail(updating('secretHashes'), {
+      when: 'after',
+      error: () => new Error('redriver died'),
+    });
+    await expect(
+      t.dispatcher.redrive({ jobId: 'daily', at: new Date('2023-06-01T10:00:00Z') }),
+    ).rejects.toThrow('redriver died');
+    expect(await t.ledger.getRun(key)).toMatchObject({ status: 'claimed', roundAttempts: 1 });
+    // A copy of the run's tick comes after the claim's lease: the redrive's attempt was taken.
+    t.clock.set('2023-06-01T10:35:01Z');
+    const copy = await t.dispatcher.handle(tick('daily', '2023-06-01T10:00:00Z'));
+    expect(copy).toMatchObject({ outcomes: [{ outcome: 'duplicate' }] });
+    expect(t.targets.attempts).toBe(2);
+    // The sweep ends the redrive's round: failed again, with its one dead letter and page.
+    await sweepMinutes(t, t.clock, '2023-06-01T10:36:00Z', '2023-06-01T10:37:00Z');
+    expect(await t.ledger.getRun(key)).toMatchObject({ status: 'failed', attempts: 3, outbox: [] });
+    expect(t.targets.attempts).toBe(2);
     expect(t.deadLetters.messages).toHaveLength(1);
     expect(t.notifier.sent.map((n) => n.signal)).toEqual(['dead-lettered']);
   });
