@@ -23,10 +23,22 @@ const KEY = Symbol.for('zonecron.test.dynamoDbLocal');
 const registry = globalThis as { [KEY]?: Shared };
 
 /**
+ * What a run without DynamoDB Local provides instead of an endpoint: the SDK refuses it as an
+ * invalid URL that says why.
+ */
+const NOT_STARTED = 'not-started:ZONECRON_TEST_DYNAMODB_LOCAL=0';
+
+/**
  * Starts one DynamoDB Local for the whole test run, shared by every project that lists this
- * file, and stops it once the last of them is done.
+ * file, and stops it once the last of them is done. `ZONECRON_TEST_DYNAMODB_LOCAL=0` starts
+ * none, for runs of files that read no ledger (npm test's second, zone-sensitive run): the JVM
+ * would cost 3 s of CPU and hold the workers back until it answers.
  */
 export default async function setup(project: TestProject) {
+  if (process.env.ZONECRON_TEST_DYNAMODB_LOCAL === '0') {
+    project.provide('dynamoEndpoint', NOT_STARTED);
+    return;
+  }
   const shared = registry[KEY] ?? { started: startDynamoDbLocal(), users: 0 };
   registry[KEY] = shared;
   shared.users += 1;
