@@ -3,25 +3,30 @@ import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * Seconds each long test file takes on an idle 2-core machine (from `npm test`'s
- * `.vitest-results/*.json`); every other file takes a few seconds at most. Update it when a
+ * Seconds each long test file takes on the shared 2-core machine (from `npm test`'s output, at
+ * load average about 5); every other file takes a few seconds at most. Update it when a
  * file becomes long: a long file left unlisted may start last and run alone at the end.
  */
 export const EXPECTED_SECONDS: Readonly<Record<string, number>> = {
-  'test/integration/lifecycle/dst-nights.test.ts': 82,
-  'test/cli/simulate.test.ts': 62,
-  'test/cli/validate.test.ts': 45,
-  'test/integration/fuzz/fate.test.ts': 31,
-  'test/unit/schedule/zone-scan.test.ts': 31,
-  'test/infra/cdk-cli.test.ts': 28,
-  'test/unit/covering/covering-reference.test.ts': 18,
-  'test/integration/dispatcher/gaps.test.ts': 14,
-  'test/infra/zonecron-function.test.ts': 13,
-  'test/integration/dispatcher/scenarios.test.ts': 13,
-  'test/unit/cli/simulation/query-memo.test.ts': 13,
-  'test/unit/cli/simulation/run-simulation.test.ts': 12,
-  'test/integration/dispatcher/findings.test.ts': 12,
-  'test/unit/schedule/properties.test.ts': 10,
+  'test/integration/lifecycle/dst-nights.test.ts': 50,
+  'test/cli/simulate.test.ts': 43,
+  'test/infra/scale.test.ts': 42,
+  'test/cli/validate.test.ts': 39,
+  'test/integration/fuzz/fate.test.ts': 26,
+  'test/unit/schedule/zone-scan.test.ts': 21,
+  'test/infra/cdk-cli.test.ts': 18,
+  'test/infra/stability.test.ts': 12,
+  'test/cli/history.test.ts': 11,
+  'test/unit/covering/covering-reference.test.ts': 9,
+  'test/infra/zonecron-function.test.ts': 8,
+  'test/infra/two-installations.test.ts': 8,
+  'test/infra/jobs-yaml.test.ts': 8,
+  'test/integration/dispatcher/gaps.test.ts': 7,
+  'test/unit/cli/simulation/query-memo.test.ts': 7,
+  'test/unit/schedule/properties.test.ts': 6,
+  'test/cli/errors-and-help.test.ts': 6,
+  'test/cli/startup.test.ts': 6,
+  'test/integration/dispatcher/scenarios.test.ts': 6,
 };
 
 /** Bytes of source that stand for one expected second, for files not in the table. */
