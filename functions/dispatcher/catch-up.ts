@@ -66,6 +66,36 @@ interface GapPlan {
 }
 
 /**
+ * The fast path's run: its tick moved W straight to it (`swapWatermark`), keeping the budget of
+ * any gap W was behind. The gap ends only once the claim is the tick's: a run another already
+ * decided (a sweep that skipped it and died before it moved W, or is still finishing) leaves
+ * the gap and its budget as they are, like a late tick's catch-up does.
+ *
+ * ```
+ *   swap W := S (gapCaughtUp kept) ── claim S ──ours──> endGap: gapCaughtUp cleared
+ *                                            └─refused──> duplicate: the gap goes on
+ * ```
+ *
+ * Only a swap that found a budget costs the extra write; an on-time run stays at its requests.
+ *
+ * @example
+ * await deliverOnTime(ctx, job, own, { swapped: true, gapCaughtUp: 1 })
+ * //=> { outcome: 'dispatched', ... } (and the job state no longer has gapCaughtUp)
+ */
+export async function deliverOnTime(
+  ctx: CoreContext,
+  job: JobDefinition,
+  own: Occurrence,
+  swap: { readonly gapCaughtUp?: number },
+): Promise<RunOutcome> {
+  const run = tickRun(job, own);
+  if (!swap.gapCaughtUp) return deliverRun(ctx, run);
+  return deliverRun(ctx, run, async (item) => {
+    if (ownedByItsTick(item)) await ctx.ledger.endGap(job.id, own.at);
+  });
+}
+
+/**
  * Decides every undecided run of one job up to `upTo`, under the job's catch-up lease: the one
  * place catch-up policy is applied, for late ticks and for the sweep alike.
  *
