@@ -142,8 +142,9 @@ export async function catchUpUnderLease(
 ): Promise<RunOutcome[] | undefined> {
   const nowEpochMs = ctx.clock().getTime();
   const leaseUntilEpochMs = nowEpochMs + ctx.options.leaseSeconds * 1000;
-  const state = await ctx.ledger.acquireCatchup(job.id, nowEpochMs, leaseUntilEpochMs);
-  if (!state) return undefined;
+  const acquired = await ctx.ledger.acquireCatchup(job.id, nowEpochMs, leaseUntilEpochMs);
+  if (!acquired) return undefined;
+  const state = await withGapEnded(ctx, job, acquired);
   const { plan, incident } = await decideGap(ctx, job, request, state, leaseUntilEpochMs);
   const outcomes: RunOutcome[] = ownSkipped(job, request, plan);
   for (const occurrence of plan.deliver) {
@@ -176,6 +177,22 @@ async function decideGap(
   } finally {
     await ctx.ledger.finishCatchup(job.id, leaseUntilEpochMs, finished);
   }
+}
+
+/**
+ * The job state with no budget spent when the run at W is its tick's: a fast-path tick that
+ * claimed its own run and died before it ended the gap (`endGap`) still ended it. Read only
+ * while a budget is recorded, which is rare: a gap caught up in more than one catch-up.
+ */
+async function withGapEnded(
+  ctx: CoreContext,
+  job: JobDefinition,
+  state: JobStateItem,
+): Promise<JobStateItem> {
+  if (!state.gapCaughtUp || !state.watermarkAt) return state;
+  const key = periodBucket(job.id, new Date(state.watermarkAt));
+  const atW = (await ctx.ledger.getRuns([key], true)).get(key);
+  return atW && ownedByItsTick(atW) ? { ...state, gapCaughtUp: 0 } : state;
 }
 
 /**
