@@ -205,6 +205,7 @@ function instantLedger(): Ledger {
     retire: yes,
     deployInstant: async (_bundleId: string, at: Date) => at,
     advanceWatermark: yes,
+    endGap: yes,
     acquireCatchup: async () => undefined,
     finishCatchup: async () => {},
     acquireSlot: async () => ({ acquired: true }),

@@ -69,6 +69,36 @@ interface GapPlan {
 }
 
 /**
+ * The fast path's run: its tick moved W straight to it (`swapWatermark`), keeping the budget of
+ * any gap W was behind. The gap ends only once the claim is the tick's: a run another already
+ * decided (a sweep that skipped it and died before it moved W, or is still finishing) leaves
+ * the gap and its budget as they are, like a late tick's catch-up does.
+ *
+ * ```
+ *   swap W := S (gapCaughtUp kept) ── claim S ──ours──> endGap: gapCaughtUp cleared
+ *                                            └─refused──> duplicate: the gap goes on
+ * ```
+ *
+ * Only a swap that found a budget costs the extra write; an on-time run stays at its requests.
+ *
+ * @example
+ * await deliverOnTime(ctx, job, own, { swapped: true, gapCaughtUp: 1 })
+ * //=> { outcome: 'dispatched', ... } (and the job state no longer has gapCaughtUp)
+ */
+export async function deliverOnTime(
+  ctx: CoreContext,
+  job: JobDefinition,
+  own: Occurrence,
+  swap: { readonly gapCaughtUp?: number },
+): Promise<RunOutcome> {
+  const run = tickRun(job, own);
+  if (!swap.gapCaughtUp) return deliverRun(ctx, run);
+  return deliverRun(ctx, run, async (item) => {
+    if (ownedByItsTick(item)) await ctx.ledger.endGap(job.id, own.at);
+  });
+}
+
+/**
  * Decides every undecided run of one job up to `upTo`, under the job's catch-up lease: the one
  * place catch-up policy is applied, for late ticks and for the sweep alike.
  *
@@ -115,8 +145,9 @@ export async function catchUpUnderLease(
 ): Promise<RunOutcome[] | undefined> {
   const nowEpochMs = ctx.clock().getTime();
   const leaseUntilEpochMs = nowEpochMs + ctx.options.leaseSeconds * 1000;
-  const state = await ctx.ledger.acquireCatchup(job.id, nowEpochMs, leaseUntilEpochMs);
-  if (!state) return undefined;
+  const acquired = await ctx.ledger.acquireCatchup(job.id, nowEpochMs, leaseUntilEpochMs);
+  if (!acquired) return undefined;
+  const state = await withGapEnded(ctx, job, acquired);
   const { plan, incident } = await decideGap(ctx, job, request, state, leaseUntilEpochMs);
   const outcomes: RunOutcome[] = ownSkipped(job, request, plan);
   for (const occurrence of plan.deliver) {
@@ -149,6 +180,22 @@ async function decideGap(
   } finally {
     await ctx.ledger.finishCatchup(job.id, leaseUntilEpochMs, finished);
   }
+}
+
+/**
+ * The job state with no budget spent when the run at W is its tick's: a fast-path tick that
+ * claimed its own run and died before it ended the gap (`endGap`) still ended it. Read only
+ * while a budget is recorded, which is rare: a gap caught up in more than one catch-up.
+ */
+async function withGapEnded(
+  ctx: CoreContext,
+  job: JobDefinition,
+  state: JobStateItem,
+): Promise<JobStateItem> {
+  if (!state.gapCaughtUp || !state.watermarkAt) return state;
+  const key = periodBucket(job.id, new Date(state.watermarkAt));
+  const atW = (await ctx.ledger.getRuns([key], true)).get(key);
+  return atW && ownedByItsTick(atW) ? { ...state, gapCaughtUp: 0 } : state;
 }
 
 /**

@@ -321,10 +321,12 @@ export function retryDelayMs(options: DispatcherOptions, attempt: number): numbe
 }
 
 /**
- * Claims one run in the ledger and, if the claim is ours, delivers it.
+ * Claims one run in the ledger and, if the claim is ours, delivers it; `claimed`, when given,
+ * is told the claimed item first, before any delivery (the fast path ends a gap there).
  *
  * ```
  *  claim ──refused──> duplicate (the stored item comes back; logged, counted)
+ *    ├─ claimed ──> claimed(item)
  *    ├─ took over an expired claim ──> counted Redelivered (the holder may have delivered it)
  *    ├─ forbid, another run holds the job's slot ──> skipped(overlap)
  *    └─ deliver ──ok──> dispatched (late? → notify)       the write is retried in-invocation
@@ -332,7 +334,11 @@ export function retryDelayMs(options: DispatcherOptions, attempt: number): numbe
  *                      none left:     failed(delivery) + one DLQ message + notify
  * ```
  */
-export async function deliverRun(ctx: CoreContext, run: PlannedRun): Promise<RunOutcome> {
+export async function deliverRun(
+  ctx: CoreContext,
+  run: PlannedRun,
+  claimed?: (item: RunItem) => Promise<void>,
+): Promise<RunOutcome> {
   const { ledger, clock, options } = ctx;
   const nowEpochMs = clock().getTime();
   // A fresh secret per claim; its hash is stored by the claim itself, before any delivery.
@@ -358,6 +364,7 @@ export async function deliverRun(ctx: CoreContext, run: PlannedRun): Promise<Run
   });
   if (!claim.claimed) return duplicate(ctx, run, claim.existing, nowEpochMs);
   const item = claim.item;
+  await claimed?.(item);
   if (item.previousStatus === 'claimed') reportRedelivery(ctx, run, item);
   if (run.missed && item.attempts === 1) reportMissed(ctx, run, 'delivered late');
   const outcome = await attemptDelivery(ctx, run, item, secret);

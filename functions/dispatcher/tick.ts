@@ -1,7 +1,7 @@
 import { inLastPause, type JobStateItem, reasonInRange } from '#ledger/index.ts';
 import { type JobDefinition, scheduleIdOf, scheduleSpecOf } from '#shared/job.ts';
 import { type Occurrence, occurrencesBetween } from '../schedule/index.ts';
-import { catchUpJob, catchUpUnderLease } from './catch-up.ts';
+import { catchUpJob, catchUpUnderLease, deliverOnTime } from './catch-up.ts';
 import {
   type CoreContext,
   deliverRun,
@@ -84,7 +84,7 @@ export async function handleTick(
     scheduledAt: s,
     scheduleId: scheduleIdOf(job),
   });
-  if (swap.swapped) return result([await deliverRun(ctx, tickRun(job, own))]);
+  if (swap.swapped) return result([await deliverOnTime(ctx, job, own, swap)]);
   return result(await slowPath(ctx, job, own, previous, swap.state));
 }
 

@@ -9,9 +9,13 @@ import type { LedgerStore } from './ledger-store.ts';
 import { LEDGER_PARTITION_KEY } from './ledger-table.ts';
 import { UpdateExpression } from './update-expression.ts';
 
-/** What the fast path's watermark swap found when it did not apply. */
+/**
+ * What the fast path's watermark swap did: applied, with the budget of a gap it kept open
+ * (`gapCaughtUp`, for the tick to end once its own claim succeeds); or refused, with the state
+ * that refused it.
+ */
 export type SwapOutcome =
-  | { readonly swapped: true }
+  | { readonly swapped: true; readonly gapCaughtUp?: number }
   | { readonly swapped: false; readonly state: JobStateItem | undefined };
 
 /** Where a run skipped for overlap stands in its job's incident (`countOverlapSkip`). */
@@ -87,6 +91,12 @@ export interface JobStateLedger {
   /** Moves W forward to `at` (never back); sets `since` if absent. */
   advanceWatermark(jobId: string, at: Date): Promise<boolean>;
   /**
+   * Ends the gap W was behind: clears its budget spent (`gapCaughtUp`), while W still stands at
+   * `at`, the run whose tick claimed it. False when W has moved on (a later catch-up recorded
+   * a budget of its own) or there was none.
+   */
+  endGap(jobId: string, at: Date): Promise<boolean>;
+  /**
    * Takes the job's catch-up lease; the state, or undefined when another holds it or the job
    * has never run.
    */
@@ -96,8 +106,8 @@ export interface JobStateLedger {
     leaseUntilEpochMs: number,
   ): Promise<JobStateItem | undefined>;
   /**
-   * Gives the catch-up lease back; with `decided`, first moves W to its `upTo` (if later) and
-   * records the gap's budget spent so far (`gapCaughtUp`).
+   * Gives the catch-up lease back; with `decided`, first moves W to its `upTo` (unless W is
+   * past it) and records the gap's budget spent so far (`gapCaughtUp`).
    */
   finishCatchup(
     jobId: string,
@@ -159,6 +169,7 @@ export function createJobStateLedger(store: LedgerStore): JobStateLedger {
     createJobState: (jobId, at, scheduleId) => createJobState(store, jobId, at, scheduleId),
     adoptSchedule: (state, change) => adoptSchedule(store, state, change),
     advanceWatermark: (jobId, at) => advanceWatermark(store, jobId, at),
+    endGap: (jobId, at) => endGap(store, jobId, at),
     acquireCatchup: (jobId, nowEpochMs, leaseUntilEpochMs) =>
       acquireCatchup(store, jobId, nowEpochMs, leaseUntilEpochMs),
     finishCatchup: (jobId, leaseUntilEpochMs, decided) =>
@@ -180,7 +191,7 @@ async function write(
   key: string,
   u: UpdateExpression,
   condition?: (u: UpdateExpression) => string,
-  returnValues?: 'ALL_NEW',
+  returnValues?: 'ALL_NEW' | 'ALL_OLD',
 ) {
   const cond = condition?.(u);
   const { update, names, values } = u.build();
@@ -216,10 +227,12 @@ async function swapWatermark(
   runs: Parameters<JobStateLedger['swapWatermark']>[1],
 ): Promise<SwapOutcome> {
   const at = runs.scheduledAt.toISOString();
-  // A tick that delivers its own run on time ends any gap: the next one has a budget of its own.
-  const u = new UpdateExpression().set('watermarkAt', av.s(at)).remove('gapCaughtUp', 'removedAt');
+  // The gap's budget stays: S may already be decided by a catch-up that has not moved W (one
+  // that died, or is finishing), and then S's tick does not end the gap. It asks for the item
+  // as it was (no extra request) to know whether there is a budget for its claim to end.
+  const u = new UpdateExpression().set('watermarkAt', av.s(at)).remove('removedAt');
   if (runs.scheduleId) u.set('scheduleId', av.s(runs.scheduleId));
-  const result = await write(store, jobStateKey(jobId), u, (c) => {
+  const condition = (c: UpdateExpression) => {
     const w = c.name('watermarkAt');
     const lower =
       runs.previous === undefined
@@ -229,9 +242,13 @@ async function swapWatermark(
       ? ` AND (attribute_not_exists(${c.name('scheduleId')}) OR ${c.name('scheduleId')} = ${c.value('sid', av.s(runs.scheduleId))})`
       : '';
     return `${lower} AND ${w} < ${c.value('scheduled', av.s(at))} AND attribute_not_exists(${c.name('pausedAt')})${same}`;
-  });
-  if (result.applied) return { swapped: true };
-  return { swapped: false, state: result.current && decodeJobState(result.current) };
+  };
+  const result = await write(store, jobStateKey(jobId), u, condition, 'ALL_OLD');
+  if (!result.applied) {
+    return { swapped: false, state: result.current && decodeJobState(result.current) };
+  }
+  const spent = result.item && decodeJobState(result.item).gapCaughtUp;
+  return spent ? { swapped: true, gapCaughtUp: spent } : { swapped: true };
 }
 
 /** A job's first state, unless it has one (`JobStateLedger.createJobState`). */
@@ -294,6 +311,16 @@ async function advanceWatermark(store: LedgerStore, jobId: string, at: Date): Pr
   return result.applied;
 }
 
+/** Clears the gap's budget while W stands at `at` (`JobStateLedger.endGap`). */
+async function endGap(store: LedgerStore, jobId: string, at: Date): Promise<boolean> {
+  const u = new UpdateExpression().remove('gapCaughtUp');
+  const result = await write(store, jobStateKey(jobId), u, (c) => {
+    const w = c.name('watermarkAt');
+    return `${w} = ${c.value('at', av.s(at.toISOString()))} AND attribute_exists(${c.name('gapCaughtUp')})`;
+  });
+  return result.applied;
+}
+
 /** Takes the catch-up lease if free or expired (`JobStateLedger.acquireCatchup`). */
 async function acquireCatchup(
   store: LedgerStore,
@@ -343,7 +370,9 @@ async function finishCatchup(
       .set('watermarkAt', iso)
       .set('gapCaughtUp', av.n(decided.gapCaughtUp))
       .remove('catchupLeaseUntilEpochMs'),
-    (c) => `${ours(c)} AND ${c.name('watermarkAt')} < ${c.value('upTo', iso)}`,
+    // At upTo already: S's tick swapped W there while we decided, and S was ours to decide
+    // (its tick's claim ends the gap, its refused one does not): our budget still counts.
+    (c) => `${ours(c)} AND ${c.name('watermarkAt')} <= ${c.value('upTo', iso)}`,
   );
   if (moved.applied) return;
   await write(

@@ -23,11 +23,12 @@ import fc from 'fast-check';
 import { SETTLE_LIMIT_MS } from '../../cli/simulation/event-loop.ts';
 import { type FaultPlan, parseFaultPlan } from '../../cli/simulation/faults.ts';
 import { EVENT_DELAY_MS } from '../../cli/simulation/world.ts';
+import { nextOccurrences } from '../../functions/schedule/index.ts';
 import {
   DEFAULT_DISPATCHER_TIMEOUT_SECONDS,
   LEASE_MARGIN_SECONDS,
 } from '../../functions/shared/defaults.ts';
-import type { JobDefinition } from '../../functions/shared/job.ts';
+import { type JobDefinition, scheduleSpecOf } from '../../functions/shared/job.ts';
 import { parseJobsConfig } from '../../infra/config/load-jobs.ts';
 import {
   type FateResult,
@@ -244,7 +245,9 @@ function difference(a: readonly string[], b: readonly string[]): string[] {
  * lease and `maxRuntime` before it (§6 Overlap: a run whose attempt died unrecorded may have
  * been invoked, and holds the slot that long); delivered where the model skips it for overlap
  * only if an invocation failed before its delivery and the previous run had ended by then;
- * delivered by its own tick where the model skips it under the policy only if that tick failed.
+ * delivered by its own tick where the model skips it under the policy only if that tick failed;
+ * skipped(catch-up-latest) where the model delivers it only if failed invocations held its
+ * decision off until the job's next run was due.
  */
 function compareTolerantly(
   jobs: readonly JobDefinition[],
@@ -273,6 +276,7 @@ function compareTolerantly(
             (lateForAFailure(s, job, seen) ||
               heldForAFailure(s, job, seen) ||
               freedForAFailure(s, candidates, seen) ||
+              mootForAFailure(s, job, candidates, seen) ||
               claimedByItsFailedTick(s, candidates, seen)))));
     if (!ok) {
       const said = [...new Set(candidates.map(fateText))].join(' or ');
@@ -338,6 +342,43 @@ function claimedByItsFailedTick(
   return seen.failed.some(
     (f) => f.kind === 'tick' && f.jobId === run.jobId && f.scheduledAt.getTime() === atMs,
   );
+}
+
+/** How often the sweep runs. */
+const SWEEP_INTERVAL_MS = 60_000;
+
+/**
+ * A `latest` run skipped (catch-up-latest) where the model delivers it: from the sweep after
+ * its grace until the job's next run was due, failed invocations held the decision off, each
+ * within a lease and a sweep of the one before. A failure may hold the job's catch-up lease
+ * (LEASE_SECONDS), so the sweeps defer the job, and the gap is decided only once the next run
+ * is due, which makes the older one moot (§6: latest catches up only the newest run due when
+ * the gap is decided). The model cannot know the lease was held, and decides the gap at the
+ * sweep after the run's grace. A run skipped while it was still the newest due, or with no
+ * failure to hold it off, is a violation.
+ */
+function mootForAFailure(
+  run: SystemRun,
+  job: JobDefinition | undefined,
+  candidates: readonly RunFate[],
+  seen: SystemObservation,
+): boolean {
+  if (!job || run.status !== 'skipped' || run.reason !== 'catch-up-latest') return false;
+  if (!candidates.some((m) => m.status === 'delivered')) return false;
+  const atMs = Date.parse(run.at);
+  const nextMs = nextOccurrences(scheduleSpecOf(job), new Date(atMs), 1)[0]?.at.getTime();
+  if (nextMs === undefined) return false;
+  const failures = seen.failed
+    .map((f) => f.arrivesAt.getTime())
+    .filter((ms) => ms >= atMs && ms <= nextMs)
+    .sort((a, b) => a - b);
+  // Up to when the run may still be undecided: its grace, then each failure's lease on.
+  let heldUntilMs = atMs + job.alarm.graceSeconds * 1000;
+  for (const ms of failures) {
+    if (ms > heldUntilMs) break;
+    heldUntilMs = Math.max(heldUntilMs, ms + LEASE_MS + SWEEP_INTERVAL_MS);
+  }
+  return heldUntilMs >= nextMs;
 }
 
 /** A run skipped outside its window when an invocation failed within a lease of its decision. */

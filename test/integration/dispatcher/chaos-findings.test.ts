@@ -236,6 +236,85 @@ describe('found by the chaos simulation', () => {
     });
     expect(targets.instants()).toEqual(['2023-06-01T10:15:00.000Z']);
   });
+
+  it("keeps a gap's spent maxRuns when a late tick that moves the watermark straight to its run finds the run already skipped by a sweep that died before moving it, and ends the gap at the next run its tick claims", async () => {
+    const { client, faults, tableName } = await faultableLedgerTable('c7b');
+    const job = makeJob({
+      id: 'quarterly',
+      schedule: '*/15 * * * *',
+      timezone: 'UTC',
+      catchup: { policy: 'all', windowSeconds: 86_400, maxRuns: 1 },
+      alarm: { graceSeconds: 60 },
+    });
+    const clock = new TestClock('2023-06-01T10:16:20Z');
+    const targets = new RecordingTargets();
+    const options = { leaseSeconds: STACK_LEASE_SECONDS };
+    const h = harness({ client, tableName, clock, jobs: [job], targets, options });
+    await h.ledger.createJobState(job.id, new Date('2023-06-01T10:00:00Z'));
+    // The 10:15 tick is lost: the sweep catches 10:15 up and spends the gap's one run.
+    await h.dispatcher.handle(sweepEvent('2023-06-01T10:16:00Z'));
+    // The 10:30 tick is late; the sweep before it skips 10:30 (max-runs) and dies before the
+    // write that moves W, so W stays at 10:15, the run before 10:30.
+    faults.fail(updating('gapCaughtUp'), { times: 1, error: () => new Error('Runtime.ExitError') });
+    clock.set('2023-06-01T10:31:20Z');
+    await expect(h.dispatcher.handle(sweepEvent('2023-06-01T10:31:00Z'))).rejects.toThrow();
+    // The 10:30 tick arrives: W is at its previous run, so it moves W straight to 10:30, and
+    // its claim finds the run skipped. It delivered nothing of its own: the gap goes on.
+    clock.set('2023-06-01T10:32:00Z');
+    const late = await h.dispatcher.handle(tickEvent(job.id, '2023-06-01T10:30:00Z'));
+    expect(late).toMatchObject({ outcomes: [{ outcome: 'duplicate' }] });
+    expect(await h.ledger.getJobState(job.id)).toMatchObject({
+      watermarkAt: '2023-06-01T10:30:00.000Z',
+      gapCaughtUp: 1,
+    });
+    // The 10:45 tick is lost: the sweep finds the gap's budget spent.
+    clock.set('2023-06-01T10:46:20Z');
+    await h.dispatcher.handle(sweepEvent('2023-06-01T10:46:00Z'));
+    const at = (hm: string) => periodBucket(job.id, new Date(`2023-06-01T${hm}:00Z`));
+    expect(await h.ledger.getRun(at('10:45'))).toMatchObject({
+      status: 'skipped',
+      skipReason: 'max-runs',
+    });
+    expect(targets.instants()).toEqual(['2023-06-01T10:15:00.000Z']);
+    // The 11:00 tick is on time and claims its own run: that ends the gap.
+    clock.set('2023-06-01T11:00:00.200Z');
+    await h.dispatcher.handle(tickEvent(job.id, '2023-06-01T11:00:00Z'));
+    expect((await h.ledger.getJobState(job.id))?.gapCaughtUp).toBeUndefined();
+    expect(targets.instants()).toEqual(['2023-06-01T10:15:00.000Z', '2023-06-01T11:00:00.000Z']);
+  });
+
+  it('ends a gap at a run its on-time tick claimed, though the tick died before it cleared the budget', async () => {
+    const { client, faults, tableName } = await faultableLedgerTable('c7c');
+    const job = makeJob({
+      id: 'quarterly',
+      schedule: '*/15 * * * *',
+      timezone: 'UTC',
+      catchup: { policy: 'latest', windowSeconds: 86_400 },
+      alarm: { graceSeconds: 60 },
+    });
+    const clock = new TestClock('2023-06-01T10:16:20Z');
+    const targets = new RecordingTargets();
+    const options = { leaseSeconds: STACK_LEASE_SECONDS };
+    const h = harness({ client, tableName, clock, jobs: [job], targets, options });
+    await h.ledger.createJobState(job.id, new Date('2023-06-01T10:00:00Z'));
+    // The 10:15 tick is lost: the sweep catches 10:15 up, the gap's one latest run.
+    await h.dispatcher.handle(sweepEvent('2023-06-01T10:16:00Z'));
+    // The 10:30 tick is on time and claims its run; it dies on the write that ends the gap.
+    const endsGap = (r: { command: string; input: Record<string, unknown> }) =>
+      r.command === 'UpdateItemCommand' && String(r.input.UpdateExpression).startsWith('REMOVE');
+    faults.fail(endsGap, { times: 1, error: () => new Error('Runtime.ExitError') });
+    clock.set('2023-06-01T10:30:00.200Z');
+    await expect(h.dispatcher.handle(tickEvent(job.id, '2023-06-01T10:30:00Z'))).rejects.toThrow();
+    expect(await h.ledger.getJobState(job.id)).toMatchObject({ gapCaughtUp: 1 });
+    // The 10:45 tick is lost: a new gap, with a budget of its own.
+    clock.set('2023-06-01T10:46:20Z');
+    await h.dispatcher.handle(sweepEvent('2023-06-01T10:46:00Z'));
+    const at = (hm: string) => periodBucket(job.id, new Date(`2023-06-01T${hm}:00Z`));
+    expect(await h.ledger.getRun(at('10:45'))).toMatchObject({
+      status: 'dispatched',
+      origin: 'sweep',
+    });
+  });
 });
 
 describe('a pause with --until', () => {

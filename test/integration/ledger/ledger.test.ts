@@ -453,10 +453,34 @@ describe.each(stores)('the ledger on %s', (_name, open) => {
       expect(await ledger.acquireCatchup('j', T + 2, T + 60_002)).toBeDefined();
       await ledger.finishCatchup('j', T + 60_002, { upTo: w, gapCaughtUp: 0 }); // W never moves back
       expect((await ledger.getJobState('j'))?.watermarkAt).toBe(upTo.toISOString());
-      // A tick's own run delivered on time ends the gap: its budget is spent no more.
+      // The fast path's swap keeps the budget and says so; the tick's claim of its own run
+      // ends the gap, while W still stands at that run.
       const next = new Date('2023-06-01T13:00:00Z');
-      await ledger.swapWatermark('j', { previous: upTo, scheduledAt: next });
+      expect(await ledger.swapWatermark('j', { previous: upTo, scheduledAt: next })).toEqual({
+        swapped: true,
+        gapCaughtUp: 2,
+      });
+      expect((await ledger.getJobState('j'))?.gapCaughtUp).toBe(2);
+      expect(await ledger.endGap('j', upTo)).toBe(false);
+      expect(await ledger.endGap('j', next)).toBe(true);
       expect((await ledger.getJobState('j'))?.gapCaughtUp).toBeUndefined();
+      expect(await ledger.endGap('j', next)).toBe(false);
+    });
+
+    it('records a catch-up budget when a tick moved W to the catch-up upTo while it decided', async () => {
+      const ledger = await open();
+      const w = new Date('2023-06-01T10:00:00Z');
+      const upTo = new Date('2023-06-01T11:00:00Z');
+      await ledger.createJobState('j', w);
+      await ledger.acquireCatchup('j', T, T + 60_000);
+      await ledger.swapWatermark('j', { previous: w, scheduledAt: upTo });
+      await ledger.finishCatchup('j', T + 60_000, { upTo, gapCaughtUp: 1 });
+      expect(await ledger.getJobState('j')).toEqual({
+        jobId: 'j',
+        watermarkAt: upTo.toISOString(),
+        sinceAt: w.toISOString(),
+        gapCaughtUp: 1,
+      });
     });
 
     it('holds the forbid slot for one run until released or expired', async () => {
