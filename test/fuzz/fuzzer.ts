@@ -277,7 +277,8 @@ function compareTolerantly(
               heldForAFailure(s, job, seen) ||
               freedForAFailure(s, candidates, seen) ||
               mootForAFailure(s, job, candidates, seen) ||
-              claimedByItsFailedTick(s, candidates, seen)))));
+              claimedByItsFailedTick(s, candidates, seen) ||
+              spentElsewhereInItsGap(s, byId, seen)))));
     if (!ok) {
       const said = [...new Set(candidates.map(fateText))].join(' or ');
       violations.push(
@@ -289,6 +290,32 @@ function compareTolerantly(
 }
 
 const LEASE_MS = (DEFAULT_DISPATCHER_TIMEOUT_SECONDS + LEASE_MARGIN_SECONDS) * 1000;
+
+/**
+ * A run caught up where the model skips it for the gap's budget (`max-runs`, `catch-up-latest`),
+ * while the system delivered no more runs of that gap than the model did. A failure tolerated
+ * elsewhere (an older run of the gap skipped outside-window where the model delivered it) leaves
+ * the system's budget unspent; the gap's runs since its job's last run delivered by its own
+ * tick still never exceed the policy (§6: per gap, not per event).
+ */
+function spentElsewhereInItsGap(
+  run: SystemRun,
+  models: readonly Map<string, RunFate>[],
+  seen: SystemObservation,
+): boolean {
+  const budget = (m: RunFate | undefined) =>
+    m?.reason === 'max-runs' || m?.reason === 'catch-up-latest';
+  if (run.status !== 'delivered' || !models.some((m) => budget(m.get(runId(run))))) return false;
+  const earlier = seen.runs.filter((r) => r.jobId === run.jobId && r.at <= run.at);
+  const endedBy = earlier.findLast(
+    (r) => r.at < run.at && r.status === 'delivered' && r.origin === 'tick',
+  );
+  const gap = earlier.filter((r) => !endedBy || r.at > endedBy.at);
+  const delivered = gap.filter((r) => r.status === 'delivered').length;
+  return models.some(
+    (m) => gap.filter((r) => m.get(runId(r))?.status === 'delivered').length >= delivered,
+  );
+}
 
 /** Whether an invocation failed in `[fromMs, toMs]`. */
 const failedIn = (seen: SystemObservation, fromMs: number, toMs: number) =>
