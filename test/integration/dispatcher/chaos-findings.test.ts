@@ -3,7 +3,7 @@ import { periodBucket } from '../../../functions/schedule/index.ts';
 import { updating } from '../../support/ddb-faults.ts';
 import { RecordingDeadLetters, RecordingTargets, TestClock } from '../../support/doubles.ts';
 import { harness, sweepEvent, sweepMinutes, tickEvent } from '../../support/harness.ts';
-import { makeJob } from '../../support/jobs.ts';
+import { type JobOverrides, makeJob } from '../../support/jobs.ts';
 import { faultableLedgerTable } from '../../support/ledger.ts';
 
 // Each scenario here was found by the seeded chaos simulation (`zonecron simulate --faults`,
@@ -13,6 +13,27 @@ import { faultableLedgerTable } from '../../support/ledger.ts';
 /** The stack's lease: the dispatcher's 60 s timeout plus 30 s. */
 const STACK_LEASE_SECONDS = 90;
 const fiveMinutely = makeJob({ id: 'every-five', schedule: '*/5 * * * *', timezone: 'UTC' });
+
+/** A job every 15 minutes whose state starts at 10:00, its harness at 10:16:20, and `at(hh:mm)`'s key. */
+async function quarterly(tableId: string, catchup: NonNullable<JobOverrides['catchup']>) {
+  const { client, faults, tableName } = await faultableLedgerTable(tableId);
+  const job = makeJob({
+    id: 'quarterly',
+    schedule: '*/15 * * * *',
+    timezone: 'UTC',
+    catchup,
+    alarm: { graceSeconds: 60 },
+  });
+  const clock = new TestClock('2023-06-01T10:16:20Z');
+  const targets = new RecordingTargets();
+  const options = { leaseSeconds: STACK_LEASE_SECONDS };
+  const h = harness({ client, tableName, clock, jobs: [job], targets, options });
+  await h.ledger.createJobState(job.id, new Date('2023-06-01T10:00:00Z'));
+  const at = (hm: string) => periodBucket(job.id, new Date(`2023-06-01T${hm}:00Z`));
+  return { h, faults, clock, targets, job, at };
+}
+const ALL_ONE = { policy: 'all', windowSeconds: 86_400, maxRuns: 1 } as const;
+const LATEST = { policy: 'latest', windowSeconds: 86_400 } as const;
 
 describe('found by the chaos simulation', () => {
   it("keeps the watermark when a late tick's catch-up fails half-way, so the tick's retry catches every run up", async () => {
@@ -196,19 +217,7 @@ describe('found by the chaos simulation', () => {
   });
 
   it("keeps a gap's spent maxRuns when a late tick finds its own run already skipped by a sweep that died before moving the watermark", async () => {
-    const { client, faults, tableName } = await faultableLedgerTable('c7');
-    const job = makeJob({
-      id: 'quarterly',
-      schedule: '*/15 * * * *',
-      timezone: 'UTC',
-      catchup: { policy: 'all', windowSeconds: 86_400, maxRuns: 1 },
-      alarm: { graceSeconds: 60 },
-    });
-    const clock = new TestClock('2023-06-01T10:16:20Z');
-    const targets = new RecordingTargets();
-    const options = { leaseSeconds: STACK_LEASE_SECONDS };
-    const h = harness({ client, tableName, clock, jobs: [job], targets, options });
-    await h.ledger.createJobState(job.id, new Date('2023-06-01T10:00:00Z'));
+    const { h, faults, clock, targets, job, at } = await quarterly('c7', ALL_ONE);
     // The 10:15 tick is lost: the sweep catches 10:15 up and spends the gap's one run.
     await h.dispatcher.handle(sweepEvent('2023-06-01T10:16:00Z'));
     // The ticks of 10:30 and 10:45 are late; the sweeps after them skip each run (max-runs)
@@ -229,7 +238,6 @@ describe('found by the chaos simulation', () => {
     });
     clock.set('2023-06-01T11:01:20Z');
     await h.dispatcher.handle(sweepEvent('2023-06-01T11:01:00Z'));
-    const at = (hm: string) => periodBucket(job.id, new Date(`2023-06-01T${hm}:00Z`));
     expect(await h.ledger.getRun(at('11:00'))).toMatchObject({
       status: 'skipped',
       skipReason: 'max-runs',
@@ -238,19 +246,7 @@ describe('found by the chaos simulation', () => {
   });
 
   it("keeps a gap's spent maxRuns when a late tick that moves the watermark straight to its run finds the run already skipped by a sweep that died before moving it, and ends the gap at the next run its tick claims", async () => {
-    const { client, faults, tableName } = await faultableLedgerTable('c7b');
-    const job = makeJob({
-      id: 'quarterly',
-      schedule: '*/15 * * * *',
-      timezone: 'UTC',
-      catchup: { policy: 'all', windowSeconds: 86_400, maxRuns: 1 },
-      alarm: { graceSeconds: 60 },
-    });
-    const clock = new TestClock('2023-06-01T10:16:20Z');
-    const targets = new RecordingTargets();
-    const options = { leaseSeconds: STACK_LEASE_SECONDS };
-    const h = harness({ client, tableName, clock, jobs: [job], targets, options });
-    await h.ledger.createJobState(job.id, new Date('2023-06-01T10:00:00Z'));
+    const { h, faults, clock, targets, job, at } = await quarterly('c7b', ALL_ONE);
     // The 10:15 tick is lost: the sweep catches 10:15 up and spends the gap's one run.
     await h.dispatcher.handle(sweepEvent('2023-06-01T10:16:00Z'));
     // The 10:30 tick is late; the sweep before it skips 10:30 (max-runs) and dies before the
@@ -270,7 +266,6 @@ describe('found by the chaos simulation', () => {
     // The 10:45 tick is lost: the sweep finds the gap's budget spent.
     clock.set('2023-06-01T10:46:20Z');
     await h.dispatcher.handle(sweepEvent('2023-06-01T10:46:00Z'));
-    const at = (hm: string) => periodBucket(job.id, new Date(`2023-06-01T${hm}:00Z`));
     expect(await h.ledger.getRun(at('10:45'))).toMatchObject({
       status: 'skipped',
       skipReason: 'max-runs',
@@ -284,19 +279,7 @@ describe('found by the chaos simulation', () => {
   });
 
   it('ends a gap at a run its on-time tick claimed, though the tick died before it cleared the budget', async () => {
-    const { client, faults, tableName } = await faultableLedgerTable('c7c');
-    const job = makeJob({
-      id: 'quarterly',
-      schedule: '*/15 * * * *',
-      timezone: 'UTC',
-      catchup: { policy: 'latest', windowSeconds: 86_400 },
-      alarm: { graceSeconds: 60 },
-    });
-    const clock = new TestClock('2023-06-01T10:16:20Z');
-    const targets = new RecordingTargets();
-    const options = { leaseSeconds: STACK_LEASE_SECONDS };
-    const h = harness({ client, tableName, clock, jobs: [job], targets, options });
-    await h.ledger.createJobState(job.id, new Date('2023-06-01T10:00:00Z'));
+    const { h, faults, clock, job, at } = await quarterly('c7c', LATEST);
     // The 10:15 tick is lost: the sweep catches 10:15 up, the gap's one latest run.
     await h.dispatcher.handle(sweepEvent('2023-06-01T10:16:00Z'));
     // The 10:30 tick is on time and claims its run; it dies on the write that ends the gap.
@@ -309,7 +292,6 @@ describe('found by the chaos simulation', () => {
     // The 10:45 tick is lost: a new gap, with a budget of its own.
     clock.set('2023-06-01T10:46:20Z');
     await h.dispatcher.handle(sweepEvent('2023-06-01T10:46:00Z'));
-    const at = (hm: string) => periodBucket(job.id, new Date(`2023-06-01T${hm}:00Z`));
     expect(await h.ledger.getRun(at('10:45'))).toMatchObject({
       status: 'dispatched',
       origin: 'sweep',
