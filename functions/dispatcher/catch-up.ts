@@ -452,7 +452,9 @@ async function recordSkips(
     };
     if (!(await ctx.ledger.recordSkipped(record))) continue;
     ctx.metrics.job(job.id, reason === 'paused' ? 'SkippedPaused' : 'CatchupDropped');
-    ctx.logger.warn('skipped', logFields(run, { decision: `skipped-${reason}`, reason }));
+    // upTo: where the gap's window ends, for a reason that depends on when it was decided.
+    const fields = { decision: `skipped-${reason}`, reason, upTo: request.upTo.toISOString() };
+    ctx.logger.warn('skipped', logFields(run, fields));
     if (missed) reportMissed(ctx, run, `skipped (${reason})`);
     if (missed && run.incident) {
       await performNewOutbox(ctx, skippedItem(record), {}, ['notify:missed'], ['missed']);

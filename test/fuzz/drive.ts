@@ -50,6 +50,11 @@ export interface SystemRun {
    * its reported end and within its maxRuntime): the simulation's forbid invariant broken.
    */
   readonly startedWhileAnotherRan: boolean;
+  /**
+   * A run a gap's catch-up skipped one by one: when its skip was written and the instant the
+   * gap was decided up to (its `skipped-<reason>` line's `upTo`); null otherwise.
+   */
+  readonly gapSkip: { readonly writtenAt: string; readonly upTo: string } | null;
 }
 
 /** One notification the on-call topic received. */
@@ -194,6 +199,7 @@ async function manualRuns(world: WindowWorld): Promise<SystemRun[]> {
       origin: item?.origin ?? null,
       firstDeliveredAt: byKey.get(r.key)?.[0]?.deliveredAt.toISOString() ?? null,
       startedWhileAnotherRan: false,
+      gapSkip: null,
     };
   });
 }
@@ -306,6 +312,18 @@ function startedWhileAnotherRan(
   return overlapped;
 }
 
+/** By run key, each gap skip's line: when the skip was written, and the gap's `upTo`. */
+function gapSkipsOf(sim: ReturnType<typeof startSimulation>) {
+  const gapSkips = new Map<string, { writtenAt: string; upTo: string }>();
+  for (const entry of sim.logger.entries) {
+    const { decision, key, upTo } = entry.fields;
+    if (typeof decision !== 'string' || !decision.startsWith('skipped-')) continue;
+    if (typeof upTo !== 'string' || gapSkips.has(String(key))) continue;
+    gapSkips.set(String(key), { writtenAt: entry.at.toISOString(), upTo });
+  }
+  return gapSkips;
+}
+
 /** The window's runs as the ledger and the targets have them at the end, in time order. */
 function systemRuns(
   sim: ReturnType<typeof startSimulation>,
@@ -317,6 +335,7 @@ function systemRuns(
     const key = String(entry.fields.key);
     redelivered.set(key, (redelivered.get(key) ?? 0) + 1);
   }
+  const gapSkips = gapSkipsOf(sim);
   const runs: SystemRun[] = [];
   for (const [jobId, occurrences] of sim.expected) {
     for (const o of occurrences) {
@@ -333,6 +352,7 @@ function systemRuns(
         origin: item?.origin ?? null,
         firstDeliveredAt: byKey.get(key)?.[0]?.deliveredAt.toISOString() ?? null,
         startedWhileAnotherRan: overlapped.has(key),
+        gapSkip: gapSkips.get(key) ?? null,
       });
     }
   }

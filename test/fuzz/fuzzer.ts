@@ -20,7 +20,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { SETTLE_LIMIT_MS } from '../../cli/simulation/event-loop.ts';
+import { LAMBDA_RETRY_DELAYS_MS, SETTLE_LIMIT_MS } from '../../cli/simulation/event-loop.ts';
 import { type FaultPlan, parseFaultPlan } from '../../cli/simulation/faults.ts';
 import { EVENT_DELAY_MS } from '../../cli/simulation/world.ts';
 import { nextOccurrences } from '../../functions/schedule/index.ts';
@@ -247,7 +247,9 @@ function difference(a: readonly string[], b: readonly string[]): string[] {
  * only if an invocation failed before its delivery and the previous run had ended by then;
  * delivered by its own tick where the model skips it under the policy only if that tick failed;
  * skipped(catch-up-latest) where the model delivers it only if failed invocations held its
- * decision off until the job's next run was due.
+ * decision off until the job's next run was due; skipped(max-runs) where the model delivers it
+ * or skips it outside the window only if it was beyond the budget of the window its gap was
+ * decided with, and a failure moved that decision.
  */
 function compareTolerantly(
   jobs: readonly JobDefinition[],
@@ -277,6 +279,7 @@ function compareTolerantly(
               heldForAFailure(s, job, seen) ||
               freedForAFailure(s, candidates, seen) ||
               mootForAFailure(s, job, candidates, seen) ||
+              beyondTheBudgetWhenDecided(s, job, candidates, seen) ||
               claimedByItsFailedTick(s, candidates, seen) ||
               spentElsewhereInItsGap(s, byId, seen)))));
     if (!ok) {
@@ -406,6 +409,48 @@ function mootForAFailure(
     heldUntilMs = Math.max(heldUntilMs, ms + LEASE_MS + SWEEP_INTERVAL_MS);
   }
   return heldUntilMs >= nextMs;
+}
+
+/**
+ * A run skipped(max-runs) where the model delivers it or skips it outside the window: the
+ * system decided its gap at another instant than the model, and at that instant the run was
+ * inside the window and older than its newest maxRuns runs (§6: the window ends where the gap
+ * is decided). The skip's line names the gap's `upTo`, which must be no later than the skip
+ * was written (a tick's own run; the sweep's minute less grace). Where the model delivers it,
+ * those newer runs (a tick's own run not among them) were all delivered: a budget lost, spent
+ * twice or never renewed delivers fewer, and stays a violation; and an invocation failed
+ * between the run and its decision (failures held the gap's lease, so it was decided later
+ * than the model, with no lease, decides it). Where the model skips it outside the window, an
+ * invocation failed right after the skip was written (within its lease and Lambda's retry
+ * delay; the failed list stamps a failure with its retry's arrival): the catch-up died half-way
+ * and its skips stay (conditional writes, first one wins), while the model, whose invocations
+ * are all or nothing, decides the gap later, when the run is older than the window.
+ */
+function beyondTheBudgetWhenDecided(
+  run: SystemRun,
+  job: JobDefinition | undefined,
+  candidates: readonly RunFate[],
+  seen: SystemObservation,
+): boolean {
+  if (!job || run.status !== 'skipped' || run.reason !== 'max-runs' || !run.gapSkip) return false;
+  const atMs = Date.parse(run.at);
+  const upToMs = Date.parse(run.gapSkip.upTo);
+  const writtenMs = Date.parse(run.gapSkip.writtenAt);
+  const bySweep = run.origin === 'sweep';
+  if (upToMs > writtenMs - (bySweep ? job.alarm.graceSeconds * 1000 : 0)) return false;
+  if (atMs < upToMs - job.catchup.windowSeconds * 1000 || atMs >= upToMs) return false;
+  const newer = seen.runs.filter((r) => {
+    const ms = Date.parse(r.at);
+    return r.jobId === run.jobId && ms > atMs && (ms < upToMs || (bySweep && ms === upToMs));
+  });
+  if (newer.length < job.catchup.maxRuns) return false;
+  if (candidates.some((m) => m.status === 'delivered')) {
+    const delivered = newer.filter((r) => r.status === 'delivered' || r.status === 'dead-lettered');
+    return delivered.length >= job.catchup.maxRuns && failedIn(seen, atMs, writtenMs);
+  }
+  if (!candidates.some((m) => m.reason === 'outside-window')) return false;
+  const diedWithinMs = LEASE_MS + Math.max(...LAMBDA_RETRY_DELAYS_MS);
+  return failedIn(seen, writtenMs, writtenMs + diedWithinMs);
 }
 
 /** A run skipped outside its window when an invocation failed within a lease of its decision. */

@@ -112,6 +112,33 @@ describe('a gap is decided together, whoever reaches it first', () => {
   );
 });
 
+describe('a skipped run of a gap names where its window ended', () => {
+  it("logs each skip of a gap a late tick decided with upTo, the tick's own run", async () => {
+    const { client, tableName } = await faultableLedgerTable('gap-upto');
+    const job = makeJob({
+      id: 'half-hourly-upto',
+      schedule: '*/30 * * * *',
+      timezone: 'UTC',
+      catchup: { policy: 'all', windowSeconds: 7_200, maxRuns: 2 },
+    });
+    const clock = new TestClock('2023-06-01T07:00:02Z');
+    const h = harness({ client, tableName, clock, jobs: [job], targets: new RecordingTargets() });
+    await onTime(h, clock, job, '2023-06-01T07:00:00Z');
+    // Unreachable from 07:05 until the 10:30 tick: it decides (07:00, 10:30], window from 08:30.
+    await onTime(h, clock, job, '2023-06-01T10:30:00Z');
+    const skips = h.logger
+      .withMessage('skipped')
+      .filter((e) => String(e.fields.decision).startsWith('skipped-') && e.fields.at)
+      .map((e) => [e.fields.at, e.fields.reason, e.fields.upTo]);
+    expect(skips).toEqual([
+      ['2023-06-01T07:30:00.000Z', 'outside-window', '2023-06-01T10:30:00.000Z'],
+      ['2023-06-01T08:00:00.000Z', 'outside-window', '2023-06-01T10:30:00.000Z'],
+      ['2023-06-01T08:30:00.000Z', 'max-runs', '2023-06-01T10:30:00.000Z'],
+      ['2023-06-01T09:00:00.000Z', 'max-runs', '2023-06-01T10:30:00.000Z'],
+    ]);
+  });
+});
+
 describe('a gap decided is never delivered later', () => {
   it('delivers none of the runs a 3 h gap left in its range when the sweep works through the backlog', async () => {
     const { client, tableName } = await faultableLedgerTable('gap3');
