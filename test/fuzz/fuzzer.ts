@@ -247,9 +247,10 @@ function difference(a: readonly string[], b: readonly string[]): string[] {
  * only if an invocation failed before its delivery and the previous run had ended by then;
  * delivered by its own tick where the model skips it under the policy only if that tick failed;
  * skipped(catch-up-latest) where the model delivers it only if failed invocations held its
- * decision off until the job's next run was due; skipped(max-runs) where the model delivers it
- * or skips it outside the window only if it was beyond the budget of the window its gap was
- * decided with, and a failure moved that decision.
+ * decision off until the job's next run was due, or if its own tick failed and the sweep,
+ * before the tick's retry, found the gap's budget spent; skipped(max-runs) where the model
+ * delivers it or skips it outside the window only if it was beyond the budget of the window its
+ * gap was decided with, and a failure moved that decision.
  */
 function compareTolerantly(
   jobs: readonly JobDefinition[],
@@ -280,6 +281,7 @@ function compareTolerantly(
               freedForAFailure(s, candidates, seen) ||
               mootForAFailure(s, job, candidates, seen) ||
               beyondTheBudgetWhenDecided(s, job, candidates, seen) ||
+              spentBeforeItsRetriedTick(s, job, candidates, seen) ||
               claimedByItsFailedTick(s, candidates, seen) ||
               spentElsewhereInItsGap(s, byId, seen)))));
     if (!ok) {
@@ -453,7 +455,12 @@ function beyondTheBudgetWhenDecided(
   return failedIn(seen, writtenMs, writtenMs + diedWithinMs);
 }
 
-/** A run skipped outside its window when an invocation failed within a lease of its decision. */
+/**
+ * A run skipped outside its window when an invocation failed within a lease of its decision.
+ * The failure is taken when it happened, the failed attempt's arrival: `seen.failed` dates a
+ * retried failure by its retry's arrival, a minute or two later, past a decision the failure
+ * held off (a sweep at `at + grace` that failed holding the job's lease).
+ */
 function lateForAFailure(
   run: SystemRun,
   job: JobDefinition | undefined,
@@ -462,7 +469,52 @@ function lateForAFailure(
   if (!job || run.status !== 'skipped' || run.reason !== 'outside-window') return false;
   const atMs = Date.parse(run.at);
   const untilMs = atMs + (job.alarm.graceSeconds + job.catchup.windowSeconds) * 1000;
-  return failedIn(seen, atMs - LEASE_MS, untilMs);
+  return seen.failed.some((f) => {
+    const ms = failedAtMs(f);
+    return ms >= atMs - LEASE_MS && ms <= untilMs;
+  });
+}
+
+/** When a failed invocation failed: its retry's arrival less Lambda's delay (drive.ts, watch). */
+const failedAtMs = (f: SystemObservation['failed'][number]) =>
+  f.arrivesAt.getTime() - (LAMBDA_RETRY_DELAYS_MS[f.attempt - 1] ?? 0);
+
+/**
+ * A `latest` run skipped (catch-up-latest) by the sweep where the model delivers it: its own
+ * tick failed before it claimed the run, the sweep at its grace came before the tick's retry,
+ * and the gap's budget was spent, as the system's own runs show: the job's newest run delivered
+ * before it was caught up (by the sweep or a late tick's catch-up), not delivered by its tick,
+ * so no tick had ended the gap (§6: `latest` catches up at most one run per gap). The model
+ * loses a failed invocation whole: a sweep that failed after it decided the gap (throttled on a
+ * later request) decided nothing there, and the retried tick delivers the run as its own,
+ * which ends the gap, so the job's next runs are also delivered there where the system, its
+ * budget still spent, skips them. A run skipped while a tick had delivered its own since the
+ * last catch-up, or whose tick did not fail, is a violation.
+ */
+function spentBeforeItsRetriedTick(
+  run: SystemRun,
+  job: JobDefinition | undefined,
+  candidates: readonly RunFate[],
+  seen: SystemObservation,
+): boolean {
+  if (job?.catchup.policy !== 'latest' || run.origin !== 'sweep') return false;
+  if (run.status !== 'skipped' || run.reason !== 'catch-up-latest') return false;
+  if (!candidates.some((m) => m.status === 'delivered')) return false;
+  const atMs = Date.parse(run.at);
+  const sweptMs = atMs + job.alarm.graceSeconds * 1000 + EVENT_DELAY_MS;
+  const tickFailed = seen.failed.some(
+    (f) =>
+      f.kind === 'tick' &&
+      f.jobId === run.jobId &&
+      f.attempt === 1 &&
+      f.scheduledAt.getTime() === atMs &&
+      f.arrivesAt.getTime() > sweptMs,
+  );
+  const before = seen.runs.filter(
+    (r) => r.jobId === run.jobId && r.at < run.at && r.status === 'delivered',
+  );
+  const origin = before.at(-1)?.origin;
+  return tickFailed && (origin === 'sweep' || origin === 'catch-up');
 }
 
 /** Scenarios run, and what they cost. */
