@@ -184,8 +184,10 @@ async function decideGap(
 
 /**
  * The job state with no budget spent when the run at W is its tick's: a fast-path tick that
- * claimed its own run and died before it ended the gap (`endGap`) still ended it. Read only
- * while a budget is recorded, which is rare: a gap caught up in more than one catch-up.
+ * claimed its own run and died before it ended the gap (`endGap`) still ended it. A run its
+ * tick skipped for a pause was not delivered and ends nothing: the gap's budget goes on past
+ * the pause. Read only while a budget is recorded, which is rare: a gap caught up in more than
+ * one catch-up.
  */
 async function withGapEnded(
   ctx: CoreContext,
@@ -195,7 +197,8 @@ async function withGapEnded(
   if (!state.gapCaughtUp || !state.watermarkAt) return state;
   const key = periodBucket(job.id, new Date(state.watermarkAt));
   const atW = (await ctx.ledger.getRuns([key], true)).get(key);
-  return atW && ownedByItsTick(atW) ? { ...state, gapCaughtUp: 0 } : state;
+  const claimed = atW && ownedByItsTick(atW) && atW.skipReason !== 'paused';
+  return claimed ? { ...state, gapCaughtUp: 0 } : state;
 }
 
 /**

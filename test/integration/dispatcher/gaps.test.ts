@@ -283,3 +283,38 @@ describe('notifications per incident', () => {
     expect(h.metrics.count(job.id, 'MissedRuns')).toBe(120);
   });
 });
+
+describe('a pause inside a gap', () => {
+  it("keeps the gap's spent maxRuns when a paused run's tick skipped it, so the sweep skips the run after the resume (max-runs)", async () => {
+    const { client, tableName } = await faultableLedgerTable('gap8');
+    const job = makeJob({
+      id: 'paused-in-gap',
+      schedule: '*/15 * * * *',
+      timezone: 'UTC',
+      catchup: { policy: 'all', windowSeconds: 86_400, maxRuns: 1 },
+      alarm: { graceSeconds: 60 },
+    });
+    const clock = new TestClock('2023-06-01T10:00:02Z');
+    const targets = new RecordingTargets();
+    const h = harness({ client, tableName, clock, jobs: [job], targets });
+    const at = (hm: string) => periodBucket(job.id, new Date(`2023-06-01T${hm}:00Z`));
+    await onTime(h, clock, job, '2023-06-01T10:00:00Z');
+    // The 10:15 and 10:30 ticks are lost: the sweep catches 10:15 up and skips 10:30.
+    await sweepMinutes(h, clock, '2023-06-01T10:01:00Z', '2023-06-01T10:34:00Z');
+    await h.ledger.pause(job.id, { at: new Date('2023-06-01T10:35:00Z'), by: 'ops', reason: 'x' });
+    await sweepMinutes(h, clock, '2023-06-01T10:35:00Z', '2023-06-01T10:44:00Z');
+    // The 10:45 tick is on time and skips its own run for the pause: it delivers nothing.
+    await onTime(h, clock, job, '2023-06-01T10:45:00Z');
+    expect(await h.ledger.getRun(at('10:45'))).toMatchObject({ skipReason: 'paused' });
+    await sweepMinutes(h, clock, '2023-06-01T10:45:00Z', '2023-06-01T10:49:00Z');
+    await h.ledger.resume(job.id, { at: new Date('2023-06-01T10:50:00Z') });
+    // The 11:00 tick is lost: no tick delivered its own run since 10:15, so the gap goes on.
+    await sweepMinutes(h, clock, '2023-06-01T10:50:00Z', '2023-06-01T11:01:00Z');
+    expect(await h.ledger.getRun(at('10:30'))).toMatchObject({ skipReason: 'max-runs' });
+    expect(await h.ledger.getRun(at('11:00'))).toMatchObject({
+      status: 'skipped',
+      skipReason: 'max-runs',
+    });
+    expect(targets.instants()).toEqual(['2023-06-01T10:00:00.000Z', '2023-06-01T10:15:00.000Z']);
+  });
+});
