@@ -184,7 +184,7 @@ function instantLedger(): Ledger {
     releaseFailed: yes,
     failDelivery: yes,
     markSkipped: yes,
-    recordSkipped: yes,
+    recordSkipped: async () => ({ recorded: true }),
     markStuck: yes,
     takeOutbox: async () => undefined,
     confirmOutbox: async () => {},

@@ -173,8 +173,7 @@ async function decideGap(
   let finished: { upTo: Date; gapCaughtUp: number } | undefined;
   try {
     const plan = await planGap(ctx, job, state, request);
-    const incident = missedIncident(ctx, job, plan, request);
-    await recordSkips(ctx, job, request, plan, incident);
+    const incident = await recordSkips(ctx, job, request, plan);
     finished = { upTo: request.upTo, gapCaughtUp: budgetSpent(state, plan) };
     return { plan, incident };
   } finally {
@@ -386,20 +385,42 @@ function uniqueSorted(occurrences: readonly Occurrence[]): Occurrence[] {
   return [...byMs.entries()].sort(([a], [b]) => a - b).map(([, o]) => o);
 }
 
-/**
- * The one missed notification of a gap: carried by its newest missed run (delivered or
- * skipped), naming how many runs the gap held, the first and the last.
- */
-function missedIncident(
+/** A gap's missed runs, oldest first: those it delivers past their grace and those it skips. */
+interface MissedRuns {
+  readonly runs: readonly Occurrence[];
+  /** How many of them it delivers. */
+  readonly delivered: number;
+}
+
+function missedRunsOf(
   ctx: CoreContext,
   job: JobDefinition,
   plan: GapPlan,
   request: CatchupRequest,
+): MissedRuns {
+  const delivered = plan.deliver.filter((o) => isMissedRun(ctx, job, o, request));
+  const skipped = plan.skips.filter((s) => s.reason !== 'paused').map((s) => s.occurrence);
+  const runs = [...delivered, ...skipped].sort((a, b) => a.at.getTime() - b.at.getTime());
+  return { runs, delivered: delivered.length };
+}
+
+/**
+ * The one missed notification of a gap: carried by its newest missed run (delivered or
+ * skipped), naming how many runs the gap held, the first and the last. A skip refused by an
+ * item another wrote meanwhile (`notTheGaps`: an operator's backfill delivered the run) is not
+ * one of them.
+ *
+ * @example
+ * missedIncident(job, plan, { runs: [r17, r18], delivered: 0 }, new Set([keyOf(job, r17)]))
+ * //=> { carrierKey: keyOf(job, r18), runs: 1, first: r18, last: r18, delivered: 0 }
+ */
+function missedIncident(
+  job: JobDefinition,
+  plan: GapPlan,
+  all: MissedRuns,
+  notTheGaps: ReadonlySet<string>,
 ): MissedIncident | undefined {
-  const missed = [
-    ...plan.deliver.filter((o) => isMissedRun(ctx, job, o, request)),
-    ...plan.skips.filter((s) => s.reason !== 'paused').map((s) => s.occurrence),
-  ].sort((a, b) => a.at.getTime() - b.at.getTime());
+  const missed = all.runs.filter((o) => !notTheGaps.has(keyOf(job, o)));
   const carrier = missed.at(-1);
   if (!carrier) return undefined;
   const rangeMissed = plan.range ? plan.range.runs - plan.range.pausedRuns : 0;
@@ -407,14 +428,25 @@ function missedIncident(
   // The range's runs come before the scan's others, but after any orphan it skips (before W).
   const oldestMs = (missed[0] as Occurrence).at.getTime();
   const first = new Date(ranged ? Math.min(oldestMs, plan.firstMs as number) : oldestMs);
-  const delivered = plan.deliver.filter((o) => isMissedRun(ctx, job, o, request)).length;
   return {
     carrierKey: keyOf(job, carrier),
     runs: missed.length + rangeMissed,
     first: first.toISOString(),
     last: carrier.at.toISOString(),
-    delivered,
+    delivered: all.delivered,
   };
+}
+
+/**
+ * Whether a run whose skip was refused is still the gap's: its item is a skip a catch-up wrote
+ * (one of this gap that died before it moved W). Not one an operator or a tick decided.
+ */
+function skippedByACatchUp(existing: RunItem | undefined): boolean {
+  return (
+    existing === undefined ||
+    (existing.status === 'skipped' &&
+      (existing.origin === 'sweep' || existing.origin === 'catch-up'))
+  );
 }
 
 function withIncident(run: PlannedRun, incident: MissedIncident | undefined): PlannedRun {
@@ -422,14 +454,20 @@ function withIncident(run: PlannedRun, incident: MissedIncident | undefined): Pl
   return incident?.carrierKey === run.key ? { ...run, incident } : { ...run, notify: false };
 }
 
-/** Records the gap's skipped runs (each once, conditionally) and its range; counts and logs. */
+/**
+ * Records the gap's skipped runs (each once, conditionally) and its range; counts and logs.
+ * Returns the gap's missed incident: the skips go oldest first, so a run another decided
+ * meanwhile is known to be none of the gap's before the newest, which carries it, is written.
+ */
 async function recordSkips(
   ctx: CoreContext,
   job: JobDefinition,
   request: CatchupRequest,
   plan: GapPlan,
-  incident: MissedIncident | undefined,
-): Promise<void> {
+): Promise<MissedIncident | undefined> {
+  const all = missedRunsOf(ctx, job, plan, request);
+  const notTheGaps = new Set<string>();
+  let incident = missedIncident(job, plan, all, notTheGaps);
   const nowEpochMs = ctx.clock().getTime();
   const ttlEpochSec = Math.floor(nowEpochMs / 1000) + ctx.options.retentionDays * 86_400;
   if (plan.range) await recordRange(ctx, job, plan.range, ttlEpochSec);
@@ -453,7 +491,12 @@ async function recordSkips(
       outboxLeaseUntilEpochMs: nowEpochMs + ctx.options.outboxLeaseSeconds * 1000,
       ttlEpochSec,
     };
-    if (!(await ctx.ledger.recordSkipped(record))) continue;
+    const recorded = await ctx.ledger.recordSkipped(record);
+    if (!recorded.recorded) {
+      if (missed && !skippedByACatchUp(recorded.existing)) notTheGaps.add(run.key);
+      incident = missedIncident(job, plan, all, notTheGaps);
+      continue;
+    }
     ctx.metrics.job(job.id, reason === 'paused' ? 'SkippedPaused' : 'CatchupDropped');
     // upTo: where the gap's window ends, for a reason that depends on when it was decided.
     const fields = { decision: `skipped-${reason}`, reason, upTo: request.upTo.toISOString() };
@@ -463,6 +506,7 @@ async function recordSkips(
       await performNewOutbox(ctx, skippedItem(record), {}, ['notify:missed'], ['missed']);
     }
   }
+  return incident;
 }
 
 /** Writes a gap's range item and counts and logs the runs it stands for. */

@@ -292,7 +292,7 @@ export async function skipPaused(
   const run = tickRun(job, occurrence);
   const nowEpochMs = ctx.clock().getTime();
   const detail = `paused by ${state.pausedBy ?? 'an operator'}${state.pauseReason ? `: ${state.pauseReason}` : ''}`;
-  const recorded = await ctx.ledger.recordSkipped({
+  const { recorded } = await ctx.ledger.recordSkipped({
     key: run.key,
     jobId: job.id,
     at: occurrence.at,

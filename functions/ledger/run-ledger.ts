@@ -67,6 +67,11 @@ export type ClaimOutcome =
   | { readonly claimed: true; readonly item: RunItem }
   | { readonly claimed: false; readonly existing: RunItem };
 
+/** What `recordSkipped` did: recorded, or refused by the item the run has already, if read back. */
+export type SkipOutcome =
+  | { readonly recorded: true }
+  | { readonly recorded: false; readonly existing: RunItem | undefined };
+
 /** The `overlap` notification a skip owes: its incident's first run, and the outbox lease. */
 export interface OverlapNotice {
   /** The incident's first skipped run, UTC ISO. */
@@ -185,8 +190,8 @@ export interface RunLedger extends OutboxLedger {
     detail: string,
     overlap?: OverlapNotice,
   ): Promise<boolean>;
-  /** Creates a `skipped` item; false when any item exists already. */
-  recordSkipped(record: SkipRecord): Promise<boolean>;
+  /** Creates a `skipped` item; refused, with the item, when the run has one already. */
+  recordSkipped(record: SkipRecord): Promise<SkipOutcome>;
   /** Raises `stuck` on a still-`dispatched` run, once. */
   markStuck(key: string, outboxLeaseUntilEpochMs: number): Promise<boolean>;
   /**
@@ -510,7 +515,7 @@ async function applied(result: Promise<UpdateResult>): Promise<boolean> {
 }
 
 /** A new `skipped` item, unless the run has one (`RunLedger.recordSkipped`). */
-function recordSkipped(store: LedgerStore, record: SkipRecord): Promise<boolean> {
+async function recordSkipped(store: LedgerStore, record: SkipRecord): Promise<SkipOutcome> {
   const u = new UpdateExpression()
     .set('jobId', av.s(record.jobId))
     .set('at', av.s(record.at.toISOString()))
@@ -525,7 +530,11 @@ function recordSkipped(store: LedgerStore, record: SkipRecord): Promise<boolean>
     .set('origin', av.s(record.origin))
     .set(LEDGER_TTL_ATTRIBUTE, av.n(record.ttlEpochSec));
   if (record.missed) raiseMissed(u, record, record.outboxLeaseUntilEpochMs);
-  return conditional(store, record.key, u, (c) => `attribute_not_exists(${c.name('pk')})`);
+  const condition = `attribute_not_exists(${u.name('pk')})`;
+  const { update, names, values } = u.build();
+  const result = await store.update({ key: record.key, update, condition, names, values });
+  if (result.applied) return { recorded: true };
+  return { recorded: false, existing: result.current ? decodeRun(result.current) : undefined };
 }
 
 /** Raises `stuck` once on a `dispatched` run (`RunLedger.markStuck`). */

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { JobDefinition } from '#shared/job.ts';
-import { occurrencesBetween, periodBucket } from '../../../functions/schedule/index.ts';
+import {
+  type Occurrence,
+  occurrencesBetween,
+  periodBucket,
+} from '../../../functions/schedule/index.ts';
 import { RecordingTargets, TestClock } from '../../support/doubles.ts';
 import { harness, sweepMinutes, tickEvent } from '../../support/harness.ts';
 import { makeJob } from '../../support/jobs.ts';
@@ -281,6 +285,42 @@ describe('notifications per incident', () => {
     });
     expect(missed[0]?.summary).toContain('5 delivered late by a catch-up, 115 skipped');
     expect(h.metrics.count(job.id, 'MissedRuns')).toBe(120);
+  });
+
+  it('leaves a run an operator backfilled during the outage out of the missed notification of its gap', async () => {
+    const { client, tableName } = await faultableLedgerTable('gap-backfilled');
+    const job = makeJob({
+      id: 'backfilled',
+      schedule: '0 * * * *',
+      timezone: 'UTC',
+      catchup: { policy: 'latest', windowSeconds: 60, maxRuns: 5 },
+      alarm: { graceSeconds: 60 },
+    });
+    const clock = new TestClock('2023-06-01T09:00:02Z');
+    const targets = new RecordingTargets();
+    const h = harness({ client, tableName, clock, jobs: [job], targets });
+    await onTime(h, clock, job, '2023-06-01T09:00:00Z');
+    // The 10:00 and 11:00 ticks are lost; at 11:30 an operator backfills the 10:00 run.
+    clock.set('2023-06-01T11:30:00Z');
+    const ten = occurrencesBetween(
+      { cron: job.schedule, timezone: job.timezone },
+      new Date('2023-06-01T09:59:00Z'),
+      new Date('2023-06-01T10:00:00Z'),
+    )[0] as Occurrence;
+    expect(await h.dispatcher.backfill({ jobId: job.id, occurrence: ten })).toMatchObject({
+      outcome: 'dispatched',
+    });
+    // The 12:00 tick decides the gap: only 11:00 is the gap's, and missed.
+    await onTime(h, clock, job, '2023-06-01T12:00:00Z');
+    const missed = h.notifier.sent.filter((n) => n.signal === 'missed');
+    expect(missed).toHaveLength(1);
+    expect(missed[0]).toMatchObject({
+      jobId: job.id,
+      runs: 1,
+      first: '2023-06-01T11:00:00.000Z',
+      last: '2023-06-01T11:00:00.000Z',
+    });
+    expect(h.metrics.count(job.id, 'MissedRuns')).toBe(1);
   });
 });
 

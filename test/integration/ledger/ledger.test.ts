@@ -284,8 +284,11 @@ describe.each(stores)('the ledger on %s', (_name, open) => {
         outboxLeaseUntilEpochMs: T + 120_000,
         ttlEpochSec: 1_800_000_000,
       };
-      expect(await ledger.recordSkipped(record)).toBe(true);
-      expect(await ledger.recordSkipped(record)).toBe(false);
+      expect(await ledger.recordSkipped(record)).toEqual({ recorded: true });
+      expect(await ledger.recordSkipped(record)).toMatchObject({
+        recorded: false,
+        existing: { status: 'skipped', origin: 'sweep' },
+      });
       expect(await ledger.getRun(KEY)).toMatchObject({
         status: 'skipped',
         skipReason: 'catch-up-latest',
