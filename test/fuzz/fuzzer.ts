@@ -243,14 +243,17 @@ function difference(a: readonly string[], b: readonly string[]): string[] {
  * around it (a failure may hold the job's catch-up lease, LEASE_SECONDS, and the window is
  * measured when the gap is decided); skipped(overlap) only if an invocation failed within a
  * lease and `maxRuntime` before it (§6 Overlap: a run whose attempt died unrecorded may have
- * been invoked, and holds the slot that long); delivered where the model skips it for overlap
- * only if an invocation failed before its delivery and the previous run had ended by then;
- * delivered by its own tick where the model skips it under the policy only if that tick failed;
- * skipped(catch-up-latest) where the model delivers it only if failed invocations held its
- * decision off until the job's next run was due, or if its own tick failed and the sweep,
- * before the tick's retry, found the gap's budget spent; skipped(max-runs) where the model
- * delivers it or skips it outside the window only if it was beyond the budget of the window its
- * gap was decided with, and a failure moved that decision.
+ * been invoked, and holds the slot that long), or if its own tick failed and a newer run took
+ * the slot before its claim's lease ended; dead-lettered where the model skips it only if every
+ * attempt was made, none reached a target, and a tick of the job or a sweep failed for each;
+ * delivered where the model skips it for overlap only if an invocation failed before its
+ * delivery and the previous run had ended by then; delivered by its own tick where the model
+ * skips it under the policy only if that tick failed; skipped(catch-up-latest) where the model
+ * delivers it only if failed invocations held its decision off until the job's next run was
+ * due, or if its own tick failed and the sweep, before the tick's retry could take the run,
+ * found the gap's budget spent; skipped(max-runs) where the model delivers it or skips it
+ * outside the window only if it was beyond the budget of the window its gap was decided with,
+ * and a failure moved that decision.
  */
 function compareTolerantly(
   jobs: readonly JobDefinition[],
@@ -278,6 +281,8 @@ function compareTolerantly(
           (candidates.length > 0 &&
             (lateForAFailure(s, job, seen) ||
               heldForAFailure(s, job, seen) ||
+              takenByANewerRun(s, job, seen) ||
+              diedAtEveryAttempt(s, job, maxAttempts, candidates, seen) ||
               freedForAFailure(s, candidates, seen) ||
               mootForAFailure(s, job, candidates, seen) ||
               beyondTheBudgetWhenDecided(s, job, candidates, seen) ||
@@ -295,6 +300,9 @@ function compareTolerantly(
 }
 
 const LEASE_MS = (DEFAULT_DISPATCHER_TIMEOUT_SECONDS + LEASE_MARGIN_SECONDS) * 1000;
+
+/** How often the sweep runs. */
+const SWEEP_INTERVAL_MS = 60_000;
 
 /**
  * A run caught up where the model skips it for the gap's budget (`max-runs`, `catch-up-latest`),
@@ -338,6 +346,72 @@ function heldForAFailure(
 }
 
 /**
+ * A forbid run skipped for overlap because a newer run took the slot while its own claim waited:
+ * its own tick failed after the claim, whose lease bars a takeover until it ends, and a newer
+ * run of the job was delivered from that failure until the lease ended and a sweep passed. The
+ * takeover, which came after, found the slot held by the newer run (§6 Overlap: the newest goes
+ * first, the older find the slot held). The model, whose invocations are all or nothing, has no
+ * claim left by the failed tick and delivers the run at the tick's retry, before the newer run.
+ * A run skipped while no newer run had been delivered since its tick failed (the slot held by
+ * nobody, or by an older run past its hold), or whose own tick did not fail, is a violation.
+ */
+function takenByANewerRun(
+  run: SystemRun,
+  job: JobDefinition | undefined,
+  seen: SystemObservation,
+): boolean {
+  if (job?.concurrency !== 'forbid' || run.status !== 'skipped' || run.reason !== 'overlap') {
+    return false;
+  }
+  const atMs = Date.parse(run.at);
+  const newerDeliveredIn = (fromMs: number, toMs: number) =>
+    seen.runs.some((r) => {
+      const ms = r.firstDeliveredAt === null ? Number.NaN : Date.parse(r.firstDeliveredAt);
+      return r.jobId === run.jobId && r.at > run.at && ms >= fromMs && ms <= toMs;
+    });
+  return seen.failed.some(
+    (f) =>
+      f.kind === 'tick' &&
+      f.jobId === run.jobId &&
+      f.scheduledAt.getTime() === atMs &&
+      newerDeliveredIn(failedAtMs(f), failedAtMs(f) + LEASE_MS + SWEEP_INTERVAL_MS),
+  );
+}
+
+/**
+ * A run dead-lettered where the model skips it (for overlap, or outside its window): every
+ * attempt was made, no target received it, and at least as many of the job's ticks and the
+ * sweeps failed from the run's instant until its last attempt could have been taken: its grace
+ * (the sweep's first claim), then a lease and a sweep per attempt. Each attempt's dispatcher died after its claim,
+ * before the slot and the Invoke, and the sweep dead-letters the run (`dispatcher stopped during
+ * delivery attempt N`). The model, whose invocations are all or nothing, makes none of those
+ * attempts and decides the run later, outside its window or while a newer run holds the slot. A
+ * run dead-lettered with fewer attempts, after a target received it, or without a failed tick
+ * of the job or sweep for each of its attempts, is a violation.
+ */
+function diedAtEveryAttempt(
+  run: SystemRun,
+  job: JobDefinition | undefined,
+  maxAttempts: number,
+  candidates: readonly RunFate[],
+  seen: SystemObservation,
+): boolean {
+  if (!job || run.status !== 'dead-lettered' || run.deliveries > 0) return false;
+  if (run.attempts < maxAttempts || !candidates.some((m) => m.status === 'skipped')) return false;
+  const atMs = Date.parse(run.at);
+  const untilMs =
+    atMs + job.alarm.graceSeconds * 1000 + maxAttempts * (LEASE_MS + SWEEP_INTERVAL_MS);
+  // Only the job's own ticks and the sweeps claim its runs.
+  const failures = seen.failed.filter(
+    (f) =>
+      (f.kind === 'sweep' || f.jobId === run.jobId) &&
+      failedAtMs(f) >= atMs &&
+      failedAtMs(f) <= untilMs,
+  );
+  return failures.length >= maxAttempts;
+}
+
+/**
  * A forbid run delivered where the model skips it for overlap: an invocation failed between the
  * run's instant and its delivery, and the delivery started only once the previous run had ended.
  * A catch-up that dies half-way delivers the rest of its gap in a later invocation (the sweep's
@@ -376,9 +450,6 @@ function claimedByItsFailedTick(
   );
 }
 
-/** How often the sweep runs. */
-const SWEEP_INTERVAL_MS = 60_000;
-
 /**
  * A `latest` run skipped (catch-up-latest) where the model delivers it: from the sweep after
  * its grace until the job's next run was due, failed invocations held the decision off, each
@@ -386,8 +457,10 @@ const SWEEP_INTERVAL_MS = 60_000;
  * (LEASE_SECONDS), so the sweeps defer the job, and the gap is decided only once the next run
  * is due, which makes the older one moot (§6: latest catches up only the newest run due when
  * the gap is decided). The model cannot know the lease was held, and decides the gap at the
- * sweep after the run's grace. A run skipped while it was still the newest due, or with no
- * failure to hold it off, is a violation.
+ * sweep after the run's grace. Each failure is taken when it happened, not when its retry
+ * arrived (the failed list's stamp), and the sweep at the grace arrives EVENT_DELAY_MS after
+ * its minute: that sweep failing is what holds the decision off. A run skipped while it was
+ * still the newest due, or with no failure to hold it off, is a violation.
  */
 function mootForAFailure(
   run: SystemRun,
@@ -400,12 +473,14 @@ function mootForAFailure(
   const atMs = Date.parse(run.at);
   const nextMs = nextOccurrences(scheduleSpecOf(job), new Date(atMs), 1)[0]?.at.getTime();
   if (nextMs === undefined) return false;
+  // Each failure when it happened (seen.failed stamps it with its retry's arrival).
   const failures = seen.failed
-    .map((f) => f.arrivesAt.getTime())
+    .map(failedAtMs)
     .filter((ms) => ms >= atMs && ms <= nextMs)
     .sort((a, b) => a - b);
-  // Up to when the run may still be undecided: its grace, then each failure's lease on.
-  let heldUntilMs = atMs + job.alarm.graceSeconds * 1000;
+  // Up to when the run may still be undecided: the sweep after its grace, then each failure's
+  // lease on.
+  let heldUntilMs = atMs + job.alarm.graceSeconds * 1000 + EVENT_DELAY_MS;
   for (const ms of failures) {
     if (ms > heldUntilMs) break;
     heldUntilMs = Math.max(heldUntilMs, ms + LEASE_MS + SWEEP_INTERVAL_MS);
@@ -481,15 +556,18 @@ const failedAtMs = (f: SystemObservation['failed'][number]) =>
 
 /**
  * A `latest` run skipped (catch-up-latest) by the sweep where the model delivers it: its own
- * tick failed before it claimed the run, the sweep at its grace came before the tick's retry,
- * and the gap's budget was spent, as the system's own runs show: the job's newest run delivered
+ * tick failed before it claimed the run, the sweep at its grace came before the tick's retry
+ * (or the retry came older than the job's window, an `ancient-event` that both ignore), and
+ * the gap's budget was spent, as the system's own runs show: the job's newest run delivered
  * before it was caught up (by the sweep or a late tick's catch-up), not delivered by its tick,
  * so no tick had ended the gap (§6: `latest` catches up at most one run per gap). The model
  * loses a failed invocation whole: a sweep that failed after it decided the gap (throttled on a
  * later request) decided nothing there, and the retried tick delivers the run as its own,
  * which ends the gap, so the job's next runs are also delivered there where the system, its
- * budget still spent, skips them. A run skipped while a tick had delivered its own since the
- * last catch-up, or whose tick did not fail, is a violation.
+ * budget still spent, skips them; or, with the retry ignored, the model's gap still has its
+ * budget and the sweep delivers the run. A run skipped while a tick had delivered its own since
+ * the last catch-up, or whose tick did not fail, or whose retry came in time to deliver it, is
+ * a violation.
  */
 function spentBeforeItsRetriedTick(
   run: SystemRun,
@@ -502,13 +580,17 @@ function spentBeforeItsRetriedTick(
   if (!candidates.some((m) => m.status === 'delivered')) return false;
   const atMs = Date.parse(run.at);
   const sweptMs = atMs + job.alarm.graceSeconds * 1000 + EVENT_DELAY_MS;
+  // The retry came after that sweep, or too old to be taken: older than the job's window
+  // (semantics.md, Instants that are not runs; the ledger's retention is longer).
+  const retryTooLate = (arrivesMs: number) =>
+    arrivesMs > sweptMs || arrivesMs - atMs > job.catchup.windowSeconds * 1000;
   const tickFailed = seen.failed.some(
     (f) =>
       f.kind === 'tick' &&
       f.jobId === run.jobId &&
       f.attempt === 1 &&
       f.scheduledAt.getTime() === atMs &&
-      f.arrivesAt.getTime() > sweptMs,
+      retryTooLate(f.arrivesAt.getTime()),
   );
   const before = seen.runs.filter(
     (r) => r.jobId === run.jobId && r.at < run.at && r.status === 'delivered',
