@@ -297,11 +297,14 @@ async function planGap(
     true,
   );
   const undecided = scan.candidates.filter((o) => !existing.has(keyOf(job, o)));
-  // Under latest, a newer run due or decided (a tick's own run is one) makes the gap's moot.
+  // Under latest, a newer run due or decided makes the gap's moot: a tick's own run is one, and
+  // so is a run of the gap inside a pause (skipped for it; a resume --catch-up may replay it).
+  const newestCandidateMs = scan.candidates.at(-1)?.at.getTime() ?? Number.POSITIVE_INFINITY;
   const passLatest =
     job.catchup.policy === 'latest' &&
     (request.newerDue === true ||
       request.own !== undefined ||
+      (scan.lastMs ?? 0) > newestCandidateMs ||
       undecided.length < scan.candidates.length);
   const deliver = passLatest ? [] : undecided;
   const dropped = passLatest ? undecided : [];

@@ -70,6 +70,8 @@ export interface GapScan {
   readonly runs: number;
   /** The first of them, if any. */
   readonly firstMs?: number;
+  /** The newest of them, if any: under `latest`, a paused one newer than the candidates moots them. */
+  readonly lastMs?: number;
   readonly windowStartMs: number;
 }
 
@@ -133,6 +135,7 @@ export function scanGap(job: JobDefinition, bounds: GapBounds): GapScan {
   let rangePaused = 0;
   let runs = 0;
   let firstMs: number | undefined;
+  let lastMs: number | undefined;
   const startMs = Math.max(bounds.afterMs, bounds.countFromMs - 1);
   // The range must reach every run the buffers dropped; they may drop out of time order.
   let rangeLastMs = startMs;
@@ -150,6 +153,7 @@ export function scanGap(job: JobDefinition, bounds: GapBounds): GapScan {
     if (ms === bounds.ownMs) continue;
     runs++;
     firstMs ??= ms;
+    lastMs = ms;
     if (inPause(bounds.pauses, ms)) skips.push({ occurrence, reason: 'paused' });
     else if (ms < windowStartMs) skips.push({ occurrence, reason: 'outside-window' });
     else candidates.push(occurrence);
@@ -164,6 +168,7 @@ export function scanGap(job: JobDefinition, bounds: GapBounds): GapScan {
     needsRange: rangeRuns > 0 || startMs > bounds.afterMs,
     runs,
     ...(firstMs === undefined ? {} : { firstMs }),
+    ...(lastMs === undefined ? {} : { lastMs }),
     windowStartMs,
   };
 }

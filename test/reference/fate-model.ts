@@ -256,7 +256,7 @@ function sweep(world: World, mMs: number, nowMs: number): void {
 /**
  * §6 Gaps and catch-up: a gap's runs decided together under the job's policy, in a window that
  * ends where the gap is decided up to, closed at its start. Runs in a pause are skipped(paused),
- * out of the policy (Reading: still the gap's, and newer runs). Missed: every run it skips, and
+ * out of the policy, but still the gap's newer runs (§6 Pauses). Missed: every run it skips, and
  * those it delivers past their grace.
  */
 function decideGap(world: World, m: JobModel, gap: ModelRun[], nowMs: number, upToMs: number) {

@@ -268,6 +268,33 @@ describe('a run due before a pause', () => {
     expect(h.metrics.count(job.id, 'MissedRuns')).toBe(0);
     expect(h.notifier.sent).toEqual([]);
   });
+  it('is skipped as catch-up-latest under latest when a newer run of its gap fell in the pause, none delivered', async () => {
+    const { client, tableName } = await faultableLedgerTable('gap-latest-paused');
+    const job = makeJob({
+      id: 'latest-paused',
+      schedule: '0 * * * *',
+      timezone: 'UTC',
+      catchup: { policy: 'latest', windowSeconds: 6 * 3600, maxRuns: 1 },
+      alarm: { graceSeconds: 60 },
+    });
+    const clock = new TestClock('2023-06-01T09:00:02Z');
+    const targets = new RecordingTargets();
+    const h = harness({ client, tableName, clock, jobs: [job], targets });
+    await onTime(h, clock, job, '2023-06-01T09:00:00Z');
+    // Unreachable from 09:30 to 11:00:30: the 10:00 and 11:00 runs are undecided, and an
+    // operator pauses the job at 10:30, before 11:00.
+    await h.ledger.pause(job.id, { at: new Date('2023-06-01T10:30:00Z'), by: 'ops', reason: 'x' });
+    await sweepMinutes(h, clock, '2023-06-01T11:01:00Z', '2023-06-01T11:03:00Z');
+    // As if there were no pause, latest picks 11:00 (skipped for the pause): 10:00 is moot.
+    expect(targets.instants()).toEqual(['2023-06-01T09:00:00.000Z']);
+    expect(
+      await h.ledger.getRun(periodBucket(job.id, new Date('2023-06-01T10:00:00Z'))),
+    ).toMatchObject({ status: 'skipped', skipReason: 'catch-up-latest' });
+    expect(
+      await h.ledger.getRun(periodBucket(job.id, new Date('2023-06-01T11:00:00Z'))),
+    ).toMatchObject({ status: 'skipped', skipReason: 'paused' });
+    expect(h.metrics.count(job.id, 'MissedRuns')).toBe(1);
+  });
 });
 
 describe('notifications per incident', () => {
