@@ -83,7 +83,7 @@ type Invocation = State<{ atMs: number; rank: number; kind: 'tick' | 'sweep' | '
   State<{ deploy?: ModelDeploy; step?: ModelOperatorStep }>;
 /** The jobs, what is owed, and the sweep instants checked so far (architecture.md §7). */
 type World = State<{ s: FateScenario; jobs: Map<string, JobModel>; owed: OwedNotification[] }> &
-  State<{ sweptToMs: number; endMs: number }>;
+  State<{ sweptToMs: number; endMs: number; coldSweep: boolean }>;
 const iso = (ms: number) => new Date(ms).toISOString();
 const inside = (i: Interval | undefined, ms: number) =>
   i !== undefined && ms >= i.from.getTime() && ms < i.to.getTime();
@@ -105,7 +105,7 @@ const byArrival = (a: Invocation, b: Invocation) => a.atMs - b.atMs || a.rank - 
 export function fateOf(s: FateScenario): FateResult {
   const [fromMs, toMs] = [s.from.getTime(), s.to.getTime()];
   const endMs = toMs + s.settleMs;
-  const world: World = { s, jobs: new Map(), owed: [], sweptToMs: fromMs, endMs };
+  const world: World = { s, jobs: new Map(), owed: [], sweptToMs: fromMs, endMs, coldSweep: false };
   for (const job of s.jobs.filter((j) => j.enabled)) {
     const m = listJob(world, job, fromMs);
     if (s.runningSince) m.sinceMs = s.runningSince.getTime();
@@ -168,6 +168,7 @@ function listJob(world: World, job: JobDefinition, afterMs: number): JobModel {
 /** A deploy at its `at`: every job it lists, drops or changes waits for its deploy instant. */
 function deploy(world: World, d: ModelDeploy): void {
   const enabled = d.jobs.filter((j) => j.enabled);
+  world.coldSweep = true;
   for (const m of world.jobs.values()) m.pending = enabled.find((j) => j.id === m.id) ?? null;
   // A job never listed before: its first tick starts it (§6, a job's first run).
   for (const job of enabled.filter((j) => !world.jobs.has(j.id))) {
@@ -230,10 +231,13 @@ function tick(world: World, jobId: string, sMs: number, nowMs: number): void {
 /**
  * The sweep at M: pending deploys take effect just before M. It checks the sweep instants since
  * the last checked, at most 30 minutes and a day back, and the newest minute (architecture.md
- * §7): a job with an undecided run due there has its overdue runs (`at <= M − grace`) decided
- * as one gap. Then retries, and `stuck` runs.
+ * §7); the first sweep of a new jobs bundle (a cold container) every overdue run: a job with an
+ * undecided run due there has its overdue runs (`at <= M − grace`) decided as one gap. Then
+ * retries, and `stuck` runs.
  */
 function sweep(world: World, mMs: number, nowMs: number): void {
+  const cold = world.coldSweep;
+  world.coldSweep = false;
   for (const m of world.jobs.values()) takeEffect(world, m, mMs - 1);
   const fromMs = Math.min(mMs, Math.max(world.sweptToMs, mMs - 86_400_000));
   const toMs = Math.min(mMs, fromMs + 30 * MINUTE_MS);
@@ -242,7 +246,8 @@ function sweep(world: World, mMs: number, nowMs: number): void {
   for (const m of world.jobs.values()) {
     const graceMs = m.job.alarm.graceSeconds * 1000;
     const due = m.listed ? undecided(m, mMs - graceMs) : [];
-    const seen = (r: ModelRun) => r.ms + graceMs > (r.ms + graceMs <= toMs ? fromMs : newestMs);
+    const seen = (r: ModelRun) =>
+      cold || r.ms + graceMs > (r.ms + graceMs <= toMs ? fromMs : newestMs);
     if (due.some(seen)) decideGap(world, m, due, nowMs, mMs - graceMs);
     for (const r of [...m.watched]) {
       if (r.failing && r.retryAtMs <= nowMs) attempt(world, m, r, nowMs, 'retry');
