@@ -111,6 +111,7 @@ export async function checkScenario(scenario: FuzzScenario): Promise<ScenarioRes
         [...config.jobs, ...plan.deploys.flatMap((d) => d.jobs)],
         [model, fateOf({ ...history, failures: [] })],
         seen,
+        history.deploys ?? [],
       )
     : compareExactly(model, seen, from, to);
   // §6 Completions need proof of delivery: a forgery changes nothing.
@@ -253,12 +254,16 @@ function difference(a: readonly string[], b: readonly string[]): string[] {
  * due, or if its own tick failed and the sweep, before the tick's retry could take the run,
  * found the gap's budget spent; skipped(max-runs) where the model delivers it or skips it
  * outside the window only if it was beyond the budget of the window its gap was decided with,
- * and a failure moved that decision.
+ * and a failure moved that decision; dead-lettered short of its attempts only if a dispatcher
+ * that could have claimed it died before a deploy that no longer lists its job; caught up where
+ * the model skips it for the gap's budget only if a failed tick delivered its own run and so
+ * began the system's gap, which stayed within its policy.
  */
 function compareTolerantly(
   jobs: readonly JobDefinition[],
   models: readonly FateResult[],
   seen: SystemObservation,
+  deploys: readonly Deploy[],
 ): string[] {
   const violations: string[] = [];
   const byId = models.map((m) => new Map(m.runs.map((r) => [runId(r), r])));
@@ -283,12 +288,14 @@ function compareTolerantly(
               heldForAFailure(s, job, seen) ||
               takenByANewerRun(s, job, seen) ||
               diedAtEveryAttempt(s, job, maxAttempts, candidates, seen) ||
+              claimedWhenItsJobWasRemoved(s, candidates, seen, deploys) ||
               freedForAFailure(s, candidates, seen) ||
               mootForAFailure(s, job, candidates, seen) ||
               beyondTheBudgetWhenDecided(s, job, candidates, seen) ||
               spentBeforeItsRetriedTick(s, job, candidates, seen) ||
               claimedByItsFailedTick(s, candidates, seen) ||
-              spentElsewhereInItsGap(s, byId, seen)))));
+              spentElsewhereInItsGap(s, byId, seen) ||
+              renewedByAFailedTick(s, job, candidates, seen)))));
     if (!ok) {
       const said = [...new Set(candidates.map(fateText))].join(' or ');
       violations.push(
@@ -328,6 +335,40 @@ function spentElsewhereInItsGap(
   return models.some(
     (m) => gap.filter((r) => m.get(runId(r))?.status === 'delivered').length >= delivered,
   );
+}
+
+/**
+ * A run caught up where the model skips it for the gap's budget (`max-runs`, `catch-up-latest`):
+ * the job's last run before it delivered by its own tick was claimed by a tick that failed (it
+ * died after the claim, a takeover delivered the run), and the system's gap since that run
+ * delivered no more than the policy allows (`maxRuns`; one for `latest`). A tick that delivers
+ * its own run ends the gap and renews the budget (§6: `maxRuns` counts every run caught up since
+ * a tick last delivered its own run); the model, whose invocations are all or nothing, loses that
+ * tick whole, lets a sweep catch the run up instead, and so counts it and the runs after it in
+ * one gap. A gap that caught up more than its policy since a tick last delivered its own run, or
+ * a budget renewed by a tick that did not fail (the model sees that one too), is a violation.
+ */
+function renewedByAFailedTick(
+  run: SystemRun,
+  job: JobDefinition | undefined,
+  candidates: readonly RunFate[],
+  seen: SystemObservation,
+): boolean {
+  if (!job || run.status !== 'delivered' || run.origin === 'tick') return false;
+  const budget = (m: RunFate) => m.reason === 'max-runs' || m.reason === 'catch-up-latest';
+  if (!candidates.some(budget)) return false;
+  const earlier = seen.runs.filter((r) => r.jobId === run.jobId && r.at < run.at);
+  const endedBy = earlier.findLast((r) => r.status === 'delivered' && r.origin === 'tick');
+  if (!endedBy) return false;
+  const endedMs = Date.parse(endedBy.at);
+  const tickFailed = seen.failed.some(
+    (f) => f.kind === 'tick' && f.jobId === run.jobId && f.scheduledAt.getTime() === endedMs,
+  );
+  const caughtUp = [...earlier.filter((r) => r.at > endedBy.at), run].filter(
+    (r) => r.status === 'delivered' || r.status === 'dead-lettered',
+  ).length;
+  const allowed = { all: job.catchup.maxRuns, latest: 1, none: 0 }[job.catchup.policy];
+  return tickFailed && caughtUp <= allowed;
 }
 
 /** Whether an invocation failed in `[fromMs, toMs]`. */
@@ -409,6 +450,42 @@ function diedAtEveryAttempt(
       failedAtMs(f) <= untilMs,
   );
   return failures.length >= maxAttempts;
+}
+
+/** A deploy of the plan, as the model is given it. */
+type Deploy = { readonly at: Date; readonly jobs: readonly JobDefinition[] };
+
+/**
+ * A run dead-lettered with fewer attempts than its round allows, where the model delivers it or
+ * leaves it undecided: an invocation that could claim it (its job's tick, a sweep) failed from
+ * its instant until a deploy that no longer lists the job took effect (that deploy's first
+ * sweep, a sweep after its `at`). The dying dispatcher left the run claimed; the sweep of the
+ * new bundle finds the claim's lease over and has no definition to retry it with, so it
+ * dead-letters the run (§6, a job removed: a run of it being delivered then). The model, whose
+ * invocations are all or nothing, has no claim left: its tick delivers the run, or the retry
+ * comes too late and the run is undecided when the job ends. A run dead-lettered short of its
+ * attempts while its job is still listed, or with no failure before the removal to leave its
+ * claim, or where the model skips it, is a violation.
+ */
+function claimedWhenItsJobWasRemoved(
+  run: SystemRun,
+  candidates: readonly RunFate[],
+  seen: SystemObservation,
+  deploys: readonly Deploy[],
+): boolean {
+  if (run.status !== 'dead-lettered') return false;
+  if (!candidates.some((m) => m.status === 'delivered' || m.status === 'undecided')) return false;
+  const atMs = Date.parse(run.at);
+  const removedByMs = deploys
+    .filter((d) => d.at.getTime() > atMs && !d.jobs.some((j) => j.id === run.jobId))
+    .map((d) => d.at.getTime() + SWEEP_INTERVAL_MS + EVENT_DELAY_MS)[0];
+  if (removedByMs === undefined) return false;
+  return seen.failed.some(
+    (f) =>
+      (f.kind === 'sweep' || f.jobId === run.jobId) &&
+      failedAtMs(f) >= atMs &&
+      failedAtMs(f) <= removedByMs,
+  );
 }
 
 /**
