@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { RecordingTargets, TestClock } from '../../support/doubles.ts';
+import { periodBucket } from '../../../functions/schedule/index.ts';
+import { updating } from '../../support/ddb-faults.ts';
+import { RecordingDeadLetters, RecordingTargets, TestClock } from '../../support/doubles.ts';
 import { harness, sweepMinutes, tickEvent } from '../../support/harness.ts';
 import { makeJob } from '../../support/jobs.ts';
 import { faultableLedgerTable } from '../../support/ledger.ts';
@@ -130,6 +132,38 @@ describe('a job removed from jobs.yaml', () => {
     expect(targets.instants()).toEqual(['2023-06-01T10:00:00.000Z', '2023-06-08T10:00:00.000Z']);
     expect(again.metrics.count(job.id, 'MissedRuns')).toBe(0);
     expect(again.notifier.sent).toEqual([]);
+  });
+
+  it('dead-letters a run its dying tick left claimed when the next deploy drops the job', async () => {
+    const { client, faults, tableName } = await faultableLedgerTable('deploy7');
+    const job = makeJob({
+      id: 'dropped-mid-run',
+      schedule: '*/30 * * * *',
+      timezone: 'UTC',
+      retry: { maxAttempts: 2 },
+    });
+    const other = makeJob({ id: 'stays', schedule: '0 * * * *', timezone: 'UTC' });
+    const clock = new TestClock('2023-06-01T10:30:00Z');
+    const targets = new RecordingTargets();
+    const deadLetters = new RecordingDeadLetters();
+    const first = harness({ client, tableName, clock, jobs: [job, other], targets, deadLetters });
+    await first.ledger.createJobState(job.id, new Date('2023-06-01T10:00:00Z'));
+    // The claim reaches DynamoDB; the dispatcher dies before it hears back.
+    faults.fail(updating('leaseUntilEpochMs'), { when: 'after', error: () => new Error('OOM') });
+    await expect(
+      first.dispatcher.handle(tickEvent(job.id, '2023-06-01T10:30:00Z')),
+    ).rejects.toThrow('OOM');
+    // A deploy drops the job; its sweeps find the claim's lease over and nothing to retry it with.
+    const without = harness({ client, tableName, clock, jobs: [other], targets, deadLetters });
+    await sweepMinutes(without, clock, '2023-06-01T10:32:00Z', '2023-06-01T10:37:00Z');
+    const key = periodBucket(job.id, new Date('2023-06-01T10:30:00Z'));
+    expect(await without.ledger.getRun(key)).toMatchObject({
+      status: 'failed',
+      failure: 'delivery',
+      attempts: 1,
+    });
+    expect(deadLetters.messages.map((m) => m.key)).toEqual([key]);
+    expect(targets.instants()).toEqual([]);
   });
 });
 
