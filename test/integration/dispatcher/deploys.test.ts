@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { periodBucket } from '../../../functions/schedule/index.ts';
+import type { JobDefinition } from '../../../functions/shared/job.ts';
 import { updating } from '../../support/ddb-faults.ts';
 import { RecordingDeadLetters, RecordingTargets, TestClock } from '../../support/doubles.ts';
 import { harness, sweepMinutes, tickEvent } from '../../support/harness.ts';
@@ -174,49 +175,65 @@ describe('a job dropped before any sweep of the deploy that listed it', () => {
   const job = makeJob({ id: 'short-lived', schedule: '*/15 * * * *', timezone: 'UTC' });
   const other = makeJob({ id: 'stays', schedule: '0 * * * *', timezone: 'UTC' });
 
-  it('is ended by the dropping deploy’s first sweep when only its first tick ran', async () => {
-    const { client, tableName } = await faultableLedgerTable('deploy5');
+  /** One ledger, clock and target; `deploy(jobs)` is a dispatcher running with those jobs. */
+  async function stack(tableId: string) {
+    const { client, tableName } = await faultableLedgerTable(tableId);
     const clock = new TestClock('2023-06-01T10:00:02Z');
     const targets = new RecordingTargets();
-    const first = harness({ client, tableName, clock, jobs: [job, other], targets });
-    await first.dispatcher.handle(tickEvent(job.id, '2023-06-01T10:00:00Z'));
-    // Redeployed without the job at 10:09:30, before any sweep of the first deploy.
-    const without = harness({ client, tableName, clock, jobs: [other], targets });
-    await sweepMinutes(without, clock, '2023-06-01T10:10:00Z', '2023-06-01T10:11:00Z');
+    const deploy = (jobs: JobDefinition[]) => harness({ client, tableName, clock, jobs, targets });
+    return { clock, targets, deploy };
+  }
+  type Stack = Awaited<ReturnType<typeof stack>>;
+
+  /** The job's first tick at 10:00 of `day`, by a deploy that lists it; that deploy. */
+  async function firstTick({ clock, deploy }: Stack, day: string) {
+    clock.set(`${day}T10:00:02Z`);
+    const listing = deploy([job, other]);
+    await listing.dispatcher.handle(tickEvent(job.id, `${day}T10:00:00Z`));
+    return listing;
+  }
+
+  /** A deploy without the job, whose sweeps run at 10:10 and 10:11 of `day`: it must end it. */
+  async function dropped({ clock, deploy }: Stack, day: string) {
+    const without = deploy([other]);
+    await sweepMinutes(without, clock, `${day}T10:10:00Z`, `${day}T10:11:00Z`);
     expect((await without.ledger.getJobState(job.id))?.removedAt).toBeDefined();
-    clock.set('2023-06-08T10:00:02Z');
-    const again = harness({ client, tableName, clock, jobs: [job, other], targets });
-    await again.dispatcher.handle(tickEvent(job.id, '2023-06-08T10:00:00Z'));
-    expect(targets.instants()).toEqual(['2023-06-01T10:00:00.000Z', '2023-06-08T10:00:00.000Z']);
+  }
+
+  /** Listed again on `day`: its first tick delivers its run and replays nothing. */
+  async function listedAgain(s: Stack, day: string) {
+    const again = await firstTick(s, day);
     expect(again.metrics.count(job.id, 'MissedRuns')).toBe(0);
     expect(again.notifier.sent).toEqual([]);
+  }
+
+  it('is ended by the dropping deploy’s first sweep when only its first tick ran', async () => {
+    const s = await stack('deploy5');
+    await firstTick(s, '2023-06-01');
+    // Redeployed without the job at 10:09:30, before any sweep of the first deploy.
+    await dropped(s, '2023-06-01');
+    await listedAgain(s, '2023-06-08');
+    expect(s.targets.instants()).toEqual(['2023-06-01T10:00:00.000Z', '2023-06-08T10:00:00.000Z']);
   });
 
   it('is ended again when the deploy that listed it again ran only its first tick', async () => {
-    const { client, tableName } = await faultableLedgerTable('deploy6');
-    const clock = new TestClock('2023-06-01T10:00:02Z');
-    const targets = new RecordingTargets();
-    const first = harness({ client, tableName, clock, jobs: [job, other], targets });
-    await first.dispatcher.handle(tickEvent(job.id, '2023-06-01T10:00:00Z'));
-    await sweepMinutes(first, clock, '2023-06-01T10:01:00Z', '2023-06-01T10:02:00Z');
-    const without = harness({ client, tableName, clock, jobs: [other], targets });
-    await sweepMinutes(without, clock, '2023-06-01T10:10:00Z', '2023-06-01T10:11:00Z');
+    const s = await stack('deploy6');
+    await firstTick(s, '2023-06-01');
+    await sweepMinutes(
+      s.deploy([job, other]),
+      s.clock,
+      '2023-06-01T10:01:00Z',
+      '2023-06-01T10:02:00Z',
+    );
+    await dropped(s, '2023-06-01');
     // Listed again on 06-08; its first tick runs, and the next deploy drops it before any sweep.
-    clock.set('2023-06-08T10:00:02Z');
-    const back = harness({ client, tableName, clock, jobs: [job, other], targets });
-    await back.dispatcher.handle(tickEvent(job.id, '2023-06-08T10:00:00Z'));
-    const dropped = harness({ client, tableName, clock, jobs: [other], targets });
-    await sweepMinutes(dropped, clock, '2023-06-08T10:10:00Z', '2023-06-08T10:11:00Z');
-    expect((await dropped.ledger.getJobState(job.id))?.removedAt).toBeDefined();
-    clock.set('2023-06-15T10:00:02Z');
-    const again = harness({ client, tableName, clock, jobs: [job, other], targets });
-    await again.dispatcher.handle(tickEvent(job.id, '2023-06-15T10:00:00Z'));
-    expect(targets.instants()).toEqual([
+    await firstTick(s, '2023-06-08');
+    await dropped(s, '2023-06-08');
+    await listedAgain(s, '2023-06-15');
+    expect(s.targets.instants()).toEqual([
       '2023-06-01T10:00:00.000Z',
       '2023-06-08T10:00:00.000Z',
       '2023-06-15T10:00:00.000Z',
     ]);
-    expect(again.metrics.count(job.id, 'MissedRuns')).toBe(0);
-    expect(again.notifier.sent).toEqual([]);
   });
 });

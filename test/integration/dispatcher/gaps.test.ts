@@ -26,6 +26,14 @@ function runsOf(job: JobDefinition, fromIso: string, toIso: string): string[] {
   ).map((o) => o.at.toISOString());
 }
 
+/** A ledger table, a clock at `startIso`, a recording target, and one dispatcher running `job`. */
+async function oneJob(tableId: string, job: JobDefinition, startIso: string) {
+  const { client, tableName } = await faultableLedgerTable(tableId);
+  const clock = new TestClock(startIso);
+  const targets = new RecordingTargets();
+  return { h: harness({ client, tableName, clock, jobs: [job], targets }), clock, targets };
+}
+
 async function onTime(
   h: ReturnType<typeof harness>,
   clock: TestClock,
@@ -41,7 +49,6 @@ async function onTime(
  * to `untilIso` a tick and a sweep every minute, the tick first or the sweep first.
  */
 async function twoHourOutage(id: string, maxRuns: number, tickFirst: boolean, untilIso: string) {
-  const { client, tableName } = await faultableLedgerTable(id);
   const job = makeJob({
     id,
     schedule: '* * * * *',
@@ -49,9 +56,7 @@ async function twoHourOutage(id: string, maxRuns: number, tickFirst: boolean, un
     catchup: { policy: 'all', windowSeconds: 86_400, maxRuns },
     alarm: { graceSeconds: 60 },
   });
-  const clock = new TestClock('2023-06-01T08:00:02Z');
-  const targets = new RecordingTargets();
-  const h = harness({ client, tableName, clock, jobs: [job], targets });
+  const { h, clock, targets } = await oneJob(id, job, '2023-06-01T08:00:02Z');
   await onTime(h, clock, job, '2023-06-01T08:00:00Z');
   await sweepMinutes(h, clock, '2023-06-01T08:01:00Z', '2023-06-01T08:01:00Z');
   for (let ms = Date.parse('2023-06-01T10:01:00Z'); ms <= Date.parse(untilIso); ms += MINUTE) {
@@ -65,16 +70,13 @@ async function twoHourOutage(id: string, maxRuns: number, tickFirst: boolean, un
 
 describe('a gap is decided together, whoever reaches it first', () => {
   it('delivers at most maxRuns of a 3 h 10 min outage, the newest, all inside the window, when the sweep comes back first', async () => {
-    const { client, tableName } = await faultableLedgerTable('gap1');
     const job = makeJob({
       id: 'half-hourly',
       schedule: '*/30 * * * *',
       timezone: 'UTC',
       catchup: { policy: 'all', windowSeconds: 7_200, maxRuns: 2 },
     });
-    const clock = new TestClock('2023-06-01T07:00:02Z');
-    const targets = new RecordingTargets();
-    const h = harness({ client, tableName, clock, jobs: [job], targets });
+    const { h, clock, targets } = await oneJob('gap1', job, '2023-06-01T07:00:02Z');
     await onTime(h, clock, job, '2023-06-01T07:00:00Z');
     await sweepMinutes(h, clock, '2023-06-01T07:01:00Z', '2023-06-01T07:05:00Z');
     // Unreachable from 07:05 to 10:15; the sweep comes back before the 10:30 tick.
@@ -118,15 +120,13 @@ describe('a gap is decided together, whoever reaches it first', () => {
 
 describe('a skipped run of a gap names where its window ended', () => {
   it("logs each skip of a gap a late tick decided with upTo, the tick's own run", async () => {
-    const { client, tableName } = await faultableLedgerTable('gap-upto');
     const job = makeJob({
       id: 'half-hourly-upto',
       schedule: '*/30 * * * *',
       timezone: 'UTC',
       catchup: { policy: 'all', windowSeconds: 7_200, maxRuns: 2 },
     });
-    const clock = new TestClock('2023-06-01T07:00:02Z');
-    const h = harness({ client, tableName, clock, jobs: [job], targets: new RecordingTargets() });
+    const { h, clock } = await oneJob('gap-upto', job, '2023-06-01T07:00:02Z');
     await onTime(h, clock, job, '2023-06-01T07:00:00Z');
     // Unreachable from 07:05 until the 10:30 tick: it decides (07:00, 10:30], window from 08:30.
     await onTime(h, clock, job, '2023-06-01T10:30:00Z');
@@ -145,7 +145,6 @@ describe('a skipped run of a gap names where its window ended', () => {
 
 describe('a gap decided is never delivered later', () => {
   it('delivers none of the runs a 3 h gap left in its range when the sweep works through the backlog', async () => {
-    const { client, tableName } = await faultableLedgerTable('gap3');
     const job = makeJob({
       id: 'ranged',
       schedule: '* * * * *',
@@ -153,9 +152,7 @@ describe('a gap decided is never delivered later', () => {
       catchup: { policy: 'all', windowSeconds: 86_400, maxRuns: 2 },
       alarm: { graceSeconds: 60 },
     });
-    const clock = new TestClock('2023-06-01T07:00:02Z');
-    const targets = new RecordingTargets();
-    const h = harness({ client, tableName, clock, jobs: [job], targets });
+    const { h, clock, targets } = await oneJob('gap3', job, '2023-06-01T07:00:02Z');
     await onTime(h, clock, job, '2023-06-01T07:00:00Z');
     await sweepMinutes(h, clock, '2023-06-01T07:01:00Z', '2023-06-01T07:01:00Z');
     // Back at 10:01: the tick decides the gap; the sweep then checks 07:01-10:01 in chunks.
@@ -172,16 +169,13 @@ describe('a gap decided is never delivered later', () => {
   });
 
   it('does not deliver a late tick of a run the gap put in its range', async () => {
-    const { client, tableName } = await faultableLedgerTable('gap4');
     const job = makeJob({
       id: 'ranged-late',
       schedule: '* * * * *',
       timezone: 'UTC',
       catchup: { policy: 'all', windowSeconds: 86_400, maxRuns: 1 },
     });
-    const clock = new TestClock('2023-06-01T07:00:02Z');
-    const targets = new RecordingTargets();
-    const h = harness({ client, tableName, clock, jobs: [job], targets });
+    const { h, clock, targets } = await oneJob('gap4', job, '2023-06-01T07:00:02Z');
     await onTime(h, clock, job, '2023-06-01T07:00:00Z');
     await onTime(h, clock, job, '2023-06-01T10:00:00Z');
     // A tick of 07:10 held up for three hours arrives after its gap was decided.
@@ -224,11 +218,8 @@ describe('deciding a gap costs what its policy costs, not what its length costs'
 
 describe('a run due before a pause', () => {
   it('is caught up as if there were no pause when it was still undecided when the pause began', async () => {
-    const { client, tableName } = await faultableLedgerTable('gap6');
     const job = makeJob({ id: 'hourly-paused', schedule: '0 * * * *', timezone: 'UTC' });
-    const clock = new TestClock('2023-06-01T09:00:02Z');
-    const targets = new RecordingTargets();
-    const h = harness({ client, tableName, clock, jobs: [job], targets });
+    const { h, clock, targets } = await oneJob('gap6', job, '2023-06-01T09:00:02Z');
     await onTime(h, clock, job, '2023-06-01T09:00:00Z');
     // The 10:00 tick and its retries are throttled away; an operator pauses at 10:04.
     clock.set('2023-06-01T10:04:00Z');
@@ -242,16 +233,13 @@ describe('a run due before a pause', () => {
   });
 
   it('skips the runs inside a resumed pause as paused, none delivered or missed, when the next tick catches up its gap', async () => {
-    const { client, tableName } = await faultableLedgerTable('gap7');
     const job = makeJob({
       id: 'resumed',
       schedule: '0 * * * *',
       timezone: 'UTC',
       catchup: { policy: 'all', windowSeconds: 86_400, maxRuns: 2 },
     });
-    const clock = new TestClock('2023-06-01T09:00:02Z');
-    const targets = new RecordingTargets();
-    const h = harness({ client, tableName, clock, jobs: [job], targets });
+    const { h, clock, targets } = await oneJob('gap7', job, '2023-06-01T09:00:02Z');
     await onTime(h, clock, job, '2023-06-01T09:00:00Z');
     await h.ledger.pause(job.id, { at: new Date('2023-06-01T09:30:00Z'), by: 'ops', reason: 'x' });
     // Resumed at 13:30 (zonecron resume; --catch-up delivers its picks itself, as a backfill).
@@ -269,7 +257,6 @@ describe('a run due before a pause', () => {
     expect(h.notifier.sent).toEqual([]);
   });
   it('is skipped as catch-up-latest under latest when a newer run of its gap fell in the pause, none delivered', async () => {
-    const { client, tableName } = await faultableLedgerTable('gap-latest-paused');
     const job = makeJob({
       id: 'latest-paused',
       schedule: '0 * * * *',
@@ -277,9 +264,7 @@ describe('a run due before a pause', () => {
       catchup: { policy: 'latest', windowSeconds: 6 * 3600, maxRuns: 1 },
       alarm: { graceSeconds: 60 },
     });
-    const clock = new TestClock('2023-06-01T09:00:02Z');
-    const targets = new RecordingTargets();
-    const h = harness({ client, tableName, clock, jobs: [job], targets });
+    const { h, clock, targets } = await oneJob('gap-latest-paused', job, '2023-06-01T09:00:02Z');
     await onTime(h, clock, job, '2023-06-01T09:00:00Z');
     // Unreachable from 09:30 to 11:00:30: the 10:00 and 11:00 runs are undecided, and an
     // operator pauses the job at 10:30, before 11:00.
@@ -315,7 +300,6 @@ describe('notifications per incident', () => {
   });
 
   it('leaves a run an operator backfilled during the outage out of the missed notification of its gap', async () => {
-    const { client, tableName } = await faultableLedgerTable('gap-backfilled');
     const job = makeJob({
       id: 'backfilled',
       schedule: '0 * * * *',
@@ -323,9 +307,7 @@ describe('notifications per incident', () => {
       catchup: { policy: 'latest', windowSeconds: 60, maxRuns: 5 },
       alarm: { graceSeconds: 60 },
     });
-    const clock = new TestClock('2023-06-01T09:00:02Z');
-    const targets = new RecordingTargets();
-    const h = harness({ client, tableName, clock, jobs: [job], targets });
+    const { h, clock } = await oneJob('gap-backfilled', job, '2023-06-01T09:00:02Z');
     await onTime(h, clock, job, '2023-06-01T09:00:00Z');
     // The 10:00 and 11:00 ticks are lost; at 11:30 an operator backfills the 10:00 run.
     clock.set('2023-06-01T11:30:00Z');
@@ -353,7 +335,6 @@ describe('notifications per incident', () => {
 
 describe('a pause inside a gap', () => {
   it("keeps the gap's spent maxRuns when a paused run's tick skipped it, so the sweep skips the run after the resume (max-runs)", async () => {
-    const { client, tableName } = await faultableLedgerTable('gap8');
     const job = makeJob({
       id: 'paused-in-gap',
       schedule: '*/15 * * * *',
@@ -361,9 +342,7 @@ describe('a pause inside a gap', () => {
       catchup: { policy: 'all', windowSeconds: 86_400, maxRuns: 1 },
       alarm: { graceSeconds: 60 },
     });
-    const clock = new TestClock('2023-06-01T10:00:02Z');
-    const targets = new RecordingTargets();
-    const h = harness({ client, tableName, clock, jobs: [job], targets });
+    const { h, clock, targets } = await oneJob('gap8', job, '2023-06-01T10:00:02Z');
     const at = (hm: string) => periodBucket(job.id, new Date(`2023-06-01T${hm}:00Z`));
     await onTime(h, clock, job, '2023-06-01T10:00:00Z');
     // The 10:15 and 10:30 ticks are lost: the sweep catches 10:15 up and skips 10:30.
