@@ -496,8 +496,10 @@ async function recordSkips(
     };
     const recorded = await ctx.ledger.recordSkipped(record);
     if (!recorded.recorded) {
-      if (missed && !skippedByACatchUp(recorded.existing)) notTheGaps.add(run.key);
-      incident = missedIncident(job, plan, all, notTheGaps);
+      if (missed && !skippedByACatchUp(recorded.existing)) {
+        notTheGaps.add(run.key);
+        incident = missedIncident(job, plan, all, notTheGaps);
+      }
       continue;
     }
     ctx.metrics.job(job.id, reason === 'paused' ? 'SkippedPaused' : 'CatchupDropped');
