@@ -257,7 +257,8 @@ function difference(a: readonly string[], b: readonly string[]): string[] {
  * and a failure moved that decision; dead-lettered short of its attempts only if a dispatcher
  * that could have claimed it died before a deploy that no longer lists its job; caught up where
  * the model skips it for the gap's budget only if a failed tick delivered its own run and so
- * began the system's gap, which stayed within its policy.
+ * began the system's gap, which stayed within its policy. Each reads the job's definition in
+ * force at the run (a deploy may change its concurrency, maxRuntime, grace or window).
  */
 function compareTolerantly(
   jobs: readonly JobDefinition[],
@@ -271,7 +272,7 @@ function compareTolerantly(
     const candidates = byId.map((m) => m.get(runId(s))).filter((m): m is RunFate => !!m);
     const once = { ...s, deliveries: Math.min(s.deliveries, 1) };
     const versions = jobs.filter((j) => j.id === s.jobId);
-    const job = versions[0];
+    const job = inForceAt(s, versions[0], deploys);
     // A deploy may have changed retry.maxAttempts: the fewest any version allowed.
     const maxAttempts = Math.min(...versions.map((j) => j.retry.maxAttempts), 1_000);
     const noFate = candidates.length === 0 && s.status === 'undecided';
@@ -454,6 +455,24 @@ function diedAtEveryAttempt(
 
 /** A deploy of the plan, as the model is given it. */
 type Deploy = { readonly at: Date; readonly jobs: readonly JobDefinition[] };
+
+/**
+ * The definition a run's tolerances read (its concurrency, maxRuntime, grace, window): the one
+ * of the newest deploy at or before the run's instant that lists its job, else its first.
+ * @example
+ * inForceAt({ jobId: 'j3', at: '…T00:31:00Z' }, j3, [{ at: …T00:00:30Z, jobs: [j3Forbid] }]) //=> j3Forbid
+ */
+function inForceAt(
+  run: Pick<SystemRun, 'jobId' | 'at'>,
+  first: JobDefinition | undefined,
+  deploys: readonly Deploy[],
+): JobDefinition | undefined {
+  const atMs = Date.parse(run.at);
+  const listing = deploys.filter(
+    (d) => d.at.getTime() <= atMs && d.jobs.some((j) => j.id === run.jobId),
+  );
+  return listing.at(-1)?.jobs.find((j) => j.id === run.jobId) ?? first;
+}
 
 /**
  * A run dead-lettered with fewer attempts than its round allows, where the model delivers it or
