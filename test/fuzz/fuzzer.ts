@@ -249,7 +249,9 @@ function difference(a: readonly string[], b: readonly string[]): string[] {
  * attempt was made, none reached a target, and a tick of the job or a sweep failed for each;
  * delivered where the model skips it for overlap only if an invocation failed before its
  * delivery and the previous run had ended by then; delivered by its own tick where the model
- * skips it under the policy only if that tick failed; skipped(catch-up-latest) where the model
+ * skips it under the policy only if that tick failed, or if every newer run's tick before it
+ * came within a lease of a failed invocation (decided by its own tick within grace, delivered
+ * or skipped(overlap)); skipped(catch-up-latest) where the model
  * delivers it only if failed invocations held its decision off until the job's next run was
  * due, or if its own tick failed and the sweep, before the tick's retry could take the run,
  * found the gap's budget spent; skipped(max-runs) where the model delivers it or skips it
@@ -295,6 +297,7 @@ function compareTolerantly(
               beyondTheBudgetWhenDecided(s, job, candidates, seen) ||
               spentBeforeItsRetriedTick(s, job, candidates, seen) ||
               claimedByItsFailedTick(s, candidates, seen) ||
+              beforeItsGapUnderAHeldLease(s, job, candidates, seen) ||
               spentElsewhereInItsGap(s, byId, seen) ||
               renewedByAFailedTick(s, job, candidates, seen)))));
     if (!ok) {
@@ -544,6 +547,43 @@ function claimedByItsFailedTick(
   return seen.failed.some(
     (f) => f.kind === 'tick' && f.jobId === run.jobId && f.scheduledAt.getTime() === atMs,
   );
+}
+
+/**
+ * A run its own tick decided (delivered, or skipped(overlap) with a newer run in the slot) where
+ * the model skips it under the catch-up policy: each newer run of its job that its tick delivered
+ * before (at most the run's grace on, when the sweep would decide it) came within a lease of a
+ * failed sweep or tick of the job, which may have died holding the job's catch-up lease. Such a
+ * tick delivers only its own run (catch-up.ts, catchUpJob: the holder decides the rest), so the
+ * older run stays undecided and its own late tick, within grace, takes it. The model, which
+ * cannot know a lease was held, lets the first newer tick decide the gap. A run whose tick came
+ * after a newer tick that held no failure's lease, or past its grace, is a violation.
+ */
+function beforeItsGapUnderAHeldLease(
+  run: SystemRun,
+  job: JobDefinition | undefined,
+  candidates: readonly RunFate[],
+  seen: SystemObservation,
+): boolean {
+  const overlap = run.status === 'skipped' && run.reason === 'overlap';
+  if (!job || run.origin !== 'tick' || (run.status !== 'delivered' && !overlap)) return false;
+  const policy = new Set(['catch-up-latest', 'max-runs', 'catch-up-none']);
+  if (!candidates.some((m) => m.status === 'skipped' && policy.has(m.reason ?? ''))) return false;
+  const graceEndMs = Date.parse(run.at) + job.alarm.graceSeconds * 1000 + EVENT_DELAY_MS;
+  const tickMs = run.firstDeliveredAt === null ? graceEndMs : Date.parse(run.firstDeliveredAt);
+  if (tickMs > graceEndMs) return false;
+  const newerTicksMs = seen.runs
+    .filter((r) => r.jobId === run.jobId && r.at > run.at && r.origin === 'tick')
+    .map((r) => (r.firstDeliveredAt === null ? Number.NaN : Date.parse(r.firstDeliveredAt)))
+    .filter((ms) => ms <= tickMs);
+  const leaseHeldAt = (ms: number) =>
+    seen.failed.some(
+      (f) =>
+        (f.kind === 'sweep' || f.jobId === run.jobId) &&
+        failedAtMs(f) <= ms &&
+        ms <= failedAtMs(f) + LEASE_MS,
+    );
+  return newerTicksMs.length > 0 && newerTicksMs.every(leaseHeldAt);
 }
 
 /**
