@@ -242,16 +242,18 @@ function difference(a: readonly string[], b: readonly string[]): string[] {
  * a possible redelivery; dead-lettered only if the model delivers it and every attempt was made;
  * skipped(outside-window) where the model decides it otherwise only if an invocation failed
  * around it (a failure may hold the job's catch-up lease, LEASE_SECONDS, and the window is
- * measured when the gap is decided); skipped(overlap) only if an invocation failed within a
- * lease and `maxRuntime` before it (§6 Overlap: a run whose attempt died unrecorded may have
- * been invoked, and holds the slot that long), or if its own tick failed and a newer run took
- * the slot before its claim's lease ended; dead-lettered where the model skips it only if every
- * attempt was made, none reached a target, and a tick of the job or a sweep failed for each;
- * delivered where the model skips it for overlap only if an invocation failed before its
- * delivery and the previous run had ended by then; delivered by its own tick where the model
- * skips it under the policy only if that tick failed, or if every newer run's tick before it
- * came within a lease of a failed invocation (decided by its own tick within grace, delivered
- * or skipped(overlap)); skipped(catch-up-latest) where the model
+ * measured when the gap is decided), or if a late tick of a newer run at most one window newer
+ * failed before it was decided (that tick's catch-up had it inside the window); skipped(overlap)
+ * only if an invocation failed within a lease and `maxRuntime` before it (§6 Overlap: a run
+ * whose attempt died unrecorded may have been invoked, and holds the slot that long), or if its
+ * own tick failed and a newer run took the slot before its claim's lease ended; dead-lettered
+ * where the model skips it only if every attempt was made, none reached a target, and a tick of
+ * the job or a sweep failed for each; delivered where the model skips it for overlap only if an
+ * invocation failed before its delivery and the previous run had ended by then; delivered by its
+ * own tick, or by the sweep as the orphan that tick left, where the model skips it under the
+ * policy only if that tick failed, or by its own late tick only if failures held the sweep's
+ * decision off until it came, or within its grace if every newer run's tick before it came
+ * within a lease of a failed invocation (also skipped(overlap)); skipped(catch-up-latest) where the model
  * delivers it only if failed invocations held its decision off until the job's next run was
  * due, or if its own tick failed and the sweep, before the tick's retry could take the run,
  * found the gap's budget spent; skipped(max-runs) where the model delivers it or skips it
@@ -298,6 +300,7 @@ function compareTolerantly(
               spentBeforeItsRetriedTick(s, job, candidates, seen) ||
               claimedByItsFailedTick(s, candidates, seen) ||
               beforeItsGapUnderAHeldLease(s, job, candidates, seen) ||
+              heldOffUntilItsTick(s, job, candidates, seen) ||
               spentElsewhereInItsGap(s, byId, seen) ||
               renewedByAFailedTick(s, job, candidates, seen)))));
     if (!ok) {
@@ -529,23 +532,39 @@ function freedForAFailure(
   return failedIn(seen, Date.parse(run.at), Date.parse(run.firstDeliveredAt));
 }
 
+/** Whether the model skips the run under the catch-up policy (the budget, or `none`). */
+const policySkip = (m: RunFate) =>
+  m.status === 'skipped' &&
+  ['catch-up-latest', 'max-runs', 'catch-up-none'].includes(m.reason ?? '');
+
 /**
- * A run delivered by its own tick where the model skips it under the catch-up policy: that
- * tick's invocation failed, after its claim landed. The claim decided the run (§6: a run being
- * delivered is decided) before a catch-up reached it, and a takeover delivered it; the model,
- * whose invocations are all or nothing, loses the tick whole and lets the catch-up decide.
+ * A run delivered where the model skips it under the catch-up policy, its own tick having
+ * failed: after its claim landed (the run's item is the tick's; a takeover delivered it), or,
+ * the claim not yet written, after the fast path moved W onto the run (`swapWatermark` comes
+ * before the claim): the sweep then finds the run at or before W with no item, an orphan, and
+ * delivers it (origin sweep) after the failure, as the dying tick meant to. Either way the tick
+ * decided its run before a catch-up reached it (§6: a tick's own run is delivered whatever the
+ * policy; W says every run at or before it is decided), and the model, whose invocations are all
+ * or nothing, loses the tick whole and lets the catch-up skip the run. Under `none` the sweep
+ * delivers nothing but orphans, so a run it delivers whose own tick did not fail before, or one
+ * a late tick's catch-up delivered (origin catch-up), is a violation.
  */
 function claimedByItsFailedTick(
   run: SystemRun,
   candidates: readonly RunFate[],
   seen: SystemObservation,
 ): boolean {
-  if (run.status !== 'delivered' || run.origin !== 'tick') return false;
-  const policy = new Set(['catch-up-latest', 'max-runs', 'catch-up-none']);
-  if (!candidates.some((m) => m.status === 'skipped' && policy.has(m.reason ?? ''))) return false;
+  if (run.status !== 'delivered' || run.firstDeliveredAt === null) return false;
+  if (run.origin !== 'tick' && run.origin !== 'sweep') return false;
+  if (!candidates.some(policySkip)) return false;
   const atMs = Date.parse(run.at);
+  const deliveredMs = Date.parse(run.firstDeliveredAt);
   return seen.failed.some(
-    (f) => f.kind === 'tick' && f.jobId === run.jobId && f.scheduledAt.getTime() === atMs,
+    (f) =>
+      f.kind === 'tick' &&
+      f.jobId === run.jobId &&
+      f.scheduledAt.getTime() === atMs &&
+      (run.origin === 'tick' || failedAtMs(f) <= deliveredMs),
   );
 }
 
@@ -567,8 +586,7 @@ function beforeItsGapUnderAHeldLease(
 ): boolean {
   const overlap = run.status === 'skipped' && run.reason === 'overlap';
   if (!job || run.origin !== 'tick' || (run.status !== 'delivered' && !overlap)) return false;
-  const policy = new Set(['catch-up-latest', 'max-runs', 'catch-up-none']);
-  if (!candidates.some((m) => m.status === 'skipped' && policy.has(m.reason ?? ''))) return false;
+  if (!candidates.some(policySkip)) return false;
   const graceEndMs = Date.parse(run.at) + job.alarm.graceSeconds * 1000 + EVENT_DELAY_MS;
   const tickMs = run.firstDeliveredAt === null ? graceEndMs : Date.parse(run.firstDeliveredAt);
   if (tickMs > graceEndMs) return false;
@@ -584,6 +602,34 @@ function beforeItsGapUnderAHeldLease(
         ms <= failedAtMs(f) + LEASE_MS,
     );
   return newerTicksMs.length > 0 && newerTicksMs.every(leaseHeldAt);
+}
+
+/**
+ * A run delivered by its own tick, past its grace, where the model skips it under the catch-up
+ * policy: from the sweep after its grace until the tick's delivery, failed sweeps and ticks of
+ * its job held the sweep's decision off, each within a lease and a sweep of the one before (a
+ * failure may hold the job's catch-up lease, and the sweeps defer the job), so the late tick
+ * came first and delivered its own run (§6: a tick's own run is delivered whatever the policy,
+ * and raises `late`). The model cannot know the lease was held and skips the run at the sweep
+ * after its grace. A tick's own run delivered while a sweep could have decided it first, or
+ * with no failure to hold that sweep off, is a violation.
+ */
+function heldOffUntilItsTick(
+  run: SystemRun,
+  job: JobDefinition | undefined,
+  candidates: readonly RunFate[],
+  seen: SystemObservation,
+): boolean {
+  if (!job || run.status !== 'delivered' || run.origin !== 'tick') return false;
+  if (run.firstDeliveredAt === null || !candidates.some(policySkip)) return false;
+  const atMs = Date.parse(run.at);
+  const deliveredMs = Date.parse(run.firstDeliveredAt);
+  // Only its job's ticks and the sweeps take its catch-up lease.
+  const failures = seen.failed
+    .filter((f) => f.kind === 'sweep' || f.jobId === run.jobId)
+    .map(failedAtMs)
+    .filter((ms) => ms >= atMs && ms <= deliveredMs);
+  return decisionHeldUntilMs(job, atMs, failures) >= deliveredMs;
 }
 
 /**
@@ -610,18 +656,22 @@ function mootForAFailure(
   const nextMs = nextOccurrences(scheduleSpecOf(job), new Date(atMs), 1)[0]?.at.getTime();
   if (nextMs === undefined) return false;
   // Each failure when it happened (seen.failed stamps it with its retry's arrival).
-  const failures = seen.failed
-    .map(failedAtMs)
-    .filter((ms) => ms >= atMs && ms <= nextMs)
-    .sort((a, b) => a - b);
-  // Up to when the run may still be undecided: the sweep after its grace, then each failure's
-  // lease on.
+  const failures = seen.failed.map(failedAtMs).filter((ms) => ms >= atMs && ms <= nextMs);
+  return decisionHeldUntilMs(job, atMs, failures) >= nextMs;
+}
+
+/**
+ * Up to when failures (when each happened) may have kept the run at `atMs` undecided: the
+ * sweep after its grace (its arrival), then each failure within the hold, a lease and a sweep
+ * on from it.
+ */
+function decisionHeldUntilMs(job: JobDefinition, atMs: number, failures: readonly number[]) {
   let heldUntilMs = atMs + job.alarm.graceSeconds * 1000 + EVENT_DELAY_MS;
-  for (const ms of failures) {
+  for (const ms of [...failures].sort((a, b) => a - b)) {
     if (ms > heldUntilMs) break;
     heldUntilMs = Math.max(heldUntilMs, ms + LEASE_MS + SWEEP_INTERVAL_MS);
   }
-  return heldUntilMs >= nextMs;
+  return heldUntilMs;
 }
 
 /**
@@ -670,7 +720,14 @@ function beyondTheBudgetWhenDecided(
  * A run skipped outside its window when an invocation failed within a lease of its decision.
  * The failure is taken when it happened, the failed attempt's arrival: `seen.failed` dates a
  * retried failure by its retry's arrival, a minute or two later, past a decision the failure
- * held off (a sweep at `at + grace` that failed holding the job's lease).
+ * held off (a sweep at `at + grace` that failed holding the job's lease). Or a late tick of a
+ * newer run S of its job, at most one window newer and taken within S's window, failed before
+ * the skip was written: that tick's catch-up, up to S, has the run inside its window however
+ * late the tick arrives, and it died half-way; its retry found the job's catch-up lease held (by
+ * a failed sweep) and delivered only S, so the gap was decided later, up to a later run, when
+ * this one was older than the window (§6: the window ends where the gap is decided). The model,
+ * whose invocations are all or nothing, has that tick or its retry decide the gap up to S. A
+ * run skipped outside its window with no such failure is a violation.
  */
 function lateForAFailure(
   run: SystemRun,
@@ -679,10 +736,24 @@ function lateForAFailure(
 ): boolean {
   if (!job || run.status !== 'skipped' || run.reason !== 'outside-window') return false;
   const atMs = Date.parse(run.at);
-  const untilMs = atMs + (job.alarm.graceSeconds + job.catchup.windowSeconds) * 1000;
+  const windowMs = job.catchup.windowSeconds * 1000;
+  const untilMs = atMs + job.alarm.graceSeconds * 1000 + windowMs;
+  const decidedMs = run.gapSkip ? Date.parse(run.gapSkip.writtenAt) : Number.POSITIVE_INFINITY;
+  const heldInsideByItsTick = (f: SystemObservation['failed'][number]) => {
+    const sMs = f.scheduledAt.getTime();
+    const ms = failedAtMs(f);
+    return (
+      f.kind === 'tick' &&
+      f.jobId === run.jobId &&
+      sMs > atMs &&
+      sMs - windowMs <= atMs &&
+      ms - sMs <= windowMs &&
+      ms <= decidedMs
+    );
+  };
   return seen.failed.some((f) => {
     const ms = failedAtMs(f);
-    return ms >= atMs - LEASE_MS && ms <= untilMs;
+    return (ms >= atMs - LEASE_MS && ms <= untilMs) || heldInsideByItsTick(f);
   });
 }
 
