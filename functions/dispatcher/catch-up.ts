@@ -66,6 +66,8 @@ interface GapPlan {
   readonly endsGap: boolean;
   /** The gap's first run, if it has any. */
   readonly firstMs?: number;
+  /** The orphan at W its dying tick left, delivered as that tick's own (`swappedOrphan`). */
+  readonly itsTicks?: Occurrence;
 }
 
 /**
@@ -151,8 +153,9 @@ export async function catchUpUnderLease(
   const { plan, incident } = await decideGap(ctx, job, request, state, leaseUntilEpochMs);
   const outcomes: RunOutcome[] = ownSkipped(job, request, plan);
   for (const occurrence of plan.deliver) {
-    const run = planned(job, occurrence, request, isMissedRun(ctx, job, occurrence, request));
-    outcomes.push(await deliverRun(ctx, withIncident(run, incident)));
+    const run = planned(job, occurrence, request, isMissedRun(ctx, job, occurrence, request, plan));
+    const origin = isSame(occurrence, plan.itsTicks) ? { origin: 'tick' as const } : {};
+    outcomes.push(await deliverRun(ctx, withIncident({ ...run, ...origin }, incident)));
   }
   return outcomes;
 }
@@ -183,10 +186,11 @@ async function decideGap(
 
 /**
  * The job state with no budget spent when the run at W is its tick's: a fast-path tick that
- * claimed its own run and died before it ended the gap (`endGap`) still ended it. A run its
- * tick skipped for a pause was not delivered and ends nothing: the gap's budget goes on past
- * the pause. Read only while a budget is recorded, which is rare: a gap caught up in more than
- * one catch-up.
+ * claimed its own run and died before it ended the gap (`endGap`) still ended it, and so did
+ * one that moved W onto it and died before its claim (no item at W, `swappedAt`): the sweep
+ * delivers that orphan as the tick's own. A run its tick skipped for a pause was not delivered
+ * and ends nothing: the gap's budget goes on past the pause. Read only while a budget is
+ * recorded, which is rare: a gap caught up in more than one catch-up.
  */
 async function withGapEnded(
   ctx: CoreContext,
@@ -196,8 +200,26 @@ async function withGapEnded(
   if (!state.gapCaughtUp || !state.watermarkAt) return state;
   const key = periodBucket(job.id, new Date(state.watermarkAt));
   const atW = (await ctx.ledger.getRuns([key], true)).get(key);
-  const claimed = atW && ownedByItsTick(atW) && atW.skipReason !== 'paused';
+  const claimed = atW ? ownedByItsTick(atW) && atW.skipReason !== 'paused' : swappedAtW(state);
   return claimed ? { ...state, gapCaughtUp: 0 } : state;
+}
+
+/** Whether W stands where the fast path's tick moved it, onto that tick's own run. */
+function swappedAtW(state: JobStateItem): boolean {
+  return state.swappedAt !== undefined && state.swappedAt === state.watermarkAt;
+}
+
+/**
+ * The sweep's orphan at W that the fast path's tick left (it moved W onto its own run and died
+ * before its claim): delivered as that tick's own run (origin tick), as the tick meant to, so
+ * it ends the gap like the tick's delivery would (§6 Gaps and catch-up).
+ *
+ * @example
+ * swappedOrphan({ watermarkAt: s, swappedAt: s, … }, { orphans: [runAtS], … }) //=> runAtS
+ */
+function swappedOrphan(state: JobStateItem, request: CatchupRequest): Occurrence | undefined {
+  if (!swappedAtW(state)) return undefined;
+  return request.orphans?.find((o) => o.at.toISOString() === state.watermarkAt);
 }
 
 /**
@@ -234,14 +256,19 @@ function isMissed(ctx: CoreContext, job: JobDefinition, occurrence: Occurrence):
   return ctx.clock().getTime() > occurrence.at.getTime() + job.alarm.graceSeconds * 1000;
 }
 
-/** A delivered run of the gap that is missed (a tick's own run is on time by definition). */
+/**
+ * A delivered run of the gap that is missed: not a tick's own run, on time by definition (or
+ * `late`), nor the orphan its dying tick left (delivered as the tick's own).
+ */
 function isMissedRun(
   ctx: CoreContext,
   job: JobDefinition,
   occurrence: Occurrence,
   request: CatchupRequest,
+  plan: Pick<GapPlan, 'itsTicks'>,
 ): boolean {
-  return !isSame(occurrence, request.own) && isMissed(ctx, job, occurrence);
+  if (isSame(occurrence, request.own) || isSame(occurrence, plan.itsTicks)) return false;
+  return isMissed(ctx, job, occurrence);
 }
 
 function planned(
@@ -309,6 +336,7 @@ async function planGap(
   const deliver = passLatest ? [] : undecided;
   const dropped = passLatest ? undecided : [];
   const orphans = sortOrphans(request, scan.windowStartMs, pauses);
+  const itsTicks = orphans.live.find((o) => isSame(o, swappedOrphan(state, request)));
   const own = request.own && !inPause(pauses, request.own.at.getTime()) ? [request.own] : [];
   const oldestFirst = [...orphans.live, ...deliver, ...own];
   return {
@@ -328,6 +356,7 @@ async function planGap(
     caughtUp: deliver.length,
     endsGap: own.length > 0 && ownedByItsTick(existing.get(ownKeys[0] ?? '')),
     ...(scan.firstMs === undefined ? {} : { firstMs: scan.firstMs }),
+    ...(itsTicks ? { itsTicks } : {}),
   };
 }
 
@@ -401,7 +430,7 @@ function missedRunsOf(
   plan: GapPlan,
   request: CatchupRequest,
 ): MissedRuns {
-  const delivered = plan.deliver.filter((o) => isMissedRun(ctx, job, o, request));
+  const delivered = plan.deliver.filter((o) => isMissedRun(ctx, job, o, request, plan));
   const skipped = plan.skips.filter((s) => s.reason !== 'paused').map((s) => s.occurrence);
   const runs = [...delivered, ...skipped].sort((a, b) => a.at.getTime() - b.at.getTime());
   return { runs, delivered: delivered.length };

@@ -230,7 +230,11 @@ async function swapWatermark(
   // The gap's budget stays: S may already be decided by a catch-up that has not moved W (one
   // that died, or is finishing), and then S's tick does not end the gap. It asks for the item
   // as it was (no extra request) to know whether there is a budget for its claim to end.
-  const u = new UpdateExpression().set('watermarkAt', av.s(at)).remove('removedAt');
+  // It names S its tick's (`swappedAt`): an orphan left there is the tick's own run.
+  const u = new UpdateExpression()
+    .set('watermarkAt', av.s(at))
+    .set('swappedAt', av.s(at))
+    .remove('removedAt');
   if (runs.scheduleId) u.set('scheduleId', av.s(runs.scheduleId));
   const condition = (c: UpdateExpression) => {
     const w = c.name('watermarkAt');

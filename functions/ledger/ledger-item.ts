@@ -149,6 +149,12 @@ export interface JobStateItem {
    * (`catchup.maxRuns`) is shared by every catch-up that decides part of it.
    */
   readonly gapCaughtUp?: number;
+  /**
+   * The run the fast path's tick last moved W onto (`swapWatermark`): while W still stands
+   * there, a run at W with no item is that tick's own, its claim not written yet (it died, or is
+   * still claiming).
+   */
+  readonly swappedAt?: string;
   readonly runningKey?: string;
   readonly runningUntilEpochMs?: number;
   /**
@@ -378,6 +384,7 @@ export function decodeJobState(item: Item): JobStateItem {
       lastPauseTo: r.optS('lastPauseTo'),
       catchupLeaseUntilEpochMs: r.optN('catchupLeaseUntilEpochMs'),
       gapCaughtUp: r.optN('gapCaughtUp'),
+      swappedAt: r.optS('swappedAt'),
       runningKey: r.optS('runningKey'),
       runningUntilEpochMs: r.optN('runningUntilEpochMs'),
       overlapSince: r.optS('overlapSince'),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { periodBucket } from '../../../functions/schedule/index.ts';
-import { updating } from '../../support/ddb-faults.ts';
+import { throttled, updating } from '../../support/ddb-faults.ts';
 import { RecordingDeadLetters, RecordingTargets, TestClock } from '../../support/doubles.ts';
 import { harness, sweepEvent, sweepMinutes, tickEvent } from '../../support/harness.ts';
 import { type JobOverrides, makeJob } from '../../support/jobs.ts';
@@ -296,6 +296,38 @@ describe('found by the chaos simulation', () => {
       status: 'dispatched',
       origin: 'sweep',
     });
+  });
+
+  it("ends a gap at a run whose on-time tick moved the watermark onto it and died before its claim, the sweep delivering it as the tick's own", async () => {
+    const { h, faults, clock, targets, job, at } = await quarterly('c7d', LATEST);
+    // The 10:15 tick is lost: the sweep catches 10:15 up, the gap's one latest run.
+    await h.dispatcher.handle(sweepEvent('2023-06-01T10:16:00Z'));
+    // The 10:30 tick is on time: it moves W onto 10:30, and its claim is throttled.
+    faults.fail(updating('secretHashes'), { times: 1, error: throttled });
+    clock.set('2023-06-01T10:30:00.200Z');
+    await expect(h.dispatcher.handle(tickEvent(job.id, '2023-06-01T10:30:00Z'))).rejects.toThrow();
+    expect(await h.ledger.getJobState(job.id)).toMatchObject({
+      watermarkAt: '2023-06-01T10:30:00.000Z',
+      gapCaughtUp: 1,
+    });
+    // The sweep finds 10:30 at W with no item, an orphan: the tick's own run, which ends the gap.
+    clock.set('2023-06-01T10:31:20Z');
+    await h.dispatcher.handle(sweepEvent('2023-06-01T10:31:00Z'));
+    expect(await h.ledger.getRun(at('10:30'))).toMatchObject({
+      status: 'dispatched',
+      origin: 'tick',
+    });
+    // Past its grace it is late, as its tick's own run, not missed: only 10:15 was.
+    expect(h.notifier.sent.map((n) => [n.signal, n.first])).toEqual([
+      ['missed', '2023-06-01T10:15:00.000Z'],
+      ['late', '2023-06-01T10:30:00.000Z'],
+    ]);
+    // The 10:45 tick is lost: a new gap, with a budget of its own.
+    clock.set('2023-06-01T10:46:20Z');
+    await h.dispatcher.handle(sweepEvent('2023-06-01T10:46:00Z'));
+    expect(targets.instants()).toEqual(
+      ['10:15', '10:30', '10:45'].map((hm) => `2023-06-01T${hm}:00.000Z`),
+    );
   });
 });
 

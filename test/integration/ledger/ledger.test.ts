@@ -410,6 +410,8 @@ describe.each(stores)('the ledger on %s', (_name, open) => {
       expect(await ledger.swapWatermark('j', { previous: p, scheduledAt: s })).toEqual({
         swapped: true,
       });
+      // The swap names S its tick's: an orphan left at W is that tick's own run.
+      expect(await ledger.getJobState('j')).toMatchObject({ swappedAt: s.toISOString() });
       const later = new Date('2023-06-01T12:00:00Z');
       const behind = await ledger.swapWatermark('j', {
         previous: new Date('2023-06-01T11:00:00Z'),
@@ -483,6 +485,7 @@ describe.each(stores)('the ledger on %s', (_name, open) => {
         watermarkAt: upTo.toISOString(),
         sinceAt: w.toISOString(),
         gapCaughtUp: 1,
+        swappedAt: upTo.toISOString(),
       });
     });
 
