@@ -142,7 +142,8 @@ interface Due {
  * 2. **Open runs**: every run in the `byOpen` index whose check time passed is settled
  *    (`reconcileRun`): retried, dead-lettered, reported stuck, or its outbox performed.
  * 3. Once per container, jobs that jobs.yaml disables are recorded as paused, so enabling them
- *    again never replays the disabled period.
+ *    again never replays the disabled period, and the schedules it changed are adopted at its
+ *    deploy instant.
  * 4. Last, the zone-data check (`ctx.zoneDrift`): the first sweep of a container compares
  *    synth's zone data with the runtime's; every sweep counts the drifted jobs and sends the
  *    notices still owed.
@@ -421,7 +422,28 @@ async function rollCall(ctx: CoreContext, scheduledAt: Date): Promise<boolean> {
       });
     }
   }
+  await adoptSchedules(ctx, scheduledAt);
   return stampDisabledJobs(ctx);
+}
+
+/**
+ * Records this bundle's schedule changes (and the jobs it lists again) on their states at its
+ * deploy instant, not only when each job is next handled: a later deploy records an instant
+ * of its own, and a job first handled then would take the change from there, leaving the
+ * new schedule's runs in between undecided for good. One batched read of the enabled jobs'
+ * states, and a write only for those that changed.
+ *
+ * @example
+ * // deploy A recuts j at 05:30 (its first sweep adopts it); deploy B at 06:45 changes only k:
+ * // j's runs after 05:30 that no tick decided are a gap, caught up or skipped and missed
+ */
+async function adoptSchedules(ctx: CoreContext, scheduledAt: Date): Promise<void> {
+  const jobs = ctx.jobs.all().filter((job) => job.enabled);
+  const states = await ctx.ledger.getJobStates(jobs.map((job) => job.id));
+  for (const job of jobs) {
+    const state = states.get(job.id);
+    if (state?.sinceAt) await adoptedSchedule(ctx, job, state, justBefore(scheduledAt));
+  }
 }
 
 /** Records the jobs jobs.yaml disables as paused (by `jobs.yaml`). */

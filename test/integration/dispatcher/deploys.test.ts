@@ -90,6 +90,35 @@ describe('a schedule change', () => {
     ]);
   });
 
+  it('catches up the new schedule’s runs after its deploy instant when a later deploy comes before the job’s next event', async () => {
+    const { client, tableName } = await faultableLedgerTable('deploy-twice');
+    const clock = new TestClock('2023-06-01T10:00:02Z');
+    const targets = new RecordingTargets();
+    const other = makeJob({ id: 'other', schedule: '0 3 * * *', timezone: 'UTC' });
+    const before = harness({ client, tableName, clock, jobs: [hourly, other], targets });
+    await before.dispatcher.handle(tickEvent(hourly.id, '2023-06-01T10:00:00Z'));
+    // Deploy A at 10:19:30 recuts the job as */10: its first event is the 10:20 sweep.
+    const tenMinutely = { ...hourly, schedule: '*/10 * * * *' };
+    const a = harness({ client, tableName, clock, jobs: [tenMinutely, other], targets });
+    await sweepMinutes(a, clock, '2023-06-01T10:20:00Z', '2023-06-01T10:20:00Z');
+    // Then nothing reaches the dispatcher; deploy B changes only the other job, and its first
+    // event is the job's 10:50 tick: 10:20, 10:30 and 10:40 are A's schedule's, a gap.
+    const moved = { ...other, schedule: '0 4 * * *' };
+    const b = harness({ client, tableName, clock, jobs: [tenMinutely, moved], targets });
+    clock.set('2023-06-01T10:50:01Z');
+    await b.dispatcher.handle(tickEvent(tenMinutely.id, '2023-06-01T10:50:00Z'));
+    expect(targets.instants()).toEqual([
+      '2023-06-01T10:00:00.000Z',
+      '2023-06-01T10:20:00.000Z',
+      '2023-06-01T10:30:00.000Z',
+      '2023-06-01T10:40:00.000Z',
+      '2023-06-01T10:50:00.000Z',
+    ]);
+    expect(b.notifier.sent).toMatchObject([
+      { signal: 'missed', jobId: hourly.id, runs: 3, first: '2023-06-01T10:20:00.000Z' },
+    ]);
+  });
+
   it('keeps catching up under the same schedule when a deploy changes only the target', async () => {
     const { client, tableName } = await faultableLedgerTable('deploy3');
     const clock = new TestClock('2023-06-01T08:00:02Z');
