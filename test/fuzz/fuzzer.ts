@@ -258,7 +258,9 @@ function difference(a: readonly string[], b: readonly string[]): string[] {
  * due, or if its own tick failed and the sweep, before the tick's retry could take the run,
  * found the gap's budget spent; skipped(max-runs) where the model delivers it or skips it
  * outside the window only if it was beyond the budget of the window its gap was decided with,
- * and a failure moved that decision; dead-lettered short of its attempts only if a dispatcher
+ * and a failure moved that decision; skipped(catch-up-latest) where the model skips it outside
+ * the window only if it was inside the window its gap was decided with, its next run was due,
+ * and an invocation failed right after; dead-lettered short of its attempts only if a dispatcher
  * that could have claimed it died before a deploy that no longer lists its job; caught up where
  * the model skips it for the gap's budget only if a failed tick delivered its own run and so
  * began the system's gap, which stayed within its policy. Each reads the job's definition in
@@ -297,6 +299,7 @@ function compareTolerantly(
               freedForAFailure(s, candidates, seen) ||
               mootForAFailure(s, job, candidates, seen) ||
               beyondTheBudgetWhenDecided(s, job, candidates, seen) ||
+              skippedByADyingCatchUp(s, job, candidates, seen) ||
               spentBeforeItsRetriedTick(s, job, candidates, seen) ||
               claimedByItsFailedTick(s, candidates, seen) ||
               beforeItsGapUnderAHeldLease(s, job, candidates, seen) ||
@@ -712,6 +715,42 @@ function beyondTheBudgetWhenDecided(
     return delivered.length >= job.catchup.maxRuns && failedIn(seen, atMs, writtenMs);
   }
   if (!candidates.some((m) => m.reason === 'outside-window')) return false;
+  const diedWithinMs = LEASE_MS + Math.max(...LAMBDA_RETRY_DELAYS_MS);
+  return failedIn(seen, writtenMs, writtenMs + diedWithinMs);
+}
+
+/**
+ * A `latest` run skipped(catch-up-latest) where the model skips it outside the window: the
+ * catch-up that wrote its skip decided the gap up to the skip line's `upTo` (no later than the
+ * skip was written: a tick's own run; the sweep's minute less grace), when the run was inside
+ * the window that ends there and its job's next run was already due, and an invocation failed
+ * right after the skip was written (within its lease and Lambda's retry delay; the failed list
+ * stamps a failure with its retry's arrival). That sweep or tick decided the gap and then died
+ * (a later request of it throttled: every part of a sweep runs to its end before it throws);
+ * its skips stay (conditional writes, first one wins), while the model, whose invocations are
+ * all or nothing, decides the gap later, when the run is older than the window. The argument
+ * of {@link beyondTheBudgetWhenDecided} for max-runs. A run outside the window at its `upTo`,
+ * one still the newest due when skipped (latest delivers it), or no failure right after the
+ * skip, stays a violation.
+ */
+function skippedByADyingCatchUp(
+  run: SystemRun,
+  job: JobDefinition | undefined,
+  candidates: readonly RunFate[],
+  seen: SystemObservation,
+): boolean {
+  if (!job || run.status !== 'skipped' || run.reason !== 'catch-up-latest' || !run.gapSkip) {
+    return false;
+  }
+  if (!candidates.some((m) => m.reason === 'outside-window')) return false;
+  const atMs = Date.parse(run.at);
+  const upToMs = Date.parse(run.gapSkip.upTo);
+  const writtenMs = Date.parse(run.gapSkip.writtenAt);
+  const graceMs = run.origin === 'sweep' ? job.alarm.graceSeconds * 1000 : 0;
+  if (upToMs > writtenMs - graceMs) return false;
+  if (atMs < upToMs - job.catchup.windowSeconds * 1000 || atMs > upToMs) return false;
+  const nextMs = nextOccurrences(scheduleSpecOf(job), new Date(atMs), 1)[0]?.at.getTime();
+  if (nextMs === undefined || nextMs > writtenMs) return false;
   const diedWithinMs = LEASE_MS + Math.max(...LAMBDA_RETRY_DELAYS_MS);
   return failedIn(seen, writtenMs, writtenMs + diedWithinMs);
 }
