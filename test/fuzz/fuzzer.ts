@@ -256,9 +256,10 @@ function difference(a: readonly string[], b: readonly string[]): string[] {
  * within a lease of a failed invocation (also skipped(overlap)); skipped(catch-up-latest) where the model
  * delivers it only if failed invocations held its decision off until the job's next run was
  * due, or if its own tick failed and the sweep, before the tick's retry could take the run,
- * found the gap's budget spent; skipped(max-runs) where the model delivers it or skips it
- * outside the window only if it was beyond the budget of the window its gap was decided with,
- * and a failure moved that decision; skipped(catch-up-latest) where the model skips it outside
+ * found the gap's budget spent, or if a catch-up of an older run of its gap, which the model
+ * does not deliver, spent that budget and died; skipped(max-runs) where the model delivers it
+ * or skips it outside the window only if it was beyond the budget of the window its gap was
+ * decided with, and a failure moved that decision; skipped(catch-up-latest) where the model skips it outside
  * the window only if it was inside the window its gap was decided with, its next run was due,
  * and an invocation failed right after; dead-lettered short of its attempts only if a dispatcher
  * that could have claimed it died before a deploy that no longer lists its job; caught up where
@@ -305,6 +306,7 @@ function compareTolerantly(
               beforeItsGapUnderAHeldLease(s, job, candidates, seen) ||
               heldOffUntilItsTick(s, job, candidates, seen) ||
               spentElsewhereInItsGap(s, byId, seen) ||
+              spentByADyingCatchUp(s, job, byId, seen) ||
               renewedByAFailedTick(s, job, candidates, seen)))));
     if (!ok) {
       const said = [...new Set(candidates.map(fateText))].join(' or ');
@@ -843,6 +845,45 @@ function spentBeforeItsRetriedTick(
   );
   const origin = before.at(-1)?.origin;
   return tickFailed && (origin === 'sweep' || origin === 'catch-up');
+}
+
+/**
+ * A `latest` run skipped(catch-up-latest) where the model delivers it, its gap's budget spent
+ * by a catch-up that died: since the job's last run delivered by its own tick, an older run was
+ * caught up (by the sweep or a tick's catch-up: delivered, or dead-lettered when its attempts
+ * died) that the same model does not deliver, and an invocation failed between that run and a
+ * lease and Lambda's retry delay after its grace. §6 records the budget before the delivery it
+ * pays for, so a catch-up that claimed the run and died has spent it, and the gap's newer run is
+ * skipped; the model, whose invocations are all or nothing, loses that catch-up whole and
+ * decides the older run later (outside the window, say), its budget unspent. A skip with no run
+ * caught up in the system's gap (the system itself would deliver it), one whose caught-up run
+ * the model delivers too, or no failure near it, stays a violation.
+ */
+function spentByADyingCatchUp(
+  run: SystemRun,
+  job: JobDefinition | undefined,
+  models: readonly Map<string, RunFate>[],
+  seen: SystemObservation,
+): boolean {
+  if (job?.catchup.policy !== 'latest') return false;
+  if (run.status !== 'skipped' || run.reason !== 'catch-up-latest') return false;
+  const earlier = seen.runs.filter((r) => r.jobId === run.jobId && r.at < run.at);
+  const endedBy = earlier.findLast((r) => r.status === 'delivered' && r.origin === 'tick');
+  const spent = earlier.filter(
+    (r) =>
+      (!endedBy || r.at > endedBy.at) &&
+      (r.origin === 'sweep' || r.origin === 'catch-up') &&
+      (r.status === 'delivered' || r.status === 'dead-lettered'),
+  );
+  const diedWithinMs =
+    job.alarm.graceSeconds * 1000 + LEASE_MS + Math.max(...LAMBDA_RETRY_DELAYS_MS);
+  return spent.some((r) => {
+    const unspent = models.some(
+      (m) => m.get(runId(run))?.status === 'delivered' && m.get(runId(r))?.status !== 'delivered',
+    );
+    const atMs = Date.parse(r.at);
+    return unspent && failedIn(seen, atMs, atMs + diedWithinMs);
+  });
 }
 
 /** Scenarios run, and what they cost. */
