@@ -259,10 +259,12 @@ function difference(a: readonly string[], b: readonly string[]): string[] {
  * found the gap's budget spent, or if a catch-up of an older run of its gap, which the model
  * does not deliver, spent that budget and died; skipped(max-runs) where the model delivers it
  * or skips it outside the window only if it was beyond the budget of the window its gap was
- * decided with, and a failure moved that decision; skipped(catch-up-latest) where the model skips it outside
- * the window only if it was inside the window its gap was decided with, its next run was due,
- * and an invocation failed right after; dead-lettered short of its attempts only if a dispatcher
- * that could have claimed it died before a deploy that no longer lists its job; caught up where
+ * decided with, and a failure moved that decision; skipped(catch-up-latest) where the model
+ * skips it outside the window only if it was inside the window its gap was decided with, its
+ * next run was due, and an invocation failed right after; skipped(catch-up-none) where the
+ * model delivers it only if its own tick failed before the skip and the catch-up that wrote it
+ * died right after; dead-lettered short of its attempts only if a dispatcher that could have
+ * claimed it died before a deploy that no longer lists its job; caught up where
  * the model skips it for the gap's budget only if a failed tick delivered its own run and so
  * began the system's gap, which stayed within its policy. Each reads the job's definition in
  * force at the run (a deploy may change its concurrency, maxRuntime, grace or window).
@@ -307,6 +309,7 @@ function compareTolerantly(
               heldOffUntilItsTick(s, job, candidates, seen) ||
               spentElsewhereInItsGap(s, byId, seen) ||
               spentByADyingCatchUp(s, job, byId, seen) ||
+              skippedBeforeItsRetriedTick(s, candidates, seen) ||
               renewedByAFailedTick(s, job, candidates, seen)))));
     if (!ok) {
       const said = [...new Set(candidates.map(fateText))].join(' or ');
@@ -884,6 +887,37 @@ function spentByADyingCatchUp(
     const atMs = Date.parse(r.at);
     return unspent && failedIn(seen, atMs, atMs + diedWithinMs);
   });
+}
+
+/**
+ * A run skipped(catch-up-none) where the model delivers it: its own tick failed before the skip
+ * was written, so it claimed nothing, and its retry came after; the catch-up that wrote the skip
+ * (a newer run's tick, or the sweep) decided the run's gap under policy none and then died,
+ * an invocation failing within a lease and Lambda's retry delay of the skip. Its skips stay
+ * (conditional writes, first one wins), while the model, whose invocations are all or nothing,
+ * loses that catch-up whole and lets the tick's retry deliver the run as its own. Had the
+ * catch-up lived, the model would decide the gap there too; a skip with no such failure after
+ * it, or whose tick did not fail before it, stays a violation.
+ */
+function skippedBeforeItsRetriedTick(
+  run: SystemRun,
+  candidates: readonly RunFate[],
+  seen: SystemObservation,
+): boolean {
+  if (run.status !== 'skipped' || run.reason !== 'catch-up-none' || !run.gapSkip) return false;
+  if (!candidates.some((m) => m.status === 'delivered')) return false;
+  const atMs = Date.parse(run.at);
+  const writtenMs = Date.parse(run.gapSkip.writtenAt);
+  const tickFailed = seen.failed.some(
+    (f) =>
+      f.kind === 'tick' &&
+      f.jobId === run.jobId &&
+      f.scheduledAt.getTime() === atMs &&
+      failedAtMs(f) <= writtenMs &&
+      f.arrivesAt.getTime() >= writtenMs,
+  );
+  const diedWithinMs = LEASE_MS + Math.max(...LAMBDA_RETRY_DELAYS_MS);
+  return tickFailed && failedIn(seen, writtenMs, writtenMs + diedWithinMs);
 }
 
 /** Scenarios run, and what they cost. */
