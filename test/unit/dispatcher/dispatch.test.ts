@@ -397,17 +397,18 @@ describe('the sweep', () => {
     expect(Object.fromEntries(t.faults.counts)).toEqual({ QueryCommand: 4 });
   });
 
-  it('reads the due run keys in one batch, the states of the jobs missing one in another, and the roster once per container', async () => {
+  it("reads the due run keys in one batch, the states of the jobs missing one in another, and the roster and the listed jobs' states once per container", async () => {
     const jobs = ['a', 'b', 'c'].map((id) =>
       makeJob({ id, schedule: '0 * * * *', timezone: 'UTC' }),
     );
     const t = await setup(jobs, '2023-06-01T10:05:20Z');
     const result = await t.dispatcher.handle(sweepEvent('2023-06-01T10:05:00Z'));
     expect(result).toMatchObject({ keysRead: 3, undecided: { length: 3 } });
-    expect(t.faults.counts.get('BatchGetItemCommand')).toBe(3);
-    // The next minute has no run due, and the roster is not read again.
+    // The roll call reads the roster, and the listed jobs' states for the schedules it adopts.
+    expect(t.faults.counts.get('BatchGetItemCommand')).toBe(4);
+    // The next minute has no run due, and the roll call is not taken again.
     await t.dispatcher.handle(sweepEvent('2023-06-01T10:06:00Z'));
-    expect(t.faults.counts.get('BatchGetItemCommand')).toBe(3);
+    expect(t.faults.counts.get('BatchGetItemCommand')).toBe(4);
     // No job ever ran: nothing was expected yet, nothing is caught up.
     expect(t.targets.attempts).toBe(0);
   });
