@@ -66,8 +66,8 @@ interface GapPlan {
   readonly endsGap: boolean;
   /** The gap's first run, if it has any. */
   readonly firstMs?: number;
-  /** The orphan at W its dying tick left, delivered as that tick's own (`swappedOrphan`). */
-  readonly itsTicks?: Occurrence;
+  /** The orphan at W its dying tick left, delivered as that tick's own (`tickOrphan`). */
+  readonly ticksOrphan?: Occurrence;
 }
 
 /**
@@ -154,7 +154,7 @@ export async function catchUpUnderLease(
   const outcomes: RunOutcome[] = ownSkipped(job, request, plan);
   for (const occurrence of plan.deliver) {
     const run = planned(job, occurrence, request, isMissedRun(ctx, job, occurrence, request, plan));
-    const origin = isSame(occurrence, plan.itsTicks) ? { origin: 'tick' as const } : {};
+    const origin = isSame(occurrence, plan.ticksOrphan) ? { origin: 'tick' as const } : {};
     outcomes.push(await deliverRun(ctx, withIncident({ ...run, ...origin }, incident)));
   }
   return outcomes;
@@ -215,11 +215,10 @@ function swappedAtW(state: JobStateItem): boolean {
  * it ends the gap like the tick's delivery would (§6 Gaps and catch-up).
  *
  * @example
- * swappedOrphan({ watermarkAt: s, swappedAt: s, … }, { orphans: [runAtS], … }) //=> runAtS
+ * tickOrphan({ watermarkAt: s, swappedAt: s, … }, [runAtS, older]) //=> runAtS
  */
-function swappedOrphan(state: JobStateItem, request: CatchupRequest): Occurrence | undefined {
-  if (!swappedAtW(state)) return undefined;
-  return request.orphans?.find((o) => o.at.toISOString() === state.watermarkAt);
+function tickOrphan(state: JobStateItem, live: readonly Occurrence[]): Occurrence | undefined {
+  return swappedAtW(state) ? live.find((o) => o.at.toISOString() === state.watermarkAt) : undefined;
 }
 
 /**
@@ -265,9 +264,9 @@ function isMissedRun(
   job: JobDefinition,
   occurrence: Occurrence,
   request: CatchupRequest,
-  plan: Pick<GapPlan, 'itsTicks'>,
+  plan: Pick<GapPlan, 'ticksOrphan'>,
 ): boolean {
-  if (isSame(occurrence, request.own) || isSame(occurrence, plan.itsTicks)) return false;
+  if (isSame(occurrence, request.own) || isSame(occurrence, plan.ticksOrphan)) return false;
   return isMissed(ctx, job, occurrence);
 }
 
@@ -336,7 +335,7 @@ async function planGap(
   const deliver = passLatest ? [] : undecided;
   const dropped = passLatest ? undecided : [];
   const orphans = sortOrphans(request, scan.windowStartMs, pauses);
-  const itsTicks = orphans.live.find((o) => isSame(o, swappedOrphan(state, request)));
+  const ticksOrphan = tickOrphan(state, orphans.live);
   const own = request.own && !inPause(pauses, request.own.at.getTime()) ? [request.own] : [];
   const oldestFirst = [...orphans.live, ...deliver, ...own];
   return {
@@ -356,7 +355,7 @@ async function planGap(
     caughtUp: deliver.length,
     endsGap: own.length > 0 && ownedByItsTick(existing.get(ownKeys[0] ?? '')),
     ...(scan.firstMs === undefined ? {} : { firstMs: scan.firstMs }),
-    ...(itsTicks ? { itsTicks } : {}),
+    ...(ticksOrphan ? { ticksOrphan } : {}),
   };
 }
 
