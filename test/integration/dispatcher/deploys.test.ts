@@ -16,16 +16,26 @@ import { faultableLedgerTable } from '../../support/ledger.ts';
 const hourly = makeJob({ id: 'recut', schedule: '0 * * * *', timezone: 'UTC' });
 const fiveMinutely = { ...hourly, schedule: '*/5 * * * *' };
 
+/**
+ * A ledger on which the hourly job (beside `others`) ran at 10:00, and a dispatcher for each
+ * bundle deployed after, sharing its clock and targets.
+ */
+async function ranAtTen(tableId: string, others: readonly JobDefinition[] = []) {
+  const { client, tableName } = await faultableLedgerTable(tableId);
+  const clock = new TestClock('2023-06-01T10:00:02Z');
+  const targets = new RecordingTargets();
+  const deploy = (jobs: JobDefinition[]) => harness({ client, tableName, clock, jobs, targets });
+  const before = deploy([hourly, ...others]);
+  await before.dispatcher.handle(tickEvent(hourly.id, '2023-06-01T10:00:00Z'));
+  return { clock, targets, before, deploy };
+}
+
 describe('a schedule change', () => {
   it('replays none of the new schedule’s runs before its first tick, and calls none missed', async () => {
-    const { client, tableName } = await faultableLedgerTable('deploy1');
-    const clock = new TestClock('2023-06-01T10:00:02Z');
-    const targets = new RecordingTargets();
-    const before = harness({ client, tableName, clock, jobs: [hourly], targets });
-    await before.dispatcher.handle(tickEvent(hourly.id, '2023-06-01T10:00:00Z'));
+    const { clock, targets, deploy } = await ranAtTen('deploy1');
     // Redeployed at 10:20 as */5; its first tick is 10:25.
     clock.set('2023-06-01T10:25:01Z');
-    const after = harness({ client, tableName, clock, jobs: [fiveMinutely], targets });
+    const after = deploy([fiveMinutely]);
     await after.dispatcher.handle(tickEvent(fiveMinutely.id, '2023-06-01T10:25:00Z'));
     await sweepMinutes(after, clock, '2023-06-01T10:26:00Z', '2023-06-01T10:31:00Z');
     expect(targets.instants()).toEqual(['2023-06-01T10:00:00.000Z', '2023-06-01T10:25:00.000Z']);
@@ -34,14 +44,10 @@ describe('a schedule change', () => {
   });
 
   it('replays nothing when a cold container’s first sweep meets the new schedule before any tick', async () => {
-    const { client, tableName } = await faultableLedgerTable('deploy2');
-    const clock = new TestClock('2023-06-01T10:00:02Z');
-    const targets = new RecordingTargets();
-    const before = harness({ client, tableName, clock, jobs: [hourly], targets });
-    await before.dispatcher.handle(tickEvent(hourly.id, '2023-06-01T10:00:00Z'));
+    const { clock, targets, before, deploy } = await ranAtTen('deploy2');
     await sweepMinutes(before, clock, '2023-06-01T10:01:00Z', '2023-06-01T10:19:00Z');
     // Redeployed at 10:19:30 as */5: the new container's first sweep comes before any tick.
-    const after = harness({ client, tableName, clock, jobs: [fiveMinutely], targets });
+    const after = deploy([fiveMinutely]);
     for (const minute of ['20', '21', '22', '23', '24', '25', '26', '27', '28', '29', '30', '31']) {
       await sweepMinutes(
         after,
@@ -65,15 +71,11 @@ describe('a schedule change', () => {
   });
 
   it('catches up the new schedule’s runs lost after its deploy instant, and calls them missed', async () => {
-    const { client, tableName } = await faultableLedgerTable('deploy-gap');
-    const clock = new TestClock('2023-06-01T10:00:02Z');
-    const targets = new RecordingTargets();
-    const before = harness({ client, tableName, clock, jobs: [hourly], targets });
-    await before.dispatcher.handle(tickEvent(hourly.id, '2023-06-01T10:00:00Z'));
+    const { clock, targets, deploy } = await ranAtTen('deploy-gap');
     // Redeployed at 10:19:30 as */10: the new bundle's first event is the 10:20 sweep, which
     // has no run of the job due; its deploy instant is just before 10:20.
     const tenMinutely = { ...hourly, schedule: '*/10 * * * *' };
-    const after = harness({ client, tableName, clock, jobs: [tenMinutely], targets });
+    const after = deploy([tenMinutely]);
     await sweepMinutes(after, clock, '2023-06-01T10:20:00Z', '2023-06-01T10:20:00Z');
     // Then nothing reaches the dispatcher until the 10:40 tick: 10:20 and 10:30 are lost.
     clock.set('2023-06-01T10:40:01Z');
@@ -91,20 +93,16 @@ describe('a schedule change', () => {
   });
 
   it('catches up the new schedule’s runs after its deploy instant when a later deploy comes before the job’s next event', async () => {
-    const { client, tableName } = await faultableLedgerTable('deploy-twice');
-    const clock = new TestClock('2023-06-01T10:00:02Z');
-    const targets = new RecordingTargets();
     const other = makeJob({ id: 'other', schedule: '0 3 * * *', timezone: 'UTC' });
-    const before = harness({ client, tableName, clock, jobs: [hourly, other], targets });
-    await before.dispatcher.handle(tickEvent(hourly.id, '2023-06-01T10:00:00Z'));
+    const { clock, targets, deploy } = await ranAtTen('deploy-twice', [other]);
     // Deploy A at 10:19:30 recuts the job as */10: its first event is the 10:20 sweep.
     const tenMinutely = { ...hourly, schedule: '*/10 * * * *' };
-    const a = harness({ client, tableName, clock, jobs: [tenMinutely, other], targets });
+    const a = deploy([tenMinutely, other]);
     await sweepMinutes(a, clock, '2023-06-01T10:20:00Z', '2023-06-01T10:20:00Z');
     // Then nothing reaches the dispatcher; deploy B changes only the other job, and its first
     // event is the job's 10:50 tick: 10:20, 10:30 and 10:40 are A's schedule's, a gap.
     const moved = { ...other, schedule: '0 4 * * *' };
-    const b = harness({ client, tableName, clock, jobs: [tenMinutely, moved], targets });
+    const b = deploy([tenMinutely, moved]);
     clock.set('2023-06-01T10:50:01Z');
     await b.dispatcher.handle(tickEvent(tenMinutely.id, '2023-06-01T10:50:00Z'));
     expect(targets.instants()).toEqual([
