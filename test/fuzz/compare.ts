@@ -227,6 +227,13 @@ function renewedByAFailedTick(
 const failedIn = (seen: SystemObservation, fromMs: number, toMs: number) =>
   seen.failed.some((f) => f.arrivesAt.getTime() >= fromMs && f.arrivesAt.getTime() <= toMs);
 
+/** How long after a write its invocation may still fail: a lease, then Lambda's last retry. */
+const DIED_WITHIN_MS = LEASE_MS + Math.max(...LAMBDA_RETRY_DELAYS_MS);
+
+/** Whether an invocation failed right after `writtenMs`: the one that wrote may have died. */
+const diedRightAfter = (seen: SystemObservation, writtenMs: number) =>
+  failedIn(seen, writtenMs, writtenMs + DIED_WITHIN_MS);
+
 /** A forbid run skipped for overlap within a lease and `maxRuntime` after a failed invocation. */
 function heldForAFailure(
   run: SystemRun,
@@ -557,8 +564,7 @@ function beyondTheBudgetWhenDecided(
     return delivered.length >= job.catchup.maxRuns && failedIn(seen, atMs, writtenMs);
   }
   if (!candidates.some((m) => m.reason === 'outside-window')) return false;
-  const diedWithinMs = LEASE_MS + Math.max(...LAMBDA_RETRY_DELAYS_MS);
-  return failedIn(seen, writtenMs, writtenMs + diedWithinMs);
+  return diedRightAfter(seen, writtenMs);
 }
 
 /**
@@ -593,8 +599,7 @@ function skippedByADyingCatchUp(
   if (atMs < upToMs - job.catchup.windowSeconds * 1000 || atMs > upToMs) return false;
   const nextMs = nextOccurrences(scheduleSpecOf(job), new Date(atMs), 1)[0]?.at.getTime();
   if (nextMs === undefined || nextMs > writtenMs) return false;
-  const diedWithinMs = LEASE_MS + Math.max(...LAMBDA_RETRY_DELAYS_MS);
-  return failedIn(seen, writtenMs, writtenMs + diedWithinMs);
+  return diedRightAfter(seen, writtenMs);
 }
 
 /**
@@ -715,8 +720,7 @@ function spentByADyingCatchUp(
       (r.origin === 'sweep' || r.origin === 'catch-up') &&
       (r.status === 'delivered' || r.status === 'dead-lettered'),
   );
-  const diedWithinMs =
-    job.alarm.graceSeconds * 1000 + LEASE_MS + Math.max(...LAMBDA_RETRY_DELAYS_MS);
+  const diedWithinMs = job.alarm.graceSeconds * 1000 + DIED_WITHIN_MS;
   return spent.some((r) => {
     const unspent = models.some(
       (m) => m.get(runId(run))?.status === 'delivered' && m.get(runId(r))?.status !== 'delivered',
@@ -753,6 +757,5 @@ function skippedBeforeItsRetriedTick(
       failedAtMs(f) <= writtenMs &&
       f.arrivesAt.getTime() >= writtenMs,
   );
-  const diedWithinMs = LEASE_MS + Math.max(...LAMBDA_RETRY_DELAYS_MS);
-  return tickFailed && failedIn(seen, writtenMs, writtenMs + diedWithinMs);
+  return tickFailed && diedRightAfter(seen, writtenMs);
 }
