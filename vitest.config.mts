@@ -5,7 +5,6 @@ import { LongestFirstSequencer } from './test/support/longest-first.ts';
 
 /** Test files that must run in a fresh worker of their own, and why. */
 const ISOLATED = [
-  'test/unit/smoke.test.ts', // injects the DynamoDB Local endpoint of the global setup
   'test/unit/cli/aws/connection.test.ts', // aws-sdk-client-mock patches the SDK's clients
   'test/unit/dispatcher/dispatch.test.ts', // vi.spyOn
   'test/unit/dispatcher/metrics.test.ts', // spies on process.stdout

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** A running DynamoDB Local (the official jar) on a random loopback port. */
 export interface DynamoDbLocal {
@@ -26,6 +27,9 @@ export async function freePort(): Promise<number> {
     });
   });
 }
+
+/** The launcher that binds DynamoDB Local to loopback (it has no option for it). */
+const LOOPBACK_LAUNCHER = fileURLToPath(new URL('./LoopbackDynamoDbLocal.java', import.meta.url));
 
 function emulatorDir(): string {
   const require = createRequire(import.meta.url);
@@ -61,7 +65,8 @@ async function waitUntilReady(endpoint: string, child: ChildProcess, timeoutMs: 
 }
 
 /**
- * Starts DynamoDB Local from the jar inside `amplify-dynamodb-simulator`, with the machine's Java.
+ * Starts DynamoDB Local from the jar inside `amplify-dynamodb-simulator`, with the machine's Java,
+ * listening on 127.0.0.1 only, with its telemetry off.
  *
  * @example
  * const ddb = await startDynamoDbLocal();
@@ -80,9 +85,13 @@ export async function startDynamoDbLocal(): Promise<DynamoDbLocal> {
       '-XX:TieredStopAtLevel=1',
       '-XX:+UseSerialGC',
       '-Djava.library.path=./DynamoDBLocal_lib',
-      '-jar',
+      '-cp',
       'DynamoDBLocal.jar',
+      // Java's source launcher: DynamoDB Local, its connector bound to 127.0.0.1 only.
+      LOOPBACK_LAUNCHER,
       '-inMemory',
+      // DynamoDB Local otherwise reports each start to AWS over the network.
+      '-disableTelemetry',
       '-port',
       String(port),
     ],

@@ -412,7 +412,7 @@ describe('alarms that tell the truth', () => {
     expect(targets.instants('fine')).toHaveLength(2);
   });
 
-  it('counts nothing missed for a tick that arrives after the sweep caught its run up', async () => {
+  it('counts the caught-up run missed once, and nothing dropped, when its tick arrives after the sweep caught it up', async () => {
     const { client, tableName } = await faultableLedgerTable('f11a');
     const job = makeJob({
       id: 'slowtick',

@@ -333,14 +333,14 @@ describe('arguments', () => {
 
 describe('isScheduleError', () => {
   it.each([
-    new Error('x'),
-    new TypeError('x'),
-    { name: 'ScheduleError', message: 'x' },
-    null,
-    undefined,
-    'ScheduleError',
-    42,
-  ])('is false for %j', (value) => {
+    ['an Error', new Error('x')],
+    ['a TypeError', new TypeError('x')],
+    ["a plain object named 'ScheduleError'", { name: 'ScheduleError', message: 'x' }],
+    ['null', null],
+    ['undefined', undefined],
+    ["the string 'ScheduleError'", 'ScheduleError'],
+    ['a number', 42],
+  ])('is false for %s', (_, value) => {
     expect(isScheduleError(value)).toBe(false);
   });
 
