@@ -31,8 +31,8 @@ import type { AppLogger } from '#shared/logger.ts';
 import type { AppMetrics } from '#shared/metrics.ts';
 import { createDispatcher, type Dispatcher } from '../functions/dispatcher/dispatch.ts';
 import type { TargetDelivery } from '../functions/dispatcher/targets/index.ts';
-import { bundleFunction, FUNCTION_HANDLER_FILE } from '../infra/bundling.ts';
-import { createJobsBundle, writeJobsBundle } from '../infra/jobs-bundle-file.ts';
+import { bundleFunction, FUNCTION_HANDLER_FILE } from '../infra/packaging/bundling.ts';
+import { createJobsBundle, writeJobsBundle } from '../infra/packaging/jobs-bundle-file.ts';
 import { instrument } from '../test/support/ddb-faults.ts';
 import { startDynamoDbLocal } from '../test/support/dynamodb-local.ts';
 import { makeJob } from '../test/support/jobs.ts';
@@ -467,5 +467,5 @@ for (const r of bundles.results) {
   );
 }
 console.log(
-  '   shipped: code splitting, SDK bundled (infra/bundling.ts); target: load <= 100 ms with 10,000 jobs',
+  '   shipped: code splitting, SDK bundled (infra/packaging/bundling.ts); target: load <= 100 ms with 10,000 jobs',
 );

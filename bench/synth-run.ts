@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
-import { synthesizeApp } from '../infra/app.ts';
+import { synthesizeApp } from '../infra/app/main.ts';
 
 const file = process.argv[2];
 if (file === undefined) throw new Error('usage: synth-run.ts <jobs file>');

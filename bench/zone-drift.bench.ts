@@ -22,9 +22,9 @@ import { type JobsBundle, unpackFingerprints } from '#shared/jobs-bundle.ts';
 import { findZoneDrift, recordSchedules } from '#shared/zone-drift.ts';
 import { zoneDataVersion } from '#shared/zone-fingerprint.ts';
 import { nextOccurrences, shiftedTransitionRules } from '../functions/schedule/index.ts';
-import { bundleFunction, FUNCTION_HANDLER_FILE } from '../infra/bundling.ts';
 import { parseJobsConfig } from '../infra/config/load-jobs.ts';
-import { createJobsBundle, writeJobsBundle } from '../infra/jobs-bundle-file.ts';
+import { bundleFunction, FUNCTION_HANDLER_FILE } from '../infra/packaging/bundling.ts';
+import { createJobsBundle, writeJobsBundle } from '../infra/packaging/jobs-bundle-file.ts';
 import { generateJobsYaml } from '../scripts/generate-jobs.ts';
 import { dispatcherEnv } from './handler-env.ts';
 

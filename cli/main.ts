@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { packageRoot } from '../infra/package-root.ts';
+import { packageRoot } from '../infra/packaging/package-root.ts';
 import { registerBackfill } from './commands/backfill.ts';
 import { registerCompletion } from './commands/completion.ts';
 import { registerDescribe } from './commands/describe.ts';

@@ -1,6 +1,6 @@
 /**
  * `npm run cost`: the monthly cost of a jobs file, or the table of docs/deploy.md ("What it
- * costs") for generated jobs; the estimate itself is `infra/cost-estimate.ts`.
+ * costs") for generated jobs; the estimate itself is `infra/app/cost-estimate.ts`.
  *
  *   npm run cost                   the example jobs.yaml
  *   npm run cost -- path/to/jobs.yaml
@@ -8,8 +8,8 @@
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { ASSUMPTIONS, estimateConfig, PRICES, renderEstimate } from '../infra/app/cost-estimate.ts';
 import { loadJobsFile, parseJobsConfig } from '../infra/config/load-jobs.ts';
-import { ASSUMPTIONS, estimateConfig, PRICES, renderEstimate } from '../infra/cost-estimate.ts';
 import { generateJobsYaml, type JobMix } from './generate-jobs.ts';
 
 /** The docs table: generated jobs, seed 1, an hourly and a daily mix at four sizes. */

@@ -7,7 +7,7 @@
  * (`infra/job-shard-stack.ts`); the sweep is `zonecron.sweep`. A deploy of the jobs file puts
  * every kind of drift back.
  */
-import { SWEEP_SCHEDULE_NAME, tickInput } from '../../infra/schedule-inputs.ts';
+import { SWEEP_SCHEDULE_NAME, tickInput } from '../../infra/constructs/schedule-inputs.ts';
 import type { DeployedSchedule } from './deployed-schedules.ts';
 
 /**

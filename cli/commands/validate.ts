@@ -163,8 +163,8 @@ async function deployCheck(
   stackName: string,
   synthTime: Date,
 ): Promise<DeployCheck> {
-  const { synthesizeOffline } = await import('../../infra/offline-synth.ts');
-  const { installationNotes } = await import('../../infra/synth-report.ts');
+  const { synthesizeOffline } = await import('../../infra/app/offline-synth.ts');
+  const { installationNotes } = await import('../../infra/app/synth-report.ts');
   let result: ReturnType<typeof synthesizeOffline>;
   try {
     result = synthesizeOffline(config, { stackName, synthTime });

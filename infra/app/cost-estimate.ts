@@ -15,8 +15,8 @@
  * (`ASSUMPTIONS`), printed with the result.
  */
 import type { GlobalMetricName, RunMetricName } from '#shared/metrics.ts';
-import type { JobsConfig } from './config/load-jobs.ts';
-import type { TemplateSummary } from './limits/check-assembly.ts';
+import type { JobsConfig } from '../config/load-jobs.ts';
+import type { TemplateSummary } from '../limits/check-assembly.ts';
 import { synthesizeOffline } from './offline-synth.ts';
 import type { ZonecronInstallation } from './zonecron-app.ts';
 

@@ -14,10 +14,10 @@ import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { App } from 'aws-cdk-lib';
-import { DEFAULT_JOBS_FILE, isConfigError, loadJobsFile } from './config/load-jobs.ts';
-import { checkCloudAssembly } from './limits/check-assembly.ts';
+import { DEFAULT_JOBS_FILE, isConfigError, loadJobsFile } from '../config/load-jobs.ts';
+import { checkCloudAssembly } from '../limits/check-assembly.ts';
+import { TargetGrantsTooLargeError } from '../targets/target-grants.ts';
 import { installationNotes, violationLines } from './synth-report.ts';
-import { TargetGrantsTooLargeError } from './targets/target-grants.ts';
 import {
   CoveringError,
   coveringTable,
@@ -93,7 +93,7 @@ export function synthesizeApp(app: App): string {
     const violations = built.nag.validateScope(app).violations;
     if (violations.length > 0) {
       fail([
-        `zonecron: cdk-nag found ${violations.length} unacknowledged finding(s); fix them or acknowledge each with a reason (infra/nag.ts):`,
+        `zonecron: cdk-nag found ${violations.length} unacknowledged finding(s); fix them or acknowledge each with a reason (infra/constructs/nag.ts):`,
         ...violations.flatMap((violation) =>
           violation.violatingResources.map(
             (resource) =>

@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { serializeJobsBundle } from '#shared/jobs-bundle.ts';
-import type { JobsConfig } from './config/load-jobs.ts';
-import { createJobsBundle } from './jobs-bundle-file.ts';
-import { type AssemblyCheck, checkCloudAssembly } from './limits/check-assembly.ts';
+import type { JobsConfig } from '../config/load-jobs.ts';
+import { type AssemblyCheck, checkCloudAssembly } from '../limits/check-assembly.ts';
+import { createJobsBundle } from '../packaging/jobs-bundle-file.ts';
 import { createZonecronApp, type ZonecronInstallation } from './zonecron-app.ts';
 
 /**

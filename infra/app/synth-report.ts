@@ -4,8 +4,8 @@
  * and, when a limit is exceeded, what and where.
  */
 
-import type { LimitViolation } from './limits/violation.ts';
-import { MAX_TARGET_POLICIES } from './targets/target-grants.ts';
+import type { LimitViolation } from '../limits/violation.ts';
+import { MAX_TARGET_POLICIES } from '../targets/target-grants.ts';
 import type { ZonecronInstallation } from './zonecron-app.ts';
 
 /**

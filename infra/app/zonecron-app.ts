@@ -1,6 +1,6 @@
 /**
  * The CDK app of one or more zonecron installations: each a main stack (`ZonecronStack`) and
- * the shard stacks of its jobs (`JobShardStack`), with cdk-nag registered. `infra/app.ts`,
+ * the shard stacks of its jobs (`JobShardStack`), with cdk-nag registered. `infra/app/main.ts`,
  * `zonecron validate`, the cost estimate, the benchmark and the tests all build it here.
  */
 import { App } from 'aws-cdk-lib';
@@ -8,14 +8,18 @@ import type { AwsSolutionsChecks } from 'cdk-nag';
 import { DEFAULT_STACK_NAME } from '#shared/defaults.ts';
 import type { JobDefinition } from '#shared/job.ts';
 import { type LambdaTargetRef, lambdaTargetRef } from '#shared/target-arn.ts';
-import type { JobsConfig } from './config/load-jobs.ts';
-import { lambdaRetriesOf } from './constructs/completion-tracking.ts';
-import { onCallTopicArn } from './constructs/on-call-topic.ts';
-import { type CoveringDetails, coveringDetails } from './covering/covering-cron.ts';
-import { JobShardStack, type OwnedInvokeConfig, type ScheduledJob } from './job-shard-stack.ts';
-import { addNagChecks } from './nag.ts';
-import { functionShard, jobShard, SHARD_COUNT, shardStackName } from './sharding.ts';
-import { ZonecronStack } from './zonecron-stack.ts';
+import type { JobsConfig } from '../config/load-jobs.ts';
+import { lambdaRetriesOf } from '../constructs/completion-tracking.ts';
+import { addNagChecks } from '../constructs/nag.ts';
+import { onCallTopicArn } from '../constructs/on-call-topic.ts';
+import { type CoveringDetails, coveringDetails } from '../covering/covering-cron.ts';
+import {
+  JobShardStack,
+  type OwnedInvokeConfig,
+  type ScheduledJob,
+} from '../stacks/job-shard-stack.ts';
+import { functionShard, jobShard, SHARD_COUNT, shardStackName } from '../stacks/sharding.ts';
+import { ZonecronStack } from '../stacks/zonecron-stack.ts';
 
 export { DEFAULT_STACK_NAME } from '#shared/defaults.ts';
 

@@ -3,7 +3,7 @@ import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { acknowledgeNag } from '../nag.ts';
+import { acknowledgeNag } from './nag.ts';
 
 /** Properties of {@link DeadLetterQueue}. */
 export interface DeadLetterQueueProps {

@@ -23,7 +23,7 @@ export interface FailureInsightsProps {
  * the most failure decisions (`FAILURE_DECISIONS`), per minute, for the dashboard's top-jobs
  * graph. Per-job numbers come from the logs the dispatcher writes anyway, so they cost no
  * custom metric per job; the rule costs a fixed monthly fee plus a fee per matched log line
- * (`infra/cost-estimate.ts`).
+ * (`infra/app/cost-estimate.ts`).
  *
  * Its name starts with the stack name: rule names are unique per account and region.
  */

@@ -31,7 +31,7 @@ export class NagAcknowledgementError extends Error {
 /**
  * Registers the AwsSolutions pack on an app (or stage) and returns it.
  *
- * Call it once per app, from `infra/app.ts` and from the tests alike, so both see the same
+ * Call it once per app, from `infra/app/main.ts` and from the tests alike, so both see the same
  * findings. The returned pack can also be run directly with {@link nagViolations}.
  */
 export function addNagChecks(app: IConstruct): AwsSolutionsChecks {

@@ -3,15 +3,15 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import { Construct } from 'constructs';
+import type { DeadLetterQueue } from './dead-letter-queue.ts';
+import type { DispatcherFunction } from './dispatcher-function.ts';
 import {
   SCHEDULE_TIME_ZONE,
   SWEEP_EXPRESSION,
   SWEEP_INPUT,
   SWEEP_SCHEDULE_NAME,
   TICK_RETRY_ATTEMPTS,
-} from '../schedule-inputs.ts';
-import type { DeadLetterQueue } from './dead-letter-queue.ts';
-import type { DispatcherFunction } from './dispatcher-function.ts';
+} from './schedule-inputs.ts';
 
 /** What a job's schedule, in whichever stack, needs from the installation's main stack. */
 export interface ScheduleTargetRefs {

@@ -1,8 +1,8 @@
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import type { JobDefinition } from '#shared/job.ts';
-import { acknowledgeNag } from '../nag.ts';
 import { MAX_TARGET_POLICIES, type TargetGrants, targetGrants } from '../targets/target-grants.ts';
+import { acknowledgeNag } from './nag.ts';
 
 /** Properties of {@link TargetPolicies}. */
 export interface TargetPoliciesProps {

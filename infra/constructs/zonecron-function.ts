@@ -15,8 +15,8 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { JOBS_BUNDLE_FILE, type JobsBundle, serializeJobsBundle } from '#shared/jobs-bundle.ts';
-import { bundleFunction, FUNCTION_HANDLER_FILE } from '../bundling.ts';
-import { packageRoot } from '../package-root.ts';
+import { bundleFunction, FUNCTION_HANDLER_FILE } from '../packaging/bundling.ts';
+import { packageRoot } from '../packaging/package-root.ts';
 
 /** The repository root: `package-lock.json` and the `functions/` entries live here. */
 export const PROJECT_ROOT = packageRoot(import.meta.url);
@@ -69,7 +69,7 @@ export interface ZonecronFunctionProps {
 
 /**
  * A zonecron Lambda: bundled by the local esbuild at synth (never Docker) with
- * `bundleFunction` (`infra/bundling.ts`: ESM, minified, the AWS SDK bundled, chunks loaded on
+ * `bundleFunction` (`infra/packaging/bundling.ts`: ESM, minified, the AWS SDK bundled, chunks loaded on
  * demand), arm64, Node.js 24, with its own log group and its own role.
  *
  * A plain `lambda.Function` over a bundled asset rather than a `NodejsFunction`: the latter

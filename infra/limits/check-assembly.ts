@@ -2,7 +2,7 @@
  * "Will it deploy": every AWS limit the synthesized app would meet at deploy time, checked on
  * the cloud assembly itself (every template CDK wrote, its assets), after `app.synth()`.
  *
- * `infra/app.ts` runs it on every synth and fails when anything is over; `zonecron validate`
+ * `infra/app/main.ts` runs it on every synth and fails when anything is over; `zonecron validate`
  * runs the same code on an assembly synthesized without bundling, judging the Lambda packages
  * by the size of jobs.json instead. Sizes that depend on values known only at deploy time
  * (ARNs, names) are measured with the longest value those can take (`intrinsics.ts`).

@@ -3,7 +3,7 @@
  * `check-assembly.ts`.
  */
 import { existsSync, statSync } from 'node:fs';
-import { withSampleContext } from '../schedule-inputs.ts';
+import { withSampleContext } from '../constructs/schedule-inputs.ts';
 import { AWS_LIMITS } from './aws-limits.ts';
 import { checkDashboard } from './dashboard-checks.ts';
 import { jsonCharsForSize, resolveForSize, stringCharsForSize } from './intrinsics.ts';

@@ -10,7 +10,7 @@ import {
 } from '#shared/jobs-bundle.ts';
 import { recordSchedules } from '#shared/zone-drift.ts';
 import { zoneDataVersion } from '#shared/zone-fingerprint.ts';
-import type { ZoneRules } from '../functions/schedule/index.ts';
+import type { ZoneRules } from '../../functions/schedule/index.ts';
 
 /** What a jobs bundle records besides the jobs. */
 export interface JobsBundleOptions {

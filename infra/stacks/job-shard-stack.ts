@@ -1,5 +1,5 @@
 /**
- * One shard of an installation (`infra/sharding.ts`): a top-level stack with the schedules of
+ * One shard of an installation (`infra/stacks/sharding.ts`): a top-level stack with the schedules of
  * the jobs that hash to it, the invoke configs of the `lambda` target functions that hash to
  * it, and the alarms of its jobs with `alarm.dedicated: true`.
  */
@@ -15,10 +15,10 @@ import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import type { Construct } from 'constructs';
 import type { JobDefinition } from '#shared/job.ts';
 import type { LambdaTargetRef } from '#shared/target-arn.ts';
-import { TargetInvokeConfig } from './constructs/completion-tracking.ts';
-import { DedicatedJobAlarms } from './constructs/on-call-alarms.ts';
-import { dispatcherTarget, type ScheduleTargetRefs } from './constructs/scheduling.ts';
-import { SCHEDULE_TIME_ZONE, tickInput } from './schedule-inputs.ts';
+import { TargetInvokeConfig } from '../constructs/completion-tracking.ts';
+import { DedicatedJobAlarms } from '../constructs/on-call-alarms.ts';
+import { SCHEDULE_TIME_ZONE, tickInput } from '../constructs/schedule-inputs.ts';
+import { dispatcherTarget, type ScheduleTargetRefs } from '../constructs/scheduling.ts';
 import { SHARD_COUNT } from './sharding.ts';
 
 /** EventBridge Scheduler's limit on a schedule's description (CreateSchedule: 512 characters). */

@@ -1,22 +1,22 @@
 /**
  * The main stack of a zonecron installation (architecture §2): everything but the jobs'
- * schedules, which live in the shard stacks (`infra/job-shard-stack.ts`).
+ * schedules, which live in the shard stacks (`infra/stacks/job-shard-stack.ts`).
  */
 import { Aws, CfnOutput, CfnRule, Fn, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import type { JobsConfig } from './config/load-jobs.ts';
-import { requiredEnvironment } from './config/target-environment.ts';
-import { CompletionTracking } from './constructs/completion-tracking.ts';
-import { ZonecronDashboard } from './constructs/dashboard.ts';
-import { DeadLetterQueue } from './constructs/dead-letter-queue.ts';
-import { DispatcherFunction } from './constructs/dispatcher-function.ts';
-import { FailureInsights } from './constructs/failure-insights.ts';
-import { LedgerTable } from './constructs/ledger-table.ts';
-import { OnCallAlarms } from './constructs/on-call-alarms.ts';
-import { OnCallTopic } from './constructs/on-call-topic.ts';
-import { RecorderFunction } from './constructs/recorder-function.ts';
-import { Scheduling } from './constructs/scheduling.ts';
-import { createJobsBundle } from './jobs-bundle-file.ts';
+import type { JobsConfig } from '../config/load-jobs.ts';
+import { requiredEnvironment } from '../config/target-environment.ts';
+import { CompletionTracking } from '../constructs/completion-tracking.ts';
+import { ZonecronDashboard } from '../constructs/dashboard.ts';
+import { DeadLetterQueue } from '../constructs/dead-letter-queue.ts';
+import { DispatcherFunction } from '../constructs/dispatcher-function.ts';
+import { FailureInsights } from '../constructs/failure-insights.ts';
+import { LedgerTable } from '../constructs/ledger-table.ts';
+import { OnCallAlarms } from '../constructs/on-call-alarms.ts';
+import { OnCallTopic } from '../constructs/on-call-topic.ts';
+import { RecorderFunction } from '../constructs/recorder-function.ts';
+import { Scheduling } from '../constructs/scheduling.ts';
+import { createJobsBundle } from '../packaging/jobs-bundle-file.ts';
 
 /** Properties of {@link ZonecronStack}. */
 export interface ZonecronStackProps extends StackProps {

@@ -8,7 +8,7 @@ import { CliError } from '../../cli/errors.ts';
 import { describeJson, describeText } from '../../cli/format/job-description.ts';
 import { nextOccurrences } from '../../functions/schedule/index.ts';
 import { parseJobsConfig } from '../../infra/config/load-jobs.ts';
-import { tickInput } from '../../infra/schedule-inputs.ts';
+import { tickInput } from '../../infra/constructs/schedule-inputs.ts';
 import {
   type FakeStack,
   putRun,

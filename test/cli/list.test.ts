@@ -7,7 +7,7 @@ import { buildJobList } from '../../cli/commands/list.ts';
 import { listJson, listText } from '../../cli/format/job-list.ts';
 import { nextOccurrences } from '../../functions/schedule/index.ts';
 import { parseJobsConfig } from '../../infra/config/load-jobs.ts';
-import { tickInput } from '../../infra/schedule-inputs.ts';
+import { tickInput } from '../../infra/constructs/schedule-inputs.ts';
 import {
   type FakeStack,
   putRun,

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { unpackFingerprints } from '#shared/jobs-bundle.ts';
 import { recordSchedules } from '#shared/zone-drift.ts';
-import { createJobsBundle } from '../../infra/jobs-bundle-file.ts';
+import { createJobsBundle } from '../../infra/packaging/jobs-bundle-file.ts';
 import { makeJob } from '../support/jobs.ts';
 import { DRIFT_JOBS, DRIFT_SYNTH_TIME, springMovedAWeek } from '../support/zone-drift.ts';
 

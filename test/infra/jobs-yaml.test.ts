@@ -5,8 +5,8 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { lambdaTargetRef } from '#shared/target-arn.ts';
-import { estimateMonthlyCost } from '../../infra/cost-estimate.ts';
-import { nagViolations } from '../../infra/nag.ts';
+import { estimateMonthlyCost } from '../../infra/app/cost-estimate.ts';
+import { nagViolations } from '../../infra/constructs/nag.ts';
 import { resourcesOfType, type SynthesizedFixture, synthFixture } from './synth-fixture.ts';
 
 let fx: SynthesizedFixture;
@@ -60,7 +60,7 @@ describe('jobs.yaml', () => {
   });
 });
 
-describe('infra/cost-estimate.ts on jobs.yaml', () => {
+describe('infra/app/cost-estimate.ts on jobs.yaml', () => {
   it('prices exactly the alarms, dashboards, insight rules and keys the stacks contain', () => {
     const estimate = estimateMonthlyCost(fx.installation, fx.check.templates);
     expect(estimate.alarms).toBe(resourcesOfType(fx, 'AWS::CloudWatch::Alarm').length);

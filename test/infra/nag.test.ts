@@ -5,7 +5,11 @@
 import { App, Stack } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { describe, expect, it } from 'vitest';
-import { acknowledgeNag, addNagChecks, NagAcknowledgementError } from '../../infra/nag.ts';
+import {
+  acknowledgeNag,
+  addNagChecks,
+  NagAcknowledgementError,
+} from '../../infra/constructs/nag.ts';
 
 const REASON = 'A reason long enough to be a real explanation of the exception.';
 

@@ -10,7 +10,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseJobsConfig } from '../../infra/config/load-jobs.ts';
-import { nagAcknowledgements, nagViolations } from '../../infra/nag.ts';
+import { nagAcknowledgements, nagViolations } from '../../infra/constructs/nag.ts';
 import { generateJobsYaml } from '../../scripts/generate-jobs.ts';
 import {
   type Props,

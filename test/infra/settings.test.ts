@@ -4,7 +4,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseJobsConfig } from '../../infra/config/load-jobs.ts';
-import { nagViolations } from '../../infra/nag.ts';
+import { nagViolations } from '../../infra/constructs/nag.ts';
 import {
   type Props,
   resourcesOfType,

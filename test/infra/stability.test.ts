@@ -1,7 +1,7 @@
 /**
  * Adding a job leaves every other job's schedule where it was: same stack, same logical id,
  * same properties. A schedule that moved would be created in its new stack before the old one
- * was deleted, and its name is already taken in the installation's group (infra/sharding.ts).
+ * was deleted, and its name is already taken in the installation's group (infra/stacks/sharding.ts).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseJobsConfig } from '../../infra/config/load-jobs.ts';

@@ -12,9 +12,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { RECORDER_RUN_ATTRIBUTES } from '#ledger/index.ts';
 import { unpackFingerprints } from '#shared/jobs-bundle.ts';
 import { recordSchedules } from '#shared/zone-drift.ts';
+import { coveringTable } from '../../infra/app/zonecron-app.ts';
+import { nagAcknowledgements, nagViolations } from '../../infra/constructs/nag.ts';
 import { coveringSchedule } from '../../infra/covering/covering-cron.ts';
-import { nagAcknowledgements, nagViolations } from '../../infra/nag.ts';
-import { coveringTable } from '../../infra/zonecron-app.ts';
 import {
   logicalIdOf,
   type Props,

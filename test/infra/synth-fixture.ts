@@ -1,5 +1,5 @@
 /**
- * Builds a zonecron app the way `infra/app.ts` does (loader, `createZonecronApp`, cdk-nag
+ * Builds a zonecron app the way `infra/app/main.ts` does (loader, `createZonecronApp`, cdk-nag
  * registered), synthesizes it once into a temporary folder and reads back every template.
  * Synth bundles two Lambdas with esbuild unless told not to, so each test file calls this once,
  * in `beforeAll`.
@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { createZonecronApp, type ZonecronInstallation } from '../../infra/app/zonecron-app.ts';
 import { type JobsConfig, loadJobsFile } from '../../infra/config/load-jobs.ts';
 import { type AssemblyCheck, checkCloudAssembly } from '../../infra/limits/check-assembly.ts';
-import { createZonecronApp, type ZonecronInstallation } from '../../infra/zonecron-app.ts';
 
 /** A fixed synth instant, so covering expressions do not depend on the day the suite runs. */
 export const SYNTH_TIME = new Date('2026-11-29T00:00:00.000Z');
@@ -55,7 +55,7 @@ export interface SynthesizedFixture {
   readonly allResources: Record<string, CfnResource>;
   /** The cloud assembly's folder. */
   readonly directory: string;
-  /** The AWS-limit check of the assembly, as `infra/app.ts` runs it. */
+  /** The AWS-limit check of the assembly, as `infra/app/main.ts` runs it. */
   readonly check: AssemblyCheck;
 }
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { ZonecronFunction } from '../../infra/constructs/zonecron-function.ts';
-import { createJobsBundle } from '../../infra/jobs-bundle-file.ts';
+import { createJobsBundle } from '../../infra/packaging/jobs-bundle-file.ts';
 import { makeJob } from '../support/jobs.ts';
 
 const synthTime = new Date('2026-11-30T00:00:00Z');

@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { JobDefinition } from '#shared/job.ts';
-import { bundleFunction, FUNCTION_HANDLER_FILE } from '../../infra/bundling.ts';
+import { bundleFunction, FUNCTION_HANDLER_FILE } from '../../infra/packaging/bundling.ts';
 import {
   createJobsBundle,
   type JobsBundleOptions,
   writeJobsBundle,
-} from '../../infra/jobs-bundle-file.ts';
+} from '../../infra/packaging/jobs-bundle-file.ts';
 
 /** A Lambda handler as the stack ships it. */
 export type BundledHandler = (event: unknown) => Promise<unknown>;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { packageRoot } from '../../infra/package-root.ts';
+import { packageRoot } from '../../infra/packaging/package-root.ts';
 
 describe('packageRoot', () => {
   it('finds the nearest folder with a package.json above a bundle two folders deep', () => {
@@ -15,7 +15,7 @@ describe('packageRoot', () => {
   });
 
   it('finds the repository root from a source file', () => {
-    expect(packageRoot(pathToFileURL(join(process.cwd(), 'infra', 'app.ts')).href)).toBe(
+    expect(packageRoot(pathToFileURL(join(process.cwd(), 'infra', 'app', 'main.ts')).href)).toBe(
       process.cwd(),
     );
   });

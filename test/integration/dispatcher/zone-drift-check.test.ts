@@ -16,7 +16,7 @@ import type {
   RuntimeZoneData,
 } from '../../../functions/dispatcher/zone-drift-check.ts';
 import { intlZoneRules } from '../../../functions/schedule/index.ts';
-import { createJobsBundle } from '../../../infra/jobs-bundle-file.ts';
+import { createJobsBundle } from '../../../infra/packaging/jobs-bundle-file.ts';
 import { instrument } from '../../support/ddb-faults.ts';
 import { RecordingTargets, TestClock } from '../../support/doubles.ts';
 import { harness, sweepEvent, TEST_STACK, tickEvent } from '../../support/harness.ts';

@@ -12,7 +12,7 @@ import {
   serializeJobsBundle,
   unpackFingerprints,
 } from '#shared/jobs-bundle.ts';
-import { createJobsBundle } from '../../../infra/jobs-bundle-file.ts';
+import { createJobsBundle } from '../../../infra/packaging/jobs-bundle-file.ts';
 import { makeJob } from '../../support/jobs.ts';
 
 const JOBS = [

@@ -10,7 +10,7 @@ import {
   describeJson,
   describeText,
 } from '../../../../cli/format/job-description.ts';
-import { tickInput } from '../../../../infra/schedule-inputs.ts';
+import { tickInput } from '../../../../infra/constructs/schedule-inputs.ts';
 import { makeJob } from '../../../support/jobs.ts';
 
 const plain = pc.createColors(false);

@@ -4,7 +4,7 @@ import type { DeployedSchedule } from '../../../../cli/aws/deployed-schedules.ts
 import type { PauseState } from '../../../../cli/aws/job-control.ts';
 import type { LastRun } from '../../../../cli/aws/last-runs.ts';
 import { type JobListInput, jobList, listJson, listText } from '../../../../cli/format/job-list.ts';
-import { tickInput } from '../../../../infra/schedule-inputs.ts';
+import { tickInput } from '../../../../infra/constructs/schedule-inputs.ts';
 import { makeJob } from '../../../support/jobs.ts';
 
 const plain = pc.createColors(false);
