@@ -10,7 +10,8 @@
 import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { AWS_LIMITS, type LimitName } from './aws-limits.ts';
-import { checkResource, type ResourceContext } from './resource-checks.ts';
+import { checkResource } from './resource-checks.ts';
+import type { ResourceContext } from './resource-context.ts';
 import { type LambdaCodeCheck, type LimitViolation, over } from './violation.ts';
 
 export type { LambdaCodeCheck, LimitViolation };

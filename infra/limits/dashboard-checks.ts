@@ -5,7 +5,7 @@
  */
 import { AWS_LIMITS } from './aws-limits.ts';
 import { resolveForSize } from './intrinsics.ts';
-import type { ResourceContext } from './resource-checks.ts';
+import type { ResourceContext } from './resource-context.ts';
 import { over } from './violation.ts';
 
 /** What a search expression can return at most, counted as that many metrics. */

@@ -7,31 +7,9 @@ import { withSampleContext } from '../constructs/schedule-inputs.ts';
 import { AWS_LIMITS } from './aws-limits.ts';
 import { checkDashboard } from './dashboard-checks.ts';
 import { jsonCharsForSize, resolveForSize, stringCharsForSize } from './intrinsics.ts';
+import type { CfnResource, ResourceContext } from './resource-context.ts';
 import { schedulerExpressionProblem } from './scheduler-expression.ts';
-import {
-  directoryBytes,
-  LAMBDA_HANDLER_ALLOWANCE_BYTES,
-  type LambdaCodeCheck,
-  type LimitViolation,
-  over,
-} from './violation.ts';
-
-/** A resource as a template holds it. */
-export interface CfnResource {
-  readonly Type: string;
-  readonly Properties?: Record<string, unknown>;
-}
-
-/** What the per-resource checks need from the template and the assembly. */
-export interface ResourceContext {
-  readonly file: string;
-  readonly template: Readonly<Record<string, CfnResource>>;
-  readonly lambdaCode: LambdaCodeCheck;
-  /** Resources that must be unique in the whole app, by key → the template that has one. */
-  readonly seen: Map<string, string>;
-  readonly assetPath: (hash: string) => string | undefined;
-  readonly report: (violation: LimitViolation) => void;
-}
+import { directoryBytes, LAMBDA_HANDLER_ALLOWANCE_BYTES, over } from './violation.ts';
 
 type Check = (id: string, properties: Record<string, unknown>, context: ResourceContext) => void;
 
