@@ -1,18 +1,8 @@
-import { decodeRun, type LedgerStore, type RunItem } from '#ledger/index.ts';
+import { decodeRun, type LedgerStore } from '#ledger/index.ts';
 import { type JobDefinition, scheduleSpecOf } from '#shared/job.ts';
 import { previousRun } from '../../functions/dispatcher/tick.ts';
 import { type Occurrence, periodBucket } from '../../functions/schedule/index.ts';
-
-/** A job's last scheduled run as `list` shows it. */
-export interface LastRun {
-  /** UTC ISO instant. */
-  readonly at: string;
-  readonly nominal: string;
-  /** The run's key (`periodBucket(jobId, at)`). */
-  readonly key: string;
-  /** The ledger's item; undefined when the ledger has none for the run. */
-  readonly run: RunItem | undefined;
-}
+import type { LastRun } from '../deployed/run-reads.ts';
 
 /**
  * The runs whose items tell a job's last run, newest first: the latest run due at or before

@@ -1,31 +1,9 @@
-import type { Ledger, RunItem, SkipRange, SkipReason } from '#ledger/index.ts';
+import type { Ledger } from '#ledger/index.ts';
 import { type JobDefinition, scheduleSpecOf } from '#shared/job.ts';
 import { previousRun } from '../../functions/dispatcher/tick.ts';
 import { nextOccurrences, type Occurrence, periodBucket } from '../../functions/schedule/index.ts';
+import type { RunFate } from '../deployed/run-reads.ts';
 import { CliError } from '../errors.ts';
-
-/**
- * What the ledger says of one run of a job: its own item; else the gap's skip range that
- * covers it (skipped, for the reason the range gives its place); else nothing, for a run the
- * schedule has but no dispatcher decided yet, or whose record outlived `retention.days`.
- */
-export type RunFate =
-  | { readonly source: 'item'; readonly jobId: string; readonly at: Date; readonly run: RunItem }
-  | {
-      readonly source: 'range';
-      readonly jobId: string;
-      readonly at: Date;
-      readonly occurrence: Occurrence;
-      readonly range: SkipRange;
-      readonly reason: SkipReason;
-    }
-  | {
-      readonly source: 'none';
-      readonly jobId: string;
-      readonly at: Date;
-      readonly occurrence: Occurrence;
-      readonly retentionDays: number;
-    };
 
 /** `history --at` was given an instant that is no run of the job's schedule (exit 1). */
 export class NotARunError extends CliError {

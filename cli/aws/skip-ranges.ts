@@ -1,12 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { SkipRange } from '#ledger/index.ts';
-
-/** The skip ranges read for one job, newest first, and whether more were left unread. */
-export interface SkipRangesRead {
-  readonly ranges: readonly SkipRange[];
-  /** True when `limit` stopped the query: there may be older ranges. */
-  readonly truncated: boolean;
-}
+import type { SkipRangesRead } from '../deployed/run-reads.ts';
 
 /**
  * A job's skip ranges (the items that stand for the older skipped runs of a long gap,

@@ -72,7 +72,7 @@ function statusOf(run: BackfillRun, outcome: RunOutcome | undefined): string | u
 }
 
 async function runBackfill(jobId: string, options: BackfillOptions): Promise<void> {
-  const { loadJob } = await import('../aws/jobs-file.ts');
+  const { loadJob } = await import('../deployed/jobs-file.ts');
   const { config, job } = await loadJob(options.config ?? 'jobs.yaml', jobId);
   const { backfillRuns, withLedgerState, DEFAULT_BACKFILL_MAX_RUNS } = await import(
     '../aws/backfill.ts'

@@ -81,7 +81,7 @@ export async function buildDescription(
   options: DescribeOptions,
   context: ReadContext,
 ): Promise<JobDescription> {
-  const { loadJob } = await import('../aws/jobs-file.ts');
+  const { loadJob } = await import('../deployed/jobs-file.ts');
   const { openDeployment, OFFLINE_NOTE } = await import('../aws/deployment.ts');
   const { describeJob } = await import('../format/job-description.ts');
   const { config, job } = await loadJob(options.config ?? 'jobs.yaml', jobId);

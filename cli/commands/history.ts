@@ -6,7 +6,7 @@ import {
   connect,
   type OperateConnection,
 } from '../aws/connection.ts';
-import type { PauseState } from '../aws/job-control.ts';
+import type { PauseState } from '../deployed/pause-state.ts';
 import { usageError } from '../errors.ts';
 import { type Colours, coloursFor } from '../format/colour.ts';
 import { wrap } from '../format/table.ts';
@@ -70,7 +70,7 @@ async function readHistory(
   limit: number,
 ): Promise<JobHistory> {
   const { openLedger, onLedgerTable } = await import('../aws/ledger-access.ts');
-  const { pauseStateOf } = await import('../aws/job-control.ts');
+  const { pauseStateOf } = await import('../deployed/pause-state.ts');
   const { readJobRuns } = await import('../aws/job-runs.ts');
   const { readSkipRanges } = await import('../aws/skip-ranges.ts');
   const access = openLedger(connection);
@@ -103,7 +103,7 @@ async function runHistory(jobId: string, options: HistoryOptions): Promise<void>
   const since = sinceOf(options.since);
   if (options.config !== undefined) {
     // A job removed from the file still has a history; a typo in its id has none.
-    const { loadJob } = await import('../aws/jobs-file.ts');
+    const { loadJob } = await import('../deployed/jobs-file.ts');
     await loadJob(options.config, jobId);
   }
   const connection = await connect(options);
@@ -178,7 +178,7 @@ function rangesLine(
 async function runFate(jobId: string, at: Date, options: HistoryOptions): Promise<void> {
   const { readRunFate } = await import('../aws/run-fate.ts');
   const { runFateJson, runFateLines } = await import('../format/run-fate.ts');
-  const { loadJob } = await import('../aws/jobs-file.ts');
+  const { loadJob } = await import('../deployed/jobs-file.ts');
   const connection = await connect(options);
   let fate: Awaited<ReturnType<typeof readRunFate>>;
   try {

@@ -3,7 +3,7 @@ import type { JobDefinition } from '#shared/job.ts';
 import { formatLocal, formatUtc } from '#shared/zone-time.ts';
 import type { JobsConfig } from '../../infra/config/load-jobs.ts';
 import { addConnectionOptions, type ConnectionOptions, connect } from '../aws/connection.ts';
-import type { PauseState } from '../aws/job-control.ts';
+import type { PauseState } from '../deployed/pause-state.ts';
 import { wrap } from '../format/table.ts';
 import { instantOrDuration } from '../options.ts';
 
@@ -63,7 +63,7 @@ export function registerPause(program: Command): void {
 
 /** What a pause or resume needs: the connection, the job, the ledger, who is asking. */
 async function prepare(jobId: string, options: ConnectionOptions) {
-  const { loadJob } = await import('../aws/jobs-file.ts');
+  const { loadJob } = await import('../deployed/jobs-file.ts');
   const { config, job } = await loadJob(options.config ?? 'jobs.yaml', jobId);
   const connection = await connect(options);
   const { openLedger, onLedgerTable } = await import('../aws/ledger-access.ts');

@@ -34,7 +34,7 @@ export function registerRun(program: Command): void {
 }
 
 async function runJob(jobId: string, options: RunOptions): Promise<void> {
-  const { loadJob } = await import('../aws/jobs-file.ts');
+  const { loadJob } = await import('../deployed/jobs-file.ts');
   const { config } = await loadJob(options.config ?? 'jobs.yaml', jobId);
   const { dispatcherFor } = await import('../aws/operator-dispatcher.ts');
   const { describeOutcome } = await import('../format/outcome.ts');

@@ -1,14 +1,14 @@
 /**
  * Drift between the jobs file and the schedules deployed in the installation's schedule group:
  * what `list` and `describe` flag. Pure: the schedules are read elsewhere
- * (`deployed-schedules.ts`), the covering expressions come from `infra/covering/`.
+ * (`aws/deployed-schedules.ts`), the covering expressions come from `infra/covering/`.
  *
  * Every job's schedule is named after the job, in UTC, with the tick of that job as its input
- * (`infra/job-shard-stack.ts`); the sweep is `zonecron.sweep`. A deploy of the jobs file puts
+ * (`infra/stacks/job-shard-stack.ts`); the sweep is `zonecron.sweep`. A deploy of the jobs file puts
  * every kind of drift back.
  */
 import { SWEEP_SCHEDULE_NAME, tickInput } from '../../infra/constructs/schedule-inputs.ts';
-import type { DeployedSchedule } from './deployed-schedules.ts';
+import type { DeployedSchedule } from './deployed-schedule.ts';
 
 /**
  * - `missing`: an enabled job has no schedule, so no tick comes.

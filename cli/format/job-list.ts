@@ -8,16 +8,16 @@ import type { RunStatus } from '#ledger/index.ts';
 import { type JobDefinition, scheduleSpecOf, type TargetType } from '#shared/job.ts';
 import { zoneAbbreviation } from '#shared/zone-time.ts';
 import { nextOccurrences } from '../../functions/schedule/index.ts';
-import type { DeployedSchedule } from '../aws/deployed-schedules.ts';
-import type { PauseState } from '../aws/job-control.ts';
-import type { LastRun } from '../aws/last-runs.ts';
+import type { DeployedSchedule } from '../deployed/deployed-schedule.ts';
+import type { PauseState } from '../deployed/pause-state.ts';
+import type { LastRun } from '../deployed/run-reads.ts';
 import {
   expectedSchedule,
   type GroupDrift,
   groupDrift,
   type ScheduleDrift,
   scheduleDrift,
-} from '../aws/schedule-drift.ts';
+} from '../deployed/schedule-drift.ts';
 import type { Colours } from './colour.ts';
 import { pauseText } from './run-history.ts';
 import {

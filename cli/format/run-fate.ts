@@ -1,5 +1,5 @@
 /** `history --at`: one run's fate, as a sentence and as one JSON document. Pure. */
-import type { RunFate } from '../aws/run-fate.ts';
+import type { RunFate } from '../deployed/run-reads.ts';
 import type { Colours } from './colour.ts';
 import { lagMs, runHistoryLines } from './run-history.ts';
 import { count, skipRangeJson, skipRangeLines } from './skip-ranges.ts';

@@ -1,6 +1,6 @@
 /** A job's runs from the ledger and its pause, as `history` and `describe` show them. */
 import type { RunItem, SkipRange } from '#ledger/index.ts';
-import type { PauseState } from '../aws/job-control.ts';
+import type { PauseState } from '../deployed/pause-state.ts';
 import type { Colours } from './colour.ts';
 import { shortDuration } from './durations.ts';
 import { skipRangeLines } from './skip-ranges.ts';

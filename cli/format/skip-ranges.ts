@@ -4,7 +4,7 @@
  * `--json` form of it. Pure.
  */
 import { reasonInRange, type SkipRange, type SkipReason } from '#ledger/index.ts';
-import type { SkipRangesRead } from '../aws/skip-ranges.ts';
+import type { SkipRangesRead } from '../deployed/run-reads.ts';
 import type { Colours } from './colour.ts';
 import { TERMINAL_COLUMNS, wrap } from './table.ts';
 

@@ -13,7 +13,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { vi } from 'vitest';
 import { createDynamoLedger, createLedgerStore, type Ledger } from '#ledger/index.ts';
 import { type JobDefinition, tracksCompletion } from '#shared/job.ts';
-import type { DeployedSchedule } from '../../cli/aws/deployed-schedules.ts';
+import type { DeployedSchedule } from '../../cli/deployed/deployed-schedule.ts';
 import { type Occurrence, periodBucket } from '../../functions/schedule/index.ts';
 import { createLedgerTable, LOCAL_CREDENTIALS, localDynamoClient } from '../support/ledger.ts';
 

@@ -1,9 +1,9 @@
 import pc from 'picocolors';
 import { describe, expect, it } from 'vitest';
 import type { RunItem } from '#ledger/index.ts';
-import type { DeployedSchedule } from '../../../../cli/aws/deployed-schedules.ts';
-import type { PauseState } from '../../../../cli/aws/job-control.ts';
 import { offlineInput } from '../../../../cli/commands/describe.ts';
+import type { DeployedSchedule } from '../../../../cli/deployed/deployed-schedule.ts';
+import type { PauseState } from '../../../../cli/deployed/pause-state.ts';
 import {
   type DescribeInput,
   describeJob,

@@ -1,8 +1,8 @@
 import pc from 'picocolors';
 import { describe, expect, it } from 'vitest';
-import type { DeployedSchedule } from '../../../../cli/aws/deployed-schedules.ts';
-import type { PauseState } from '../../../../cli/aws/job-control.ts';
-import type { LastRun } from '../../../../cli/aws/last-runs.ts';
+import type { DeployedSchedule } from '../../../../cli/deployed/deployed-schedule.ts';
+import type { PauseState } from '../../../../cli/deployed/pause-state.ts';
+import type { LastRun } from '../../../../cli/deployed/run-reads.ts';
 import { type JobListInput, jobList, listJson, listText } from '../../../../cli/format/job-list.ts';
 import { tickInput } from '../../../../infra/constructs/schedule-inputs.ts';
 import { makeJob } from '../../../support/jobs.ts';

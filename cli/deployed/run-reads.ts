@@ -1,0 +1,43 @@
+import type { RunItem, SkipRange, SkipReason } from '#ledger/index.ts';
+import type { Occurrence } from '../../functions/schedule/index.ts';
+
+/** A job's last scheduled run as `list` shows it. */
+export interface LastRun {
+  /** UTC ISO instant. */
+  readonly at: string;
+  readonly nominal: string;
+  /** The run's key (`periodBucket(jobId, at)`). */
+  readonly key: string;
+  /** The ledger's item; undefined when the ledger has none for the run. */
+  readonly run: RunItem | undefined;
+}
+
+/** The skip ranges read for one job, newest first, and whether more were left unread. */
+export interface SkipRangesRead {
+  readonly ranges: readonly SkipRange[];
+  /** True when `limit` stopped the query: there may be older ranges. */
+  readonly truncated: boolean;
+}
+
+/**
+ * What the ledger says of one run of a job: its own item; else the gap's skip range that
+ * covers it (skipped, for the reason the range gives its place); else nothing, for a run the
+ * schedule has but no dispatcher decided yet, or whose record outlived `retention.days`.
+ */
+export type RunFate =
+  | { readonly source: 'item'; readonly jobId: string; readonly at: Date; readonly run: RunItem }
+  | {
+      readonly source: 'range';
+      readonly jobId: string;
+      readonly at: Date;
+      readonly occurrence: Occurrence;
+      readonly range: SkipRange;
+      readonly reason: SkipReason;
+    }
+  | {
+      readonly source: 'none';
+      readonly jobId: string;
+      readonly at: Date;
+      readonly occurrence: Occurrence;
+      readonly retentionDays: number;
+    };
