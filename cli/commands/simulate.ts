@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { JobsConfig } from '../../infra/config/load-jobs.ts';
 import { CliError, usageError } from '../errors.ts';
 import { integerAtLeast, parseInstant } from '../options.ts';
-import type { FaultPlan } from '../simulation/faults.ts';
+import type { FaultPlan } from '../simulation/fault-plan.ts';
 import type { SimulationResult } from '../simulation/run-simulation.ts';
 import type { SimulationWindow } from '../simulation/windows.ts';
 

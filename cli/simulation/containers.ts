@@ -14,7 +14,7 @@ import {
   type Dispatcher,
   type DispatcherOptions,
 } from '../../functions/dispatcher/dispatch.ts';
-import type { FaultPlan } from './faults.ts';
+import type { FaultPlan } from './fault-plan.ts';
 import {
   type ContainerState,
   crashingLedger,

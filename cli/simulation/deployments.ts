@@ -2,7 +2,7 @@ import { type JobDefinition, scheduleSpecOf } from '#shared/job.ts';
 import { type Occurrence, occurrencesBetween } from '../../functions/schedule/index.ts';
 import { coveringSchedule } from '../../infra/covering/covering-cron.ts';
 import type { CoveringTicks } from './events.ts';
-import type { Deploy } from './faults.ts';
+import type { Deploy } from './fault-plan.ts';
 
 /** The id of the simulated jobs file's own deploy: the stack as it runs when a window opens. */
 export const FIRST_DEPLOY_ID = 'deploy-0';

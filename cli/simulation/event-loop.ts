@@ -4,7 +4,7 @@ import { describeError } from '../../functions/dispatcher/deliver-run.ts';
 import type { DispatchResult } from '../../functions/dispatcher/dispatch.ts';
 import type { Deployment } from './deployments.ts';
 import { type ScheduledFire, scheduledFires } from './events.ts';
-import { within } from './faults.ts';
+import { within } from './fault-plan.ts';
 import { SimulatedCrash } from './faulty-parts.ts';
 import {
   EVENT_DELAY_MS,

@@ -5,7 +5,7 @@ import type { JobDefinition, JobTarget } from '#shared/job.ts';
 import { executionNamePrefix } from '#shared/stack-scope.ts';
 import { stateMachineArnOf } from '#shared/target-arn.ts';
 import { executionNameFor, type TargetDelivery } from '../../functions/dispatcher/targets/index.ts';
-import { type CrashPoint, type FaultPlan, within } from './faults.ts';
+import { type CrashPoint, type FaultPlan, within } from './fault-plan.ts';
 
 /**
  * The dispatcher process died (a simulated crash) at `point`, or is already gone (no point):

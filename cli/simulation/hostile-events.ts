@@ -11,35 +11,12 @@ import {
 } from '../../functions/dispatcher/targets/execution-name.ts';
 import type { RecordOutcome } from '../../functions/recorder/record.ts';
 import { periodBucket } from '../../functions/schedule/index.ts';
+import type { HostileRecord } from './action-records.ts';
 import { executionSucceededEvent, lambdaSuccessEvent } from './completions.ts';
 import { SIMULATION_STACK } from './containers.ts';
 import { definitionAt } from './deployments.ts';
-import type { HostileEvent, HostileTarget } from './faults.ts';
+import type { HostileEvent, HostileTarget } from './fault-plan.ts';
 import type { Invocation, Simulation } from './world.ts';
-
-/** What one hostile event did (`simulate --json`'s `hostile`). */
-export interface HostileRecord {
-  readonly index: number;
-  /** UTC ISO instant it was sent. */
-  readonly at: string;
-  readonly kind: HostileEvent['kind'];
-  readonly jobId: string | null;
-  readonly to: HostileTarget;
-  /** The run it names (a tick's or a forged completion's), or null. */
-  readonly key: string | null;
-  /** Invocations of it the function saw (Lambda retries one that failed). */
-  attempts: number;
-  /** What the function answered last, in a few words; `lost to an outage` when it never ran. */
-  result: string;
-  /** The metrics the function counted while it handled it (`RejectedTicks`, `MalformedEvents`, …). */
-  readonly counted: string[];
-  /** What it threw, when it threw something other than a simulated fault; else null. */
-  threw: string | null;
-  /** Runs a target received while the function handled it. */
-  deliveries: number;
-  /** A forged completion the recorder recorded: it changed the run. */
-  recorded: boolean;
-}
 
 /**
  * The invocation that carries a hostile event to its function, and its record. A forged

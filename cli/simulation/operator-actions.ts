@@ -19,26 +19,13 @@ import { createOperatorLog, type OperatorLog } from '../aws/operator-log.ts';
 import { CliError, describeError } from '../errors.ts';
 import { describeOutcome } from '../format/outcome.ts';
 import { findJob } from '../schedule-input.ts';
+import type { OperatorRecord } from './action-records.ts';
 import { SIMULATION_STACK, watchedLedger } from './containers.ts';
-import type { OperatorStep } from './faults.ts';
+import type { OperatorStep } from './fault-plan.ts';
 import type { WindowWorld } from './world.ts';
 
 /** Who the simulation's operator is, in the ledger and the operator log. */
 export const SIMULATED_OPERATOR = 'operator';
-
-/** What one operator action did (`simulate --json`'s `operator`). */
-export interface OperatorRecord {
-  /** UTC ISO instant of the action. */
-  readonly at: string;
-  readonly action: OperatorStep['action'];
-  readonly jobId: string;
-  /** False where the command would exit non-zero: refused, stopped, or its delivery failed. */
-  readonly ok: boolean;
-  /** What the command would say, in one line. */
-  readonly detail: string;
-  /** Keys of the runs it delivered, in order. */
-  readonly delivered: readonly string[];
-}
 
 /** What an action needs: the job as deployed now, the ledger, the log, the dispatcher core. */
 interface OperatorContext {

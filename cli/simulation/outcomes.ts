@@ -3,12 +3,11 @@ import type { DeadLetterMessage } from '#shared/dead-letters.ts';
 import type { JobDefinition } from '#shared/job.ts';
 import type { Occurrence } from '../../functions/schedule/index.ts';
 import { periodBucket } from '../../functions/schedule/index.ts';
+import type { HostileRecord, OperatorRecord } from './action-records.ts';
 import type { FirstClaim, SlotHold } from './containers.ts';
 import { type Deployment, definitionAt } from './deployments.ts';
-import type { Interval } from './faults.ts';
+import type { Interval } from './fault-plan.ts';
 import type { SimulatedDelivery } from './faulty-parts.ts';
-import type { HostileRecord } from './hostile-events.ts';
-import type { OperatorRecord } from './operator-actions.ts';
 import type { SentNotification } from './recorders.ts';
 
 /** How one run of the simulation ended (`--json`'s `outcomes`). */

@@ -4,7 +4,8 @@ import { DEFAULT_DISPATCHER_OPTIONS } from '../../functions/dispatcher/deliver-r
 import { closestName } from '../../functions/schedule/index.ts';
 import { ConfigError, type ConfigIssue, isConfigError } from '../../infra/config/config-error.ts';
 import { loadJobsFile } from '../../infra/config/load-jobs.ts';
-import type { Deploy, IssueAt, ParsedPlan } from './faults.ts';
+import type { Deploy } from './fault-plan.ts';
+import type { IssueAt, ParsedPlan } from './plan-schema.ts';
 
 /**
  * The jobs a fault plan is checked against: the ids of the simulated jobs file, or the file

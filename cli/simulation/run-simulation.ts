@@ -1,12 +1,11 @@
 import type { DeadLetterMessage } from '#shared/dead-letters.ts';
 import type { JobDefinition } from '#shared/job.ts';
 import type { Occurrence } from '../../functions/schedule/index.ts';
+import type { HostileRecord, OperatorRecord } from './action-records.ts';
 import { runTimeline } from './event-loop.ts';
-import { type FaultPlan, injectsFaults, NO_FAULTS } from './faults.ts';
+import { type FaultPlan, injectsFaults, NO_FAULTS } from './fault-plan.ts';
 import type { FaultCounts, SimulatedDelivery } from './faulty-parts.ts';
-import type { HostileRecord } from './hostile-events.ts';
 import { checkInvariants, type Invariant } from './invariants.ts';
-import type { OperatorRecord } from './operator-actions.ts';
 import { type OutcomeInput, type RunOutcomeRecord, runOutcomes } from './outcomes.ts';
 import { type NotificationRecord, notificationRecord } from './recorders.ts';
 import type { SimulationWindow } from './windows.ts';

@@ -17,6 +17,7 @@ import { RecordingLogger } from '#shared/logger.ts';
 import { RecordingMetrics } from '#shared/metrics.ts';
 import { createRecorder, type RecordOutcome } from '../../functions/recorder/record.ts';
 import { type Occurrence, periodBucket } from '../../functions/schedule/index.ts';
+import type { HostileRecord, OperatorRecord } from './action-records.ts';
 import { completionEvent } from './completions.ts';
 import { ContainerPool, type LedgerWatch, SIMULATION_STACK } from './containers.ts';
 import {
@@ -29,7 +30,7 @@ import {
 } from './deployments.ts';
 import { type EmbeddedDynamo, IN_PROCESS_MIDDLEWARE, startEmbeddedDynamo } from './dynalite.ts';
 import { type ScheduledFire, scheduledFires } from './events.ts';
-import type { FaultPlan, OperatorStep } from './faults.ts';
+import type { FaultPlan, OperatorStep } from './fault-plan.ts';
 import {
   type FaultCounts,
   faultCounts,
@@ -38,8 +39,6 @@ import {
   SimulatedTargets,
   throttle,
 } from './faulty-parts.ts';
-import type { HostileRecord } from './hostile-events.ts';
-import type { OperatorRecord } from './operator-actions.ts';
 import { createQueryMemo, type QueryMemo } from './query-memo.ts';
 import { RecordingDeadLetters, TimedLogger, TimedNotifier } from './recorders.ts';
 import { seededRandom } from './seeded-random.ts';

@@ -8,7 +8,7 @@
 import { createSkipRangeLedger, decodeRun, reasonInRange } from '#ledger/index.ts';
 import type { JobDefinition } from '#shared/job.ts';
 import { runTimeline } from '../../cli/simulation/event-loop.ts';
-import type { FaultPlan } from '../../cli/simulation/faults.ts';
+import type { FaultPlan } from '../../cli/simulation/fault-plan.ts';
 import { deliveriesByKey, outcomeStatus } from '../../cli/simulation/outcomes.ts';
 import type { SimulationWindow } from '../../cli/simulation/windows.ts';
 import {

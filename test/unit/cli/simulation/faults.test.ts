@@ -2,13 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  injectsFaults,
-  loadFaultPlan,
-  NO_FAULTS,
-  parseFaultPlan,
-  within,
-} from '../../../../cli/simulation/faults.ts';
+import { injectsFaults, NO_FAULTS, within } from '../../../../cli/simulation/fault-plan.ts';
+import { loadFaultPlan, parseFaultPlan } from '../../../../cli/simulation/faults.ts';
 import { type ConfigIssue, isConfigError } from '../../../../infra/config/config-error.ts';
 
 const JOBS = ['nightly-report', 'slow-backup'];

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { RunItem } from '#ledger/index.ts';
 import type { DeadLetterMessage } from '#shared/dead-letters.ts';
 import type { JobDefinition } from '#shared/job.ts';
+import type { HostileRecord } from '../../../../cli/simulation/action-records.ts';
 import { deploymentsOf } from '../../../../cli/simulation/deployments.ts';
-import type { HostileRecord } from '../../../../cli/simulation/hostile-events.ts';
 import {
   catchupPerGap,
   catchupPolicyHeld,
