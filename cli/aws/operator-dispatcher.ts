@@ -1,26 +1,16 @@
-import {
-  createDynamoLedger,
-  createLedgerStore,
-  type Ledger,
-  type Notifier,
-  RecordingNotifier,
-} from '#ledger/index.ts';
+import { createLedgerStore, type Ledger, type Notifier, RecordingNotifier } from '#ledger/index.ts';
 import type { DeadLetters } from '#shared/dead-letters.ts';
 import { createSqsDeadLetters } from '#shared/dead-letters.ts';
 import type { JobDefinition } from '#shared/job.ts';
-import { RecordingLogger } from '#shared/logger.ts';
-import { RecordingMetrics } from '#shared/metrics.ts';
-import {
-  createDispatcher,
-  type Dispatcher,
-  type DispatcherOptions,
-} from '../../functions/dispatcher/dispatch.ts';
+import type { RecordingLogger } from '#shared/logger.ts';
+import type { Dispatcher, DispatcherOptions } from '../../functions/dispatcher/dispatch.ts';
 import {
   createTargetDelivery,
   type TargetDelivery,
 } from '../../functions/dispatcher/targets/index.ts';
 import { queueUrlViaGetQueueUrl } from '../../functions/dispatcher/targets/sqs.ts';
 import { CliError } from '../errors.ts';
+import { localDispatcher, tableLedgers } from '../local-world/index.ts';
 import type { CliClients, OperateConnection } from './connection.ts';
 
 /** What the operator's dispatcher needs besides the clients. */
@@ -70,9 +60,9 @@ export function createOperatorDispatcher(options: OperatorDispatcherOptions): Op
   return operatorDispatcherOf({
     clock: () => new Date(),
     jobs: options.jobs,
-    ledger: createDynamoLedger(
+    ledger: tableLedgers(
       createLedgerStore({ client: clients.dynamodb, tableName: options.tableName }),
-    ),
+    ).dispatcher,
     targets: createTargetDelivery(
       clients,
       clients.customSqsEndpoint ? { resolveQueueUrl: queueUrlViaGetQueueUrl(clients.sqs) } : {},
@@ -112,18 +102,11 @@ export interface OperatorDispatcherParts {
  * await dispatcher.redrive({ jobId: 'nightly', at });
  */
 export function operatorDispatcherOf(parts: OperatorDispatcherParts): OperatorDispatcher {
-  const logger = new RecordingLogger();
   const notifier = parts.notifier ?? new RecordingNotifier();
-  const dispatcher = createDispatcher({
-    clock: parts.clock,
-    jobs: parts.jobs,
+  const world = { ...parts, notifier };
+  const { core: dispatcher, logger } = localDispatcher(world, {
     ledger: parts.ledger,
     targets: parts.targets,
-    deadLetters: parts.deadLetters,
-    notifier,
-    logger,
-    metrics: new RecordingMetrics(),
-    stackName: parts.stackName,
     ...(parts.options ? { options: parts.options } : {}),
   });
   return { dispatcher, logger, notifier };

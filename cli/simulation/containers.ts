@@ -9,11 +9,8 @@ import type {
   RecordingMetrics,
   RunMetricName,
 } from '#shared/metrics.ts';
-import {
-  createDispatcher,
-  type Dispatcher,
-  type DispatcherOptions,
-} from '../../functions/dispatcher/dispatch.ts';
+import type { Dispatcher, DispatcherOptions } from '../../functions/dispatcher/dispatch.ts';
+import { type LocalWorld, localDispatcher } from '../local-world/index.ts';
 import type { FaultPlan } from './fault-plan.ts';
 import {
   type ContainerState,
@@ -141,16 +138,18 @@ export class ContainerPool {
     const held: SlotHold[] = [];
     const invocation = { id: 0 };
     const watched = watchedLedger(p.ledger, p.watch, { held, invocation }, p.clock);
-    const dispatcher = createDispatcher({
+    const world: LocalWorld = {
       clock: p.clock,
       jobs: this.#deploy.jobs,
-      ledger: crashingLedger(watched, state, p.plan, p.crashRandom, p.counts),
-      targets: p.targets.forContainer(state),
+      stackName: SIMULATION_STACK,
       deadLetters: { send: aliveOnly(state, (m) => p.deadLetters.send(m)) },
       notifier: { notify: aliveOnly(state, (n) => p.notifier.notify(n)) },
+    };
+    const { core: dispatcher } = localDispatcher(world, {
+      ledger: crashingLedger(watched, state, p.plan, p.crashRandom, p.counts),
+      targets: p.targets.forContainer(state),
       logger: containerLogger(state, p.logger),
       metrics: new ContainerMetrics(state, p.metrics),
-      stackName: SIMULATION_STACK,
       options: dispatcherOptions(this.#deploy.id),
     });
     return { dispatcher, state, held, invocation };

@@ -1,9 +1,7 @@
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
-  createDynamoLedger,
   createJobStateLedger,
   createLedgerStore,
-  createRecorderLedger,
   createRosterLedger,
   decodeRun,
   type JobStateLedger,
@@ -13,10 +11,9 @@ import {
   type RunItem,
 } from '#ledger/index.ts';
 import { type JobDefinition, scheduleIdOf, tracksCompletion } from '#shared/job.ts';
-import { RecordingLogger } from '#shared/logger.ts';
 import { RecordingMetrics } from '#shared/metrics.ts';
-import { createRecorder, type RecordOutcome } from '../../functions/recorder/record.ts';
 import { type Occurrence, periodBucket } from '../../functions/schedule/index.ts';
+import { localRecorder, type Recorder, tableLedgers } from '../local-world/index.ts';
 import type { HostileRecord, OperatorRecord } from './action-records.ts';
 import { completionEvent } from './completions.ts';
 import { ContainerPool, type LedgerWatch, SIMULATION_STACK } from './containers.ts';
@@ -149,7 +146,7 @@ export interface WindowWorld {
   fireGeneration: number;
   readonly containers: ContainerPool;
   /** The recorder of the deploy in force (a deploy replaces it). */
-  recorder: { handle(event: unknown): Promise<RecordOutcome> };
+  recorder: Recorder;
   /** The recorder's ledger on the window's table, for the recorders deploys start. */
   readonly recorderLedger: RecorderLedger;
   readonly operator: JobStateLedger;
@@ -357,7 +354,8 @@ export async function openWindow(
     if (sim.cause !== 'schedule') sim.deliveryCauses.set(delivery.deliveryId, sim.cause);
     scheduleCompletion(sim, timeline, delivery);
   });
-  const recorderLedger = createRecorderLedger(stores.functions);
+  const ledgers = tableLedgers(stores.functions);
+  const recorderLedger = ledgers.recorder;
   const world: WindowWorld = {
     sim,
     window,
@@ -370,7 +368,7 @@ export async function openWindow(
       clock: sim.clock,
       jobs: deployment.jobs,
       deployId: deployment.id,
-      ledger: createDynamoLedger(stores.functions),
+      ledger: ledgers.dispatcher,
       targets,
       deadLetters: sim.deadLetters,
       notifier: sim.notifier,
@@ -404,19 +402,20 @@ export function recorderOf(
   sim: Simulation,
   ledger: RecorderLedger,
   jobs: readonly JobDefinition[],
-): { handle(event: unknown): Promise<RecordOutcome> } {
-  return createRecorder({
+): Recorder {
+  const world = {
     clock: sim.clock,
     jobs,
-    ledger,
+    stackName: SIMULATION_STACK,
     deadLetters: sim.deadLetters,
     notifier: sim.notifier,
-    logger: new RecordingLogger(),
+  };
+  return localRecorder(world, {
+    ledger,
     metrics: sim.recorderMetrics,
-    stackName: SIMULATION_STACK,
     // The in-invocation retries of ledger writes take no simulated time.
     sleep: async () => {},
-  });
+  }).core;
 }
 
 /** Records the engine's runs of the window, deploy by deploy; their keys. */

@@ -1,29 +1,26 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import {
-  createDynamoLedger,
-  createLedgerStore,
-  createRecorderLedger,
-  createZoneDriftLedger,
-  type Ledger,
-  RecordingNotifier,
-} from '#ledger/index.ts';
+import { createLedgerStore, type Ledger, RecordingNotifier } from '#ledger/index.ts';
 import type { DeadLetters } from '#shared/dead-letters.ts';
 import type { RunEnvelope } from '#shared/envelope.ts';
 import type { JobDefinition } from '#shared/job.ts';
 import { RecordingLogger } from '#shared/logger.ts';
 import { RecordingMetrics } from '#shared/metrics.ts';
 import {
-  createDispatcher,
-  type Dispatcher,
-  type DispatcherOptions,
-} from '../../functions/dispatcher/dispatch.ts';
+  type LocalWorld,
+  localDispatcher,
+  localRecorder,
+  type Recorder,
+  type TableLedgers,
+  tableLedgers,
+} from '../../cli/local-world/index.ts';
+import type { Dispatcher, DispatcherOptions } from '../../functions/dispatcher/dispatch.ts';
 import type { TargetDelivery } from '../../functions/dispatcher/targets/index.ts';
 import {
   createZoneDriftCheck,
   type RecordedZoneData,
   type RuntimeZoneData,
 } from '../../functions/dispatcher/zone-drift-check.ts';
-import { createRecorder, type RecordOutcome } from '../../functions/recorder/record.ts';
+import type { RecordOutcome } from '../../functions/recorder/record.ts';
 import { RecordingDeadLetters, RecordingTargets, type TestClock } from './doubles.ts';
 
 /** The stack name every harness runs as. */
@@ -58,39 +55,58 @@ export interface HarnessSetup {
   };
 }
 
+/** The world a harness runs in: its table's ledgers, the stack, the clock and the doubles. */
+interface HarnessWorld extends LocalWorld {
+  readonly ledgers: TableLedgers;
+}
+
+function harnessWorld(
+  setup: Omit<HarnessSetup, 'targets'>,
+  notifier: RecordingNotifier,
+  deadLetters: DeadLetters,
+): HarnessWorld {
+  return {
+    clock: setup.clock.now,
+    jobs: setup.jobs,
+    stackName: TEST_STACK,
+    deadLetters,
+    notifier,
+    ledgers: tableLedgers(createLedgerStore({ client: setup.client, tableName: setup.tableName })),
+  };
+}
+
 /**
  * Builds one dispatcher the way `handler.ts` does, with doubles for the target, the DLQ and
  * the notifier, and no real waiting in the in-invocation retries.
  */
 export function harness(setup: HarnessSetup): Harness {
-  const ledger = createDynamoLedger(
-    createLedgerStore({ client: setup.client, tableName: setup.tableName }),
-  );
+  const notifier = setup.notifier ?? new RecordingNotifier();
+  const deadLetters = setup.deadLetters ?? new RecordingDeadLetters();
+  return harnessIn(harnessWorld(setup, notifier, deadLetters), notifier, setup);
+}
+
+function harnessIn(
+  world: HarnessWorld,
+  notifier: RecordingNotifier,
+  setup: Pick<HarnessSetup, 'targets' | 'options' | 'zoneData'>,
+): Harness {
   const logger = new RecordingLogger();
   const metrics = new RecordingMetrics();
-  const notifier = setup.notifier ?? new RecordingNotifier();
   const zoneData = setup.zoneData;
-  const dispatcher = createDispatcher({
-    clock: setup.clock.now,
-    jobs: setup.jobs,
-    ledger,
+  const { core: dispatcher } = localDispatcher(world, {
+    ledger: world.ledgers.dispatcher,
     targets: setup.targets,
-    deadLetters: setup.deadLetters ?? new RecordingDeadLetters(),
-    notifier,
     logger,
     metrics,
-    stackName: TEST_STACK,
     ...(zoneData
       ? {
           zoneDrift: createZoneDriftCheck({
             recorded: () => zoneData.recorded,
-            ledger: createZoneDriftLedger(
-              createLedgerStore({ client: setup.client, tableName: setup.tableName }),
-            ),
+            ledger: world.ledgers.zoneDrift,
             notifier,
             logger,
             metrics,
-            clock: setup.clock.now,
+            clock: world.clock,
             stackName: TEST_STACK,
             ...(zoneData.runtime ? { runtime: zoneData.runtime } : {}),
           }),
@@ -98,7 +114,7 @@ export function harness(setup: HarnessSetup): Harness {
       : {}),
     options: { sleep: async () => {}, ...setup.options },
   });
-  return { dispatcher, ledger, logger, metrics, notifier };
+  return { dispatcher, ledger: world.ledgers.dispatcher, logger, metrics, notifier };
 }
 
 /** The whole run lifecycle on one ledger table: dispatcher, a recording target, the recorder. */
@@ -107,7 +123,7 @@ export interface Lifecycle {
   readonly targets: RecordingTargets;
   readonly deadLetters: RecordingDeadLetters;
   readonly notifier: RecordingNotifier;
-  readonly recorder: ReturnType<typeof createRecorder>;
+  readonly recorder: Recorder;
   readonly recorderMetrics: RecordingMetrics;
   readonly recorderLogger: RecordingLogger;
   /**
@@ -129,21 +145,13 @@ export function lifecycle(
   const targets = new RecordingTargets();
   const deadLetters = setup.deadLetters ?? new RecordingDeadLetters();
   const notifier = setup.notifier ?? new RecordingNotifier();
-  const dispatch = harness({ ...setup, targets, deadLetters, notifier });
-  const recorderMetrics = new RecordingMetrics();
-  const recorderLogger = new RecordingLogger();
-  const recorder = createRecorder({
-    clock: setup.clock.now,
-    jobs: setup.jobs,
-    ledger: createRecorderLedger(
-      createLedgerStore({ client: setup.client, tableName: setup.tableName }),
-    ),
-    deadLetters,
-    notifier,
+  const world = harnessWorld(setup, notifier, deadLetters);
+  const dispatch = harnessIn(world, notifier, { ...setup, targets });
+  const {
+    core: recorder,
     logger: recorderLogger,
     metrics: recorderMetrics,
-    stackName: TEST_STACK,
-  });
+  } = localRecorder(world, { ledger: world.ledgers.recorder });
   const jobs = new Map(setup.jobs.map((job) => [job.id, job]));
   return {
     dispatch,
