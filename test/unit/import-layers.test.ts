@@ -126,3 +126,16 @@ describe('import layers: engine ← shared ← ledger ← dispatcher, recorder �
     ]);
   });
 });
+
+describe('cli rooms: what formats and what is pure never reaches for AWS', () => {
+  it.each(['cli/format', 'cli/deployed'])('%s imports nothing from cli/aws', (folder) => {
+    const files = sourceFiles(folder);
+    expect(files.length).toBeGreaterThan(0);
+    const toAws = files.flatMap((file) =>
+      importsOf(file, readFileSync(join(ROOT, file), 'utf8'))
+        .filter((target) => target.startsWith('cli/aws/'))
+        .map((target) => `${file} → ${target}`),
+    );
+    expect(toAws).toEqual([]);
+  });
+});
