@@ -4,8 +4,8 @@
  * (`aws/deployed-schedules.ts`), the covering expressions come from `infra/covering/`.
  *
  * Every job's schedule is named after the job, in UTC, with the tick of that job as its input
- * (`infra/stacks/job-shard-stack.ts`); the sweep is `zonecron.sweep`. A deploy of the jobs file puts
- * every kind of drift back.
+ * (`infra/stacks/job-shard-stack.ts`); the sweep is `zonecron.sweep`. A deploy of the jobs
+ * file puts every kind of drift back.
  */
 import { SWEEP_SCHEDULE_NAME, tickInput } from '../../infra/constructs/schedule-inputs.ts';
 import type { DeployedSchedule } from './deployed-schedule.ts';
