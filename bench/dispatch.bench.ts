@@ -17,6 +17,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { JobDefinition } from '#jobs/job.ts';
+import { JOBS_BUNDLE_FILE, openJobsBundle } from '#jobs/jobs-bundle.ts';
 import {
   createDynamoLedger,
   createLedgerStore,
@@ -25,8 +27,6 @@ import {
   RecordingNotifier,
   type RunItem,
 } from '#ledger/index.ts';
-import type { JobDefinition } from '#shared/job.ts';
-import { JOBS_BUNDLE_FILE, openJobsBundle } from '#shared/jobs-bundle.ts';
 import type { AppLogger } from '#shared/logger.ts';
 import type { AppMetrics } from '#shared/metrics.ts';
 import { createDispatcher, type Dispatcher } from '../functions/dispatcher/dispatch.ts';

@@ -27,6 +27,7 @@ import {
   type DynamoDBClient,
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
+import type { JobDefinition } from '#jobs/job.ts';
 import {
   createDynamoLedger,
   createLedgerStore,
@@ -35,7 +36,6 @@ import {
   type Ledger,
   RecordingNotifier,
 } from '#ledger/index.ts';
-import type { JobDefinition } from '#shared/job.ts';
 import { RecordingLogger } from '#shared/logger.ts';
 import { RecordingMetrics } from '#shared/metrics.ts';
 import { createDispatcher } from '../functions/dispatcher/dispatch.ts';

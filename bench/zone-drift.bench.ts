@@ -17,10 +17,10 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type JobDefinition, scheduleSpecOf } from '#shared/job.ts';
-import { type JobsBundle, unpackFingerprints } from '#shared/jobs-bundle.ts';
-import { findZoneDrift, recordSchedules } from '#shared/zone-drift.ts';
-import { zoneDataVersion } from '#shared/zone-fingerprint.ts';
+import { type JobDefinition, scheduleSpecOf } from '#jobs/job.ts';
+import { type JobsBundle, unpackFingerprints } from '#jobs/jobs-bundle.ts';
+import { findZoneDrift, recordSchedules } from '#zone-drift/zone-drift.ts';
+import { zoneDataVersion } from '#zone-drift/zone-fingerprint.ts';
 import { nextOccurrences, shiftedTransitionRules } from '../functions/schedule/index.ts';
 import { parseJobsConfig } from '../infra/config/load-jobs.ts';
 import { bundleFunction, FUNCTION_HANDLER_FILE } from '../infra/packaging/bundling.ts';

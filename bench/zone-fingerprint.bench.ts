@@ -12,7 +12,7 @@
  * `npx tsx bench/zone-fingerprint.bench.ts`.
  */
 import { createHash } from 'node:crypto';
-import { scheduleFingerprint, zoneDataVersion } from '#shared/zone-fingerprint.ts';
+import { scheduleFingerprint, zoneDataVersion } from '#zone-drift/zone-fingerprint.ts';
 import { occurrencesBetween, type ScheduleSpec } from '../functions/schedule/index.ts';
 
 const FROM = new Date('2027-01-01T00:00:00Z');

@@ -5,7 +5,7 @@
  *
  * The engine is imported when a check runs, so that `--help` does not load it.
  */
-import { closestName } from '../functions/schedule/message-text.ts';
+import { closestName } from '#text/message-text.ts';
 import { CliError, USAGE_EXIT_CODE, usageError } from './errors.ts';
 
 /**

@@ -1,5 +1,5 @@
+import { type JobDefinition, scheduleSpecOf } from '#jobs/job.ts';
 import type { RunItem, RunLedger } from '#ledger/index.ts';
-import { type JobDefinition, scheduleSpecOf } from '#shared/job.ts';
 import type { Dispatcher, RunOutcome } from '../../functions/dispatcher/dispatch.ts';
 import { policyPicks } from '../../functions/dispatcher/gap.ts';
 import {

@@ -1,5 +1,5 @@
+import type { DeadLetterMessage } from '#jobs/dead-letters.ts';
 import type { RunLedger } from '#ledger/index.ts';
-import type { DeadLetterMessage } from '#shared/dead-letters.ts';
 import type { Dispatcher } from '../../functions/dispatcher/dispatch.ts';
 import { describeError } from '../errors.ts';
 import type { QueuedDeadLetter } from './dead-letter-queue.ts';

@@ -5,7 +5,7 @@ import {
   ReceiveMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import type { DeadLetterMessage } from '#shared/dead-letters.ts';
+import type { DeadLetterMessage } from '#jobs/dead-letters.ts';
 
 /** A dead-lettered run as read from the queue, with what is needed to delete it later. */
 export interface QueuedDeadLetter {

@@ -1,5 +1,5 @@
+import type { JobDefinition } from '#jobs/job.ts';
 import type { JobStateLedger } from '#ledger/index.ts';
-import type { JobDefinition } from '#shared/job.ts';
 import { type PauseState, pauseStateOf } from '../deployed/pause-state.ts';
 import { CliError } from '../errors.ts';
 import type { OperatorLog } from './operator-log.ts';

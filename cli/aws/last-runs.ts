@@ -1,5 +1,5 @@
+import { type JobDefinition, scheduleSpecOf } from '#jobs/job.ts';
 import { decodeRun, type LedgerStore } from '#ledger/index.ts';
-import { type JobDefinition, scheduleSpecOf } from '#shared/job.ts';
 import { previousRun } from '../../functions/dispatcher/tick.ts';
 import { type Occurrence, periodBucket } from '../../functions/schedule/index.ts';
 import type { LastRun } from '../deployed/run-reads.ts';

@@ -1,7 +1,7 @@
+import type { DeadLetters } from '#jobs/dead-letters.ts';
+import { createSqsDeadLetters } from '#jobs/dead-letters.ts';
+import type { JobDefinition } from '#jobs/job.ts';
 import { createLedgerStore, type Ledger, type Notifier, RecordingNotifier } from '#ledger/index.ts';
-import type { DeadLetters } from '#shared/dead-letters.ts';
-import { createSqsDeadLetters } from '#shared/dead-letters.ts';
-import type { JobDefinition } from '#shared/job.ts';
 import type { RecordingLogger } from '#shared/logger.ts';
 import type { Dispatcher, DispatcherOptions } from '../../functions/dispatcher/dispatch.ts';
 import {

@@ -1,5 +1,5 @@
+import { type JobDefinition, scheduleSpecOf } from '#jobs/job.ts';
 import type { Ledger } from '#ledger/index.ts';
-import { type JobDefinition, scheduleSpecOf } from '#shared/job.ts';
 import { previousRun } from '../../functions/dispatcher/tick.ts';
 import { nextOccurrences, type Occurrence, periodBucket } from '../../functions/schedule/index.ts';
 import type { RunFate } from '../deployed/run-reads.ts';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { JobDefinition } from '#shared/job.ts';
+import type { JobDefinition } from '#jobs/job.ts';
 import type { RunOutcome } from '../../functions/dispatcher/dispatch.ts';
 import type { JobsConfig } from '../../infra/config/load-jobs.ts';
 import type { BackfillReport, BackfillRun } from '../aws/backfill.ts';
@@ -202,7 +202,7 @@ async function print(
   runs: readonly BackfillRun[],
   report: BackfillReport | undefined,
 ): Promise<void> {
-  const { formatUtc } = await import('#shared/zone-time.ts');
+  const { formatUtc } = await import('#text/zone-time.ts');
   const rows = await rowsOf(job, options, runs, report);
   const summary = summarize(rows.map((r) => r.result));
   const range = `from ${formatUtc(options.from)} to ${formatUtc(options.to)}`;
@@ -229,9 +229,9 @@ async function rowsOf(
   runs: readonly BackfillRun[],
   report: BackfillReport | undefined,
 ): Promise<BackfillRow[]> {
-  const { scheduleSpecOf } = await import('#shared/job.ts');
+  const { scheduleSpecOf } = await import('#jobs/job.ts');
   const { occurrenceNote } = await import('../format/dst-notes.ts');
-  const { formatLocal, formatUtc } = await import('#shared/zone-time.ts');
+  const { formatLocal, formatUtc } = await import('#text/zone-time.ts');
   const spec = scheduleSpecOf(job);
   return runs.map((run, i) => {
     const outcome = report?.outcomes[i];

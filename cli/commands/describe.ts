@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { JobDefinition } from '#shared/job.ts';
+import type { JobDefinition } from '#jobs/job.ts';
 import { addConnectionOptions, type ConnectionOptions } from '../aws/connection.ts';
 import type { Deployment, ReadContext } from '../aws/deployment.ts';
 import { coloursFor } from '../format/colour.ts';
@@ -123,7 +123,7 @@ export async function offlineInput(
   at: { now: Date; after: Date; count: number; lastCount: number },
 ): Promise<DescribeInput> {
   const { resolvePolicies, scheduleKind } = await import('../../functions/schedule/index.ts');
-  const { scheduleSpecOf } = await import('#shared/job.ts');
+  const { scheduleSpecOf } = await import('#jobs/job.ts');
   const { coveringSchedule } = await import('../../infra/covering/covering-cron.ts');
   const { cronHint } = await import('../../infra/config/cron-hint.ts');
   const { explainCron } = await import('../format/explain.ts');

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { DateTime } from 'luxon';
-import { formatUtc } from '#shared/zone-time.ts';
+import { formatUtc } from '#text/zone-time.ts';
 import type { GapPolicy, OverlapPolicy, ScheduleSpec } from '../../functions/schedule/index.ts';
 import { usageError } from '../errors.ts';
 import { type Colours, coloursFor } from '../format/colour.ts';

@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import { formatUtc } from '#shared/zone-time.ts';
+import { formatUtc } from '#text/zone-time.ts';
 import type { GapPolicy, OverlapPolicy, ScheduleSpec } from '../../functions/schedule/index.ts';
 import { usageError } from '../errors.ts';
 import { type Colours, coloursFor } from '../format/colour.ts';
@@ -186,7 +186,7 @@ async function previewFile(
     );
   }
   const { loadJobsFile } = await import('../../infra/config/load-jobs.ts');
-  const { scheduleSpecOf } = await import('#shared/job.ts');
+  const { scheduleSpecOf } = await import('#jobs/job.ts');
   const config = loadJobsFile(file);
   const jobs = options.jobId === undefined ? config.jobs : [findJob(config, options.jobId)];
   const previews: Preview[] = [];

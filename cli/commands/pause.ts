@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import type { JobDefinition } from '#shared/job.ts';
-import { formatLocal, formatUtc } from '#shared/zone-time.ts';
+import type { JobDefinition } from '#jobs/job.ts';
+import { formatLocal, formatUtc } from '#text/zone-time.ts';
 import type { JobsConfig } from '../../infra/config/load-jobs.ts';
 import { addConnectionOptions, type ConnectionOptions, connect } from '../aws/connection.ts';
 import type { PauseState } from '../deployed/pause-state.ts';
@@ -138,7 +138,7 @@ async function runResume(jobId: string, options: ResumeOptions): Promise<void> {
           })
         : undefined;
     const { nextOccurrences } = await import('../../functions/schedule/index.ts');
-    const { scheduleSpecOf } = await import('#shared/job.ts');
+    const { scheduleSpecOf } = await import('#jobs/job.ts');
     const next = nextOccurrences(scheduleSpecOf(job), new Date(result.at), 1)[0];
     if (options.json) {
       const doc = {

@@ -109,7 +109,7 @@ async function validateFile(file: string, options: ValidateOptions): Promise<Val
   const { loadJobsFile } = await import('../../infra/config/load-jobs.ts');
   const { coveringSchedule } = await import('../../infra/covering/covering-cron.ts');
   const { transitionReports } = await import('../format/dst-notes.ts');
-  const { scheduleSpecOf } = await import('#shared/job.ts');
+  const { scheduleSpecOf } = await import('#jobs/job.ts');
   const { explainCron } = await import('../format/explain.ts');
   const { cronHint } = await import('../../infra/config/cron-hint.ts');
 

@@ -1,4 +1,4 @@
-import type { JobDefinition } from '#shared/job.ts';
+import type { JobDefinition } from '#jobs/job.ts';
 import type { JobsConfig } from '../../infra/config/load-jobs.ts';
 import { findJob } from '../schedule-input.ts';
 

@@ -6,7 +6,7 @@
  * policies, for `zonecron explain --tz`.
  */
 import { DateTime, FixedOffsetZone } from 'luxon';
-import { zoneLabel } from '#shared/zone-time.ts';
+import { zoneLabel } from '#text/zone-time.ts';
 import {
   type GapPolicy,
   type OverlapPolicy,

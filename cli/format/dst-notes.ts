@@ -1,4 +1,4 @@
-import { formatLocalClock, zoneLabel } from '#shared/zone-time.ts';
+import { formatLocalClock, zoneLabel } from '#text/zone-time.ts';
 import {
   type Occurrence,
   occurrencesBetween,

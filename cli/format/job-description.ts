@@ -5,9 +5,9 @@
  * reads, this builds the `--json` document and the text.
  */
 
+import type { JobDefinition } from '#jobs/job.ts';
 import type { RunItem } from '#ledger/index.ts';
-import type { JobDefinition } from '#shared/job.ts';
-import { formatUtc } from '#shared/zone-time.ts';
+import { formatUtc } from '#text/zone-time.ts';
 import type { DstPolicies, ScheduleKind } from '../../functions/schedule/index.ts';
 import { formatDurationSeconds } from '../../infra/config/duration.ts';
 import type { CoveringSchedule } from '../../infra/covering/covering-cron.ts';

@@ -4,9 +4,9 @@
  * rows, the `--json` document and the text.
  */
 import { DateTime } from 'luxon';
+import { type JobDefinition, scheduleSpecOf, type TargetType } from '#jobs/job.ts';
 import type { RunStatus } from '#ledger/index.ts';
-import { type JobDefinition, scheduleSpecOf, type TargetType } from '#shared/job.ts';
-import { zoneAbbreviation } from '#shared/zone-time.ts';
+import { zoneAbbreviation } from '#text/zone-time.ts';
 import { nextOccurrences } from '../../functions/schedule/index.ts';
 import type { DeployedSchedule } from '../deployed/deployed-schedule.ts';
 import type { PauseState } from '../deployed/pause-state.ts';

@@ -3,7 +3,7 @@
  * each with its DST note in plain words, and the slots a `skip` policy drops.
  */
 
-import { formatLocal, formatUtc } from '#shared/zone-time.ts';
+import { formatLocal, formatUtc } from '#text/zone-time.ts';
 import {
   nextOccurrences,
   type Occurrence,

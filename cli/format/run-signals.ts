@@ -5,8 +5,8 @@
  * elsewhere, and `now` is the clock's reading.
  */
 
+import { type JobDefinition, tracksCompletion } from '#jobs/job.ts';
 import type { RunItem } from '#ledger/index.ts';
-import { type JobDefinition, tracksCompletion } from '#shared/job.ts';
 import { shortDuration } from './durations.ts';
 import { lagMs } from './run-history.ts';
 

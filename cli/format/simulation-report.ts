@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
-import type { JobDefinition } from '#shared/job.ts';
-import { scheduleSpecOf } from '#shared/job.ts';
-import { formatLocal, formatUtc } from '#shared/zone-time.ts';
+import type { JobDefinition } from '#jobs/job.ts';
+import { scheduleSpecOf } from '#jobs/job.ts';
+import { formatLocal, formatUtc } from '#text/zone-time.ts';
 import {
   occurrencesBetween,
   type ScheduleSpec,

@@ -9,6 +9,9 @@
  * dead-letter queue and notifier, the options (a test or a simulation retries without waiting;
  * an operator's command waits for real).
  */
+
+import type { DeadLetters } from '#jobs/dead-letters.ts';
+import type { JobDefinition } from '#jobs/job.ts';
 import {
   createDynamoLedger,
   createRecorderLedger,
@@ -19,17 +22,15 @@ import {
   type RecorderLedger,
   type ZoneDriftLedger,
 } from '#ledger/index.ts';
-import type { DeadLetters } from '#shared/dead-letters.ts';
-import type { JobDefinition } from '#shared/job.ts';
 import { type AppLogger, RecordingLogger } from '#shared/logger.ts';
 import { type AppMetrics, RecordingMetrics } from '#shared/metrics.ts';
+import type { ZoneDriftCheck } from '#zone-drift/zone-drift-check.ts';
 import {
   createDispatcher,
   type Dispatcher,
   type DispatcherOptions,
 } from '../../functions/dispatcher/dispatch.ts';
 import type { TargetDelivery } from '../../functions/dispatcher/targets/index.ts';
-import type { ZoneDriftCheck } from '../../functions/dispatcher/zone-drift-check.ts';
 import { createRecorder, type RecordOutcome } from '../../functions/recorder/record.ts';
 
 /** What a world's dispatcher and recorder share: one stack, its jobs, a clock, where failures go. */

@@ -1,5 +1,5 @@
-import type { RunEnvelope } from '#shared/envelope.ts';
-import { lambdaTargetRef, stateMachineArnOf } from '#shared/target-arn.ts';
+import type { RunEnvelope } from '#jobs/envelope.ts';
+import { lambdaTargetRef, stateMachineArnOf } from '#jobs/target-arn.ts';
 import type { SimulatedDelivery } from './faulty-parts.ts';
 
 /**

@@ -1,7 +1,7 @@
+import type { DeadLetters } from '#jobs/dead-letters.ts';
+import type { JobDefinition } from '#jobs/job.ts';
 import type { Ledger, Notifier } from '#ledger/index.ts';
-import type { DeadLetters } from '#shared/dead-letters.ts';
 import { DEFAULT_DISPATCHER_TIMEOUT_SECONDS, LEASE_MARGIN_SECONDS } from '#shared/defaults.ts';
-import type { JobDefinition } from '#shared/job.ts';
 import type { AppLogger, LogFields } from '#shared/logger.ts';
 import type {
   AppMetrics,

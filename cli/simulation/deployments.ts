@@ -1,4 +1,4 @@
-import { type JobDefinition, scheduleSpecOf } from '#shared/job.ts';
+import { type JobDefinition, scheduleSpecOf } from '#jobs/job.ts';
 import { type Occurrence, occurrencesBetween } from '../../functions/schedule/index.ts';
 import { coveringSchedule } from '../../infra/covering/covering-cron.ts';
 import type { CoveringTicks } from './events.ts';

@@ -1,6 +1,6 @@
 import { LedgerThrottledError } from '#ledger/index.ts';
+import { describeError } from '#shared/describe-error.ts';
 import { isTransient } from '#shared/retry.ts';
-import { describeError } from '../../functions/dispatcher/deliver-run.ts';
 import type { DispatchResult } from '../../functions/dispatcher/dispatch.ts';
 import type { Deployment } from './deployments.ts';
 import { type ScheduledFire, scheduledFires } from './events.ts';

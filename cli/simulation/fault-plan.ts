@@ -1,4 +1,4 @@
-import type { JobDefinition } from '#shared/job.ts';
+import type { JobDefinition } from '#jobs/job.ts';
 
 /** A stretch of simulated time, `[from, to)`. */
 export interface Interval {

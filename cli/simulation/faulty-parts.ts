@@ -1,9 +1,9 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { RunEnvelope } from '#jobs/envelope.ts';
+import type { JobDefinition, JobTarget } from '#jobs/job.ts';
+import { executionNamePrefix } from '#jobs/stack-scope.ts';
+import { stateMachineArnOf } from '#jobs/target-arn.ts';
 import type { Ledger } from '#ledger/index.ts';
-import type { RunEnvelope } from '#shared/envelope.ts';
-import type { JobDefinition, JobTarget } from '#shared/job.ts';
-import { executionNamePrefix } from '#shared/stack-scope.ts';
-import { stateMachineArnOf } from '#shared/target-arn.ts';
 import { executionNameFor, type TargetDelivery } from '../../functions/dispatcher/targets/index.ts';
 import { type CrashPoint, type FaultPlan, within } from './fault-plan.ts';
 

@@ -1,8 +1,8 @@
-import { buildEnvelope } from '#shared/envelope.ts';
-import type { JobDefinition } from '#shared/job.ts';
+import { buildEnvelope } from '#jobs/envelope.ts';
+import type { JobDefinition } from '#jobs/job.ts';
+import { executionNamePrefix } from '#jobs/stack-scope.ts';
+import { stateMachineArnOf } from '#jobs/target-arn.ts';
 import type { RecordingMetrics } from '#shared/metrics.ts';
-import { executionNamePrefix } from '#shared/stack-scope.ts';
-import { stateMachineArnOf } from '#shared/target-arn.ts';
 import { runAt } from '../../functions/dispatcher/deliver-run.ts';
 import type { DispatchResult } from '../../functions/dispatcher/dispatch.ts';
 import {

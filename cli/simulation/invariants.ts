@@ -1,5 +1,5 @@
+import type { JobDefinition } from '#jobs/job.ts';
 import type { RunItem, Signal } from '#ledger/index.ts';
-import type { JobDefinition } from '#shared/job.ts';
 import type { SimulatedDelivery } from './faulty-parts.ts';
 import {
   deliveredByOthers,

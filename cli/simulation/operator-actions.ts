@@ -1,6 +1,6 @@
+import type { DeadLetterMessage } from '#jobs/dead-letters.ts';
+import type { JobDefinition } from '#jobs/job.ts';
 import { createDynamoLedger, type Ledger } from '#ledger/index.ts';
-import type { DeadLetterMessage } from '#shared/dead-letters.ts';
-import type { JobDefinition } from '#shared/job.ts';
 import { NotARunError, UnknownJobError } from '../../functions/dispatcher/dispatch.ts';
 import { periodBucket } from '../../functions/schedule/index.ts';
 import {

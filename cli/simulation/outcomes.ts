@@ -1,6 +1,6 @@
+import type { DeadLetterMessage } from '#jobs/dead-letters.ts';
+import type { JobDefinition } from '#jobs/job.ts';
 import type { RunItem } from '#ledger/index.ts';
-import type { DeadLetterMessage } from '#shared/dead-letters.ts';
-import type { JobDefinition } from '#shared/job.ts';
 import type { Occurrence } from '../../functions/schedule/index.ts';
 import { periodBucket } from '../../functions/schedule/index.ts';
 import type { HostileRecord, OperatorRecord } from './action-records.ts';

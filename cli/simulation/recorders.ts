@@ -1,5 +1,5 @@
+import type { DeadLetterMessage, DeadLetters } from '#jobs/dead-letters.ts';
 import type { Notifier, RunNotification } from '#ledger/index.ts';
-import type { DeadLetterMessage, DeadLetters } from '#shared/dead-letters.ts';
 import type { AppLogger, LogFields } from '#shared/logger.ts';
 
 /**

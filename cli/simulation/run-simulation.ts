@@ -1,5 +1,5 @@
-import type { DeadLetterMessage } from '#shared/dead-letters.ts';
-import type { JobDefinition } from '#shared/job.ts';
+import type { DeadLetterMessage } from '#jobs/dead-letters.ts';
+import type { JobDefinition } from '#jobs/job.ts';
 import type { Occurrence } from '../../functions/schedule/index.ts';
 import type { HostileRecord, OperatorRecord } from './action-records.ts';
 import { runTimeline } from './event-loop.ts';

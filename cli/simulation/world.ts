@@ -1,4 +1,5 @@
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { type JobDefinition, scheduleIdOf, tracksCompletion } from '#jobs/job.ts';
 import {
   createJobStateLedger,
   createLedgerStore,
@@ -10,7 +11,6 @@ import {
   type RecorderLedger,
   type RunItem,
 } from '#ledger/index.ts';
-import { type JobDefinition, scheduleIdOf, tracksCompletion } from '#shared/job.ts';
 import { RecordingMetrics } from '#shared/metrics.ts';
 import { type Occurrence, periodBucket } from '../../functions/schedule/index.ts';
 import { localRecorder, type Recorder, tableLedgers } from '../local-world/index.ts';

@@ -1,6 +1,6 @@
-import type { JobDefinition } from '#shared/job.ts';
-import { currentPlatform } from '#shared/jobs-bundle.ts';
-import { compareZoneDataVersions, zoneDataVersion } from '#shared/zone-fingerprint.ts';
+import type { JobDefinition } from '#jobs/job.ts';
+import { currentPlatform } from '#jobs/jobs-bundle.ts';
+import { compareZoneDataVersions, zoneDataVersion } from '#zone-drift/zone-fingerprint.ts';
 import type { Colours } from '../format/colour.ts';
 import { wrap } from '../format/table.ts';
 import { RECENT_ZONE_CHANGES, type ZoneRuleChange } from './recent-changes.ts';

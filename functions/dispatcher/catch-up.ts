@@ -1,3 +1,4 @@
+import type { JobDefinition } from '#jobs/job.ts';
 import type {
   JobStateItem,
   MissedIncident,
@@ -7,7 +8,6 @@ import type {
   SkipReason,
   SkipRecord,
 } from '#ledger/index.ts';
-import type { JobDefinition } from '#shared/job.ts';
 import { type Occurrence, periodBucket } from '../schedule/index.ts';
 import {
   type CoreContext,

@@ -1,3 +1,7 @@
+import type { DeadLetters } from '#jobs/dead-letters.ts';
+import { buildEnvelope, deliverySecretHash, newDeliverySecret } from '#jobs/envelope.ts';
+import { bundleIdOf, type JobDefinition, scheduleSpecOf, tracksCompletion } from '#jobs/job.ts';
+import { catalogOf, type JobCatalog } from '#jobs/jobs-bundle.ts';
 import {
   type ClaimMode,
   type Ledger,
@@ -11,18 +15,14 @@ import {
   type Signal,
   type SkipReason,
 } from '#ledger/index.ts';
-import type { DeadLetters } from '#shared/dead-letters.ts';
 import { DEFAULT_LEASE_SECONDS, DEFAULT_RETENTION_DAYS } from '#shared/defaults.ts';
-import { buildEnvelope, deliverySecretHash, newDeliverySecret } from '#shared/envelope.ts';
-import { typeOfValue } from '#shared/event-bounds.ts';
-import { bundleIdOf, type JobDefinition, scheduleSpecOf, tracksCompletion } from '#shared/job.ts';
-import { catalogOf, type JobCatalog } from '#shared/jobs-bundle.ts';
+import { describeError } from '#shared/describe-error.ts';
 import type { AppLogger } from '#shared/logger.ts';
 import type { AppMetrics } from '#shared/metrics.ts';
 import { withRetries } from '#shared/retry.ts';
+import type { ZoneDriftCheck } from '#zone-drift/zone-drift-check.ts';
 import { type Occurrence, occurrencesBetween, periodBucket } from '../schedule/index.ts';
 import type { TargetDelivery } from './targets/index.ts';
-import type { ZoneDriftCheck } from './zone-drift-check.ts';
 
 /** The dispatcher's clock: the only place it learns the time (leases, lag, TTL). */
 export type Clock = () => Date;
@@ -218,32 +218,6 @@ export type RunOutcome =
       readonly attempt: number;
       readonly lastError: string;
     });
-
-/** Longest description of a thrown value in the ledger and the DLQ. */
-const MAX_ERROR_CHARS = 1000;
-
-/**
- * A short, single-line description of a thrown value for the ledger and the DLQ.
- *
- * Bounded whatever was thrown: the text is cut before it is rewritten, and a value that cannot
- * be made a string (a deeply nested array, an object whose `toString` throws) is named by its
- * type.
- *
- * @example
- * describeError(new TypeError('bad\n input')) //=> 'TypeError: bad input'
- */
-export function describeError(error: unknown): string {
-  let text: string;
-  try {
-    text = error instanceof Error ? `${error.name}: ${error.message}` : `thrown: ${String(error)}`;
-  } catch {
-    text = `thrown: ${typeOfValue(error)} that cannot be printed`;
-  }
-  return text
-    .slice(0, 4 * MAX_ERROR_CHARS)
-    .replace(/\s+/g, ' ')
-    .slice(0, MAX_ERROR_CHARS);
-}
 
 /** The structured fields of every decision line about a run. */
 export function logFields(run: PlannedRun, extra: Record<string, unknown>) {

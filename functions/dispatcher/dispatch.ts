@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
+import type { JobDefinition } from '#jobs/job.ts';
 import { unreadableEventFields } from '#shared/event-bounds.ts';
-import type { JobDefinition } from '#shared/job.ts';
 import { type Occurrence, periodBucket } from '../schedule/index.ts';
 import {
   type CoreContext,

@@ -1,5 +1,5 @@
+import { type JobDefinition, scheduleSpecOf } from '#jobs/job.ts';
 import type { JobStateItem, PauseSpan, SkipReason } from '#ledger/index.ts';
-import { type JobDefinition, scheduleSpecOf } from '#shared/job.ts';
 import { iterateOccurrences, type Occurrence } from '../schedule/index.ts';
 
 /** Most skipped runs of one gap recorded with an item of their own; the rest share a range. */

@@ -1,3 +1,5 @@
+import { createSqsDeadLetters } from '#jobs/dead-letters.ts';
+import { JOBS_BUNDLE_FILE, openJobsBundle } from '#jobs/jobs-bundle.ts';
 import {
   createDynamoLedger,
   createLedgerStore,
@@ -5,15 +7,13 @@ import {
   createZoneDriftLedger,
 } from '#ledger/index.ts';
 import { createAwsClients } from '#shared/aws-clients.ts';
-import { createSqsDeadLetters } from '#shared/dead-letters.ts';
 import { DEFAULT_LEASE_SECONDS, DEFAULT_RETENTION_DAYS } from '#shared/defaults.ts';
 import { positiveNumberEnv, requiredEnv } from '#shared/env.ts';
-import { JOBS_BUNDLE_FILE, openJobsBundle } from '#shared/jobs-bundle.ts';
 import { createLogger } from '#shared/logger.ts';
 import { createMetrics } from '#shared/metrics.ts';
+import { createZoneDriftCheck } from '#zone-drift/zone-drift-check.ts';
 import { createDispatcher, type DispatchResult } from './dispatch.ts';
 import { createTargetDelivery } from './targets/index.ts';
-import { createZoneDriftCheck } from './zone-drift-check.ts';
 
 // The jobs file the stack ships beside the bundle (architecture §7); none when run from source.
 // Read on first use: a tick parses only its own job's line, the sweep's zone-data check all.

@@ -1,5 +1,5 @@
+import { type JobDefinition, tracksCompletion } from '#jobs/job.ts';
 import { performOutbox, type RunItem } from '#ledger/index.ts';
-import { type JobDefinition, tracksCompletion } from '#shared/job.ts';
 import { withRetries } from '#shared/retry.ts';
 import {
   type CoreContext,

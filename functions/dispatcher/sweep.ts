@@ -1,5 +1,5 @@
+import { type JobDefinition, scheduleSpecOf } from '#jobs/job.ts';
 import { type JobStateItem, openShards, type SkipRange } from '#ledger/index.ts';
-import { type JobDefinition, scheduleSpecOf } from '#shared/job.ts';
 import {
   nextOccurrences,
   type Occurrence,

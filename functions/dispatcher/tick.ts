@@ -1,5 +1,5 @@
+import { type JobDefinition, scheduleIdOf, scheduleSpecOf } from '#jobs/job.ts';
 import { inLastPause, type JobStateItem, reasonInRange } from '#ledger/index.ts';
-import { type JobDefinition, scheduleIdOf, scheduleSpecOf } from '#shared/job.ts';
 import { type Occurrence, occurrencesBetween } from '../schedule/index.ts';
 import { catchUpJob, catchUpUnderLease, deliverOnTime } from './catch-up.ts';
 import {

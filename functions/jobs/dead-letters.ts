@@ -1,5 +1,5 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { Sender } from './aws-clients.ts';
+import type { Sender } from '#shared/aws-clients.ts';
 import type { RunEnvelope } from './envelope.ts';
 import type { JobTarget } from './job.ts';
 

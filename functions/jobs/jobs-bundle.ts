@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import type { JobDefinition } from './job.ts';
-import type { RecordedZone } from './recorded-zones.ts';
 
 /** The file the stack writes next to each Lambda's bundled handler. */
 export const JOBS_BUNDLE_FILE = 'jobs.json';
@@ -36,6 +35,22 @@ export interface JobsBundle {
   readonly zones: Readonly<Record<string, RecordedZone>>;
   /** UTC ISO instant of the synth; the start of every fingerprint's window. */
   readonly synthesizedAt: string;
+}
+
+/**
+ * A zone's offsets as synth saw them around a fingerprint's window: the offset at the start and
+ * every change after it, `[UTC minute since the epoch, offset after]`, in order. Offsets are
+ * whole minutes east of UTC.
+ *
+ * The span is the fingerprint window widened by its reach on both sides,
+ * `[from - reach, from + horizon + reach]`: every offset a fingerprint, and the first
+ * disagreement after it, can depend on (architecture §1, "Schedule fingerprints").
+ *
+ * Part of the bundle's format, so stated with it; `recordZone` (functions/zone-drift/) writes it.
+ */
+export interface RecordedZone {
+  readonly offsetMinutes: number;
+  readonly transitions: readonly (readonly [utcMinute: number, offsetAfterMinutes: number])[];
 }
 
 /** Where a copy of the tz database came from. */

@@ -1,9 +1,9 @@
 import type { SNSClient } from '@aws-sdk/client-sns';
 import { DateTime } from 'luxon';
 import type { Sender } from '#shared/aws-clients.ts';
-import type { ZoneDriftFinding } from '#shared/zone-drift.ts';
-import { compareZoneDataVersions } from '#shared/zone-fingerprint.ts';
-import { zoneAbbreviation } from '#shared/zone-time.ts';
+import { zoneAbbreviation } from '#text/zone-time.ts';
+import type { ZoneDriftFinding } from '#zone-drift/zone-drift.ts';
+import { compareZoneDataVersions } from '#zone-drift/zone-fingerprint.ts';
 import type { RunItem, Signal } from './ledger-item.ts';
 
 /**

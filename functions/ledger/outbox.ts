@@ -1,7 +1,7 @@
-import type { DeadLetterMessage, DeadLetters } from '#shared/dead-letters.ts';
-import { buildEnvelope } from '#shared/envelope.ts';
-import type { JobDefinition } from '#shared/job.ts';
-import type { JobCatalog } from '#shared/jobs-bundle.ts';
+import type { DeadLetterMessage, DeadLetters } from '#jobs/dead-letters.ts';
+import { buildEnvelope } from '#jobs/envelope.ts';
+import type { JobDefinition } from '#jobs/job.ts';
+import type { JobCatalog } from '#jobs/jobs-bundle.ts';
 import type { AppLogger } from '#shared/logger.ts';
 import type { AppMetrics } from '#shared/metrics.ts';
 import { withRetries } from '#shared/retry.ts';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { RunEnvelope } from '#shared/envelope.ts';
+import type { RunEnvelope } from '#jobs/envelope.ts';
+import type { TargetType } from '#jobs/job.ts';
 import { clip, type EventSummary, inspectEvent } from '#shared/event-bounds.ts';
-import type { TargetType } from '#shared/job.ts';
 
 /**
  * Longest job id, nominal time, zone, DST tag, logical date and status a completion may carry:

@@ -1,8 +1,8 @@
+import { createSqsDeadLetters } from '#jobs/dead-letters.ts';
+import { JOBS_BUNDLE_FILE, openJobsBundle } from '#jobs/jobs-bundle.ts';
 import { createLedgerStore, createRecorderLedger, createSnsNotifier } from '#ledger/index.ts';
 import { createAwsClients } from '#shared/aws-clients.ts';
-import { createSqsDeadLetters } from '#shared/dead-letters.ts';
 import { requiredEnv } from '#shared/env.ts';
-import { JOBS_BUNDLE_FILE, openJobsBundle } from '#shared/jobs-bundle.ts';
 import { createLogger } from '#shared/logger.ts';
 import { createMetrics } from '#shared/metrics.ts';
 import { createRecorder, type RecordOutcome } from './record.ts';

@@ -1,3 +1,8 @@
+import type { DeadLetters } from '#jobs/dead-letters.ts';
+import { deliverySecretHash } from '#jobs/envelope.ts';
+import type { JobDefinition } from '#jobs/job.ts';
+import { catalogOf, type JobCatalog } from '#jobs/jobs-bundle.ts';
+import { completionFromTarget } from '#jobs/target-arn.ts';
 import {
   isTerminal,
   type Notifier,
@@ -6,14 +11,9 @@ import {
   type RecorderLedger,
   type RunItem,
 } from '#ledger/index.ts';
-import type { DeadLetters } from '#shared/dead-letters.ts';
-import { deliverySecretHash } from '#shared/envelope.ts';
-import type { JobDefinition } from '#shared/job.ts';
-import { catalogOf, type JobCatalog } from '#shared/jobs-bundle.ts';
 import type { AppLogger } from '#shared/logger.ts';
 import type { AppMetrics } from '#shared/metrics.ts';
 import { withRetries } from '#shared/retry.ts';
-import { completionFromTarget } from '#shared/target-arn.ts';
 import type { Completion } from './completion.ts';
 import { parseCompletionEvent } from './completion.ts';
 

@@ -1,8 +1,9 @@
 /**
  * The schedule engine: zonecron's only answer to "when does this job run".
  *
- * Pure (luxon/Intl only: no AWS SDK, no file system, no clock, no environment); the reference
- * instant is always an argument. Everything else in zonecron imports the engine from here.
+ * Pure (Intl and node:crypto only: no AWS SDK, no file system, no clock, no environment); the
+ * reference instant is always an argument. Everything else in zonecron imports the engine from
+ * here (test/unit/import-layers.test.ts checks it).
  * The contract is docs/semantics.md.
  */
 
@@ -18,7 +19,6 @@ export {
   type TimeZoneProblem,
 } from './errors.ts';
 export { intlZoneRules } from './intl-zone-rules.ts';
-export { closestName, editDistance, excerpt } from './message-text.ts';
 export {
   iterateOccurrences,
   nextOccurrences,

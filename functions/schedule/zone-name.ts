@@ -14,9 +14,10 @@
  * `PST8PDT`), another name of UTC (`GMT`, `Zulu`), a one-word legacy alias (`Japan`, `GB`),
  * and an unknown name (the closest known name, if one is a likely typo).
  */
+
+import { closestName, excerpt } from '#text/message-text.ts';
 import { InvalidTimeZoneError, type TimeZoneProblem } from './errors.ts';
 import { intlKnowsZone, intlResolvedZone, intlZoneRules } from './intl-zone-rules.ts';
-import { closestName, excerpt } from './message-text.ts';
 
 const ALLOWED = '(allowed an IANA zone name such as Europe/Berlin)';
 

@@ -1,5 +1,4 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { JobCatalog } from './jobs-bundle.ts';
 
 /** The CloudWatch namespace of every zonecron metric. */
 export const METRICS_NAMESPACE = 'zonecron';
@@ -67,6 +66,16 @@ export interface AppMetrics {
   flush(): void;
 }
 
+/**
+ * What metrics read of the configured jobs: whether a job has `alarm.dedicated: true`.
+ *
+ * Stated here rather than imported, so the plumbing knows nothing of jobs
+ * (`functions/jobs/`): the jobs bundle's `JobCatalog` is one.
+ */
+export interface DedicatedJobs {
+  get(id: string): { readonly alarm: { readonly dedicated: boolean } } | undefined;
+}
+
 /** What {@link createMetrics} needs to know. */
 export interface MetricsOptions {
   /** The `Stack` dimension's value. */
@@ -75,7 +84,7 @@ export interface MetricsOptions {
    * The configured jobs: those with `alarm.dedicated: true` publish their own copy of each run
    * metric. @default none
    */
-  readonly jobs?: JobCatalog;
+  readonly jobs?: DedicatedJobs;
 }
 
 type Buffer = Map<string, Map<string, number[]>>;

@@ -1,3 +1,4 @@
+import type { RecordedZone } from '#jobs/jobs-bundle.ts';
 import {
   InvalidArgumentError,
   intlZoneRules,
@@ -7,20 +8,6 @@ import {
 import { engineFor, FINGERPRINT_REACH_MS, fingerprintWindow } from './zone-fingerprint.ts';
 
 const MINUTE_MS = 60_000;
-
-/**
- * A zone's offsets as synth saw them around a fingerprint's window: the offset at the start and
- * every change after it, `[UTC minute since the epoch, offset after]`, in order. Offsets are
- * whole minutes east of UTC.
- *
- * The span is the fingerprint window widened by its reach on both sides,
- * `[from - reach, from + horizon + reach]`: every offset a fingerprint, and the first
- * disagreement after it, can depend on (architecture §1, "Schedule fingerprints").
- */
-export interface RecordedZone {
-  readonly offsetMinutes: number;
-  readonly transitions: readonly (readonly [utcMinute: number, offsetAfterMinutes: number])[];
-}
 
 /** The options of `recordZone`. */
 export interface RecordZoneOptions {

@@ -1,23 +1,23 @@
 import {
+  currentPlatform,
+  emptyJobsBundle,
+  type JobsBundle,
+  unpackFingerprints,
+  type ZoneDataPlatform,
+} from '#jobs/jobs-bundle.ts';
+import {
   buildZoneDriftNotification,
   type ZoneDriftLedger,
   type ZoneDriftNoticeId,
   type ZoneDriftNotifier,
   zoneDriftKey,
 } from '#ledger/index.ts';
-import {
-  currentPlatform,
-  emptyJobsBundle,
-  type JobsBundle,
-  unpackFingerprints,
-  type ZoneDataPlatform,
-} from '#shared/jobs-bundle.ts';
+import { describeError } from '#shared/describe-error.ts';
 import type { AppLogger } from '#shared/logger.ts';
 import type { AppMetrics } from '#shared/metrics.ts';
-import { findZoneDrift, type ScheduleRecord, type ZoneDriftFinding } from '#shared/zone-drift.ts';
-import { zoneDataVersion } from '#shared/zone-fingerprint.ts';
 import type { ZoneRules } from '../schedule/index.ts';
-import { type Clock, describeError } from './deliver-run.ts';
+import { findZoneDrift, type ScheduleRecord, type ZoneDriftFinding } from './zone-drift.ts';
+import { zoneDataVersion } from './zone-fingerprint.ts';
 
 /** What synth recorded: the jobs bundle's zone data, fingerprints packed (`jobs-bundle.ts`). */
 export type RecordedZoneData = Pick<
@@ -43,7 +43,8 @@ export interface ZoneDriftCheckDeps {
   readonly notifier: ZoneDriftNotifier;
   readonly logger: AppLogger;
   readonly metrics: AppMetrics;
-  readonly clock: Clock;
+  /** The dispatcher's clock (`Clock`, functions/dispatcher/context.ts). */
+  readonly clock: () => Date;
   readonly stackName: string;
   readonly runtime?: RuntimeZoneData;
   readonly options?: Partial<ZoneDriftOptions>;

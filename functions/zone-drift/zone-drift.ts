@@ -1,3 +1,5 @@
+import { type JobDefinition, scheduleSpecOf } from '#jobs/job.ts';
+import type { RecordedZone } from '#jobs/jobs-bundle.ts';
 import {
   intlZoneRules,
   isScheduleError,
@@ -5,13 +7,7 @@ import {
   type ZoneRules,
   type ZoneTransition,
 } from '../schedule/index.ts';
-import { type JobDefinition, scheduleSpecOf } from './job.ts';
-import {
-  type RecordedZone,
-  recordedZoneRules,
-  recordZone,
-  sameRecordedZone,
-} from './recorded-zones.ts';
+import { recordedZoneRules, recordZone, sameRecordedZone } from './recorded-zones.ts';
 import {
   type Disagreement,
   type Disagreements,
@@ -22,7 +18,7 @@ import {
 /**
  * What synth records of the schedules it computed the coverings for, and the dispatcher
  * checks its own zone data against: the jobs bundle's `synthesizedAt`, `fingerprints` and
- * `zones` (functions/shared/jobs-bundle.ts).
+ * `zones` (functions/jobs/jobs-bundle.ts).
  */
 export interface ScheduleRecord {
   /** UTC ISO instant: the start of every fingerprint's window. */

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
-import { serializeJobsBundle } from '#shared/jobs-bundle.ts';
+import { serializeJobsBundle } from '#jobs/jobs-bundle.ts';
 import type { JobsConfig } from '../config/load-jobs.ts';
 import { type AssemblyCheck, checkCloudAssembly } from '../limits/check-assembly.ts';
 import { createJobsBundle } from '../packaging/jobs-bundle-file.ts';

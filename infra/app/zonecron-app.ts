@@ -5,9 +5,9 @@
  */
 import { App } from 'aws-cdk-lib';
 import type { AwsSolutionsChecks } from 'cdk-nag';
+import type { JobDefinition } from '#jobs/job.ts';
+import { type LambdaTargetRef, lambdaTargetRef } from '#jobs/target-arn.ts';
 import { DEFAULT_STACK_NAME } from '#shared/defaults.ts';
-import type { JobDefinition } from '#shared/job.ts';
-import { type LambdaTargetRef, lambdaTargetRef } from '#shared/target-arn.ts';
 import type { JobsConfig } from '../config/load-jobs.ts';
 import { lambdaRetriesOf } from '../constructs/completion-tracking.ts';
 import { addNagChecks } from '../constructs/nag.ts';

@@ -6,8 +6,8 @@
  * the jobs (`completion:`, `environment:`, `alarms:`). Unique ids are checked as the jobs are
  * read instead (`job-definitions.ts`), because a job the schema refuses still takes its id.
  */
-import { type JobDefinition, scheduleSpecOf, tracksCompletion } from '#shared/job.ts';
-import { lambdaTargetRef } from '#shared/target-arn.ts';
+import { type JobDefinition, scheduleSpecOf, tracksCompletion } from '#jobs/job.ts';
+import { lambdaTargetRef } from '#jobs/target-arn.ts';
 import { nextOccurrences } from '../../functions/schedule/index.ts';
 import type { ConfigIssueCode } from './config-error.ts';
 import { formatDurationSeconds } from './duration.ts';

@@ -7,7 +7,7 @@
  * Months and years are rejected: they have no fixed length, and "a window of one month" would
  * mean something different in February.
  */
-import { excerpt } from '../../functions/schedule/message-text.ts';
+import { excerpt } from '#text/message-text.ts';
 
 /** The forms a duration may take, for messages. */
 export const DURATION_FORMS = "90s, 5m, 24h, 1h30m, 2d, or ISO 8601 like 'PT5M', 'P1D'";

@@ -8,7 +8,7 @@
  */
 import type { Document, LineCounter } from 'yaml';
 import type { z } from 'zod';
-import { closestName } from '../../functions/schedule/index.ts';
+import { closestName } from '#text/message-text.ts';
 import { ConfigError, type ConfigIssue, type ConfigIssueCode } from './config-error.ts';
 import { hasValue } from './raw-data.ts';
 import { UNKNOWN_KEYS_PREFIX } from './schema.ts';

@@ -8,7 +8,7 @@
  * of the file reports them all.
  */
 import type { z } from 'zod';
-import type { JobDefinition } from '#shared/job.ts';
+import type { JobDefinition } from '#jobs/job.ts';
 import {
   isScheduleError,
   nextOccurrences,

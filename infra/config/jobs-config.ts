@@ -4,7 +4,7 @@
  * In a file of its own so that the loader's parts (the cross-job rules read `completion`) and
  * its callers share one definition; `load-jobs.ts` exports it.
  */
-import type { JobDefinition } from '#shared/job.ts';
+import type { JobDefinition } from '#jobs/job.ts';
 
 /** What `jobs.yaml` describes, validated, with every default applied. */
 export interface JobsConfig {

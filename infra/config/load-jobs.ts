@@ -10,8 +10,9 @@
  * positions), collecting issues (`issue-collector.ts`), defaults to definitions
  * (`job-definitions.ts`), and the rules across jobs (`cross-job-rules.ts`).
  */
+
+import { lambdaTargetRef } from '#jobs/target-arn.ts';
 import { DEFAULT_RETENTION_DAYS } from '#shared/defaults.ts';
-import { lambdaTargetRef } from '#shared/target-arn.ts';
 import {
   ConfigError,
   type ConfigIssue,

@@ -9,7 +9,7 @@
 import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { LineCounter, parseDocument } from 'yaml';
-import { excerpt } from '../../functions/schedule/index.ts';
+import { excerpt } from '#text/message-text.ts';
 import { ConfigError } from './config-error.ts';
 import { IssueCollector } from './issue-collector.ts';
 

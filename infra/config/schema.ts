@@ -8,7 +8,7 @@
  * that.
  */
 import { z } from 'zod';
-import { excerpt } from '../../functions/schedule/message-text.ts';
+import { excerpt } from '#text/message-text.ts';
 import { DURATION_FORMS, DurationError, parseDurationSeconds } from './duration.ts';
 
 /** Longest job id: ids become part of AWS resource names (a Scheduler schedule name is ≤ 64). */

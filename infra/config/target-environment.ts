@@ -14,8 +14,8 @@
  * the result as a CloudFormation rule that refuses a deploy elsewhere before anything is
  * created.
  */
-import type { JobDefinition } from '#shared/job.ts';
-import { arnParts } from '#shared/target-arn.ts';
+import type { JobDefinition } from '#jobs/job.ts';
+import { arnParts } from '#jobs/target-arn.ts';
 
 /** The account and region a stack is deployed to, each as far as it is known. */
 export interface StackEnvironment {

@@ -4,9 +4,9 @@ import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import type { JobDefinition } from '#shared/job.ts';
-import { executionNamePrefix } from '#shared/stack-scope.ts';
-import type { LambdaTargetRef } from '#shared/target-arn.ts';
+import type { JobDefinition } from '#jobs/job.ts';
+import { executionNamePrefix } from '#jobs/stack-scope.ts';
+import type { LambdaTargetRef } from '#jobs/target-arn.ts';
 import type { DeadLetterQueue } from './dead-letter-queue.ts';
 import type { RecorderFunction } from './recorder-function.ts';
 

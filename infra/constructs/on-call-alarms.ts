@@ -3,7 +3,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import type { JobDefinition } from '#shared/job.ts';
+import type { JobDefinition } from '#jobs/job.ts';
 import type { DeadLetterQueue } from './dead-letter-queue.ts';
 import type { DispatcherFunction } from './dispatcher-function.ts';
 import { dedicatedJobMetric, type RunMetricName, stackMetric } from './job-metrics.ts';

@@ -3,7 +3,7 @@ import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as destinations from 'aws-cdk-lib/aws-lambda-destinations';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { JobsBundle } from '#shared/jobs-bundle.ts';
+import type { JobsBundle } from '#jobs/jobs-bundle.ts';
 import { METRICS_NAMESPACE } from '#shared/metrics.ts';
 import type { DeadLetterQueue } from './dead-letter-queue.ts';
 import type { LedgerTable } from './ledger-table.ts';

@@ -1,6 +1,6 @@
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import type { JobDefinition } from '#shared/job.ts';
+import type { JobDefinition } from '#jobs/job.ts';
 import { MAX_TARGET_POLICIES, type TargetGrants, targetGrants } from '../targets/target-grants.ts';
 import { acknowledgeNag } from './nag.ts';
 

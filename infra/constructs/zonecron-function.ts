@@ -14,7 +14,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { JOBS_BUNDLE_FILE, type JobsBundle, serializeJobsBundle } from '#shared/jobs-bundle.ts';
+import { JOBS_BUNDLE_FILE, type JobsBundle, serializeJobsBundle } from '#jobs/jobs-bundle.ts';
 import { bundleFunction, FUNCTION_HANDLER_FILE } from '../packaging/bundling.ts';
 import { packageRoot } from '../packaging/package-root.ts';
 

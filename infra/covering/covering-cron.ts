@@ -18,7 +18,7 @@
  * is resolved, zone, DST policies and start) are computed once per process.
  */
 
-import { type JobDefinition, scheduleSpecOf } from '#shared/job.ts';
+import { type JobDefinition, scheduleSpecOf } from '#jobs/job.ts';
 import {
   type GapPolicy,
   iterateOccurrences,

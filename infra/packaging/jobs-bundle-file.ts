@@ -1,15 +1,15 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { JobDefinition } from '#shared/job.ts';
+import type { JobDefinition } from '#jobs/job.ts';
 import {
   currentPlatform,
   JOBS_BUNDLE_FILE,
   type JobsBundle,
   packFingerprints,
   serializeJobsBundle,
-} from '#shared/jobs-bundle.ts';
-import { recordSchedules } from '#shared/zone-drift.ts';
-import { zoneDataVersion } from '#shared/zone-fingerprint.ts';
+} from '#jobs/jobs-bundle.ts';
+import { recordSchedules } from '#zone-drift/zone-drift.ts';
+import { zoneDataVersion } from '#zone-drift/zone-fingerprint.ts';
 import type { ZoneRules } from '../../functions/schedule/index.ts';
 
 /** What a jobs bundle records besides the jobs. */
@@ -29,7 +29,7 @@ export interface JobsBundleOptions {
 const made = new WeakMap<readonly JobDefinition[], Map<number, JobsBundle>>();
 
 /**
- * The jobs bundle the stack ships to both Lambdas (`functions/shared/jobs-bundle.ts`): the
+ * The jobs bundle the stack ships to both Lambdas (`functions/jobs/jobs-bundle.ts`): the
  * jobs, this machine's zone-data version and platform, and per enabled job the fingerprint of
  * what its covering is computed for, with the offsets of its zone over the fingerprint's span
  * (about 0.1 ms per job; architecture §1, "Schedule fingerprints"). The same jobs list and

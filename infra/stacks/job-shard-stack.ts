@@ -13,8 +13,8 @@ import {
 } from 'aws-cdk-lib';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import type { Construct } from 'constructs';
-import type { JobDefinition } from '#shared/job.ts';
-import type { LambdaTargetRef } from '#shared/target-arn.ts';
+import type { JobDefinition } from '#jobs/job.ts';
+import type { LambdaTargetRef } from '#jobs/target-arn.ts';
 import { TargetInvokeConfig } from '../constructs/completion-tracking.ts';
 import { DedicatedJobAlarms } from '../constructs/on-call-alarms.ts';
 import { SCHEDULE_TIME_ZONE, tickInput } from '../constructs/schedule-inputs.ts';

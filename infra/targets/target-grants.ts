@@ -12,8 +12,8 @@
  * Pure (no CDK): the stack renders the documents, and `zonecron validate` reports the widened
  * groups before anything is synthesized.
  */
-import type { JobDefinition, TargetType } from '#shared/job.ts';
-import { arnParts } from '#shared/target-arn.ts';
+import type { JobDefinition, TargetType } from '#jobs/job.ts';
+import { arnParts } from '#jobs/target-arn.ts';
 
 /** The one IAM action each target type needs to receive a run, and nothing else. */
 export const TARGET_ACTIONS: Readonly<Record<TargetType, string>> = {

@@ -2,7 +2,7 @@ import { DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { GetScheduleCommand } from '@aws-sdk/client-scheduler';
 import pc from 'picocolors';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type JobDefinition, scheduleSpecOf } from '#shared/job.ts';
+import { type JobDefinition, scheduleSpecOf } from '#jobs/job.ts';
 import { buildDescription, type DescribeOptions } from '../../cli/commands/describe.ts';
 import { CliError } from '../../cli/errors.ts';
 import { describeJson, describeText } from '../../cli/format/job-description.ts';

@@ -11,8 +11,8 @@ import {
 } from '@aws-sdk/client-scheduler';
 import { mockClient } from 'aws-sdk-client-mock';
 import { vi } from 'vitest';
+import { type JobDefinition, tracksCompletion } from '#jobs/job.ts';
 import { createDynamoLedger, createLedgerStore, type Ledger } from '#ledger/index.ts';
-import { type JobDefinition, tracksCompletion } from '#shared/job.ts';
 import type { DeployedSchedule } from '../../cli/deployed/deployed-schedule.ts';
 import { type Occurrence, periodBucket } from '../../functions/schedule/index.ts';
 import { createLedgerTable, LOCAL_CREDENTIALS, localDynamoClient } from '../support/ledger.ts';

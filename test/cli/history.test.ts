@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { JobDefinition } from '#shared/job.ts';
+import type { JobDefinition } from '#jobs/job.ts';
 import { parseJobsConfig } from '../../infra/config/load-jobs.ts';
 import { RecordingTargets, TestClock } from '../support/doubles.ts';
 import { harness, sweepMinutes, tickEvent } from '../support/harness.ts';

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { GetScheduleCommand, ListSchedulesCommand } from '@aws-sdk/client-scheduler';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { scheduleSpecOf } from '#shared/job.ts';
+import { scheduleSpecOf } from '#jobs/job.ts';
 import { buildJobList } from '../../cli/commands/list.ts';
 import { listJson, listText } from '../../cli/format/job-list.ts';
 import { nextOccurrences } from '../../functions/schedule/index.ts';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { RunEnvelope } from '#shared/envelope.ts';
+import type { RunEnvelope } from '#jobs/envelope.ts';
 import { periodBucket } from '../../functions/schedule/index.ts';
 import { type LocalSqs, startLocalSqs } from '../support/fauxqs.ts';
 import { createLedgerTable, localDynamoClient } from '../support/ledger.ts';

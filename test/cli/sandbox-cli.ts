@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { RunEnvelope } from '#jobs/envelope.ts';
+import type { JobDefinition } from '#jobs/job.ts';
 import { createAwsClients } from '#shared/aws-clients.ts';
-import type { RunEnvelope } from '#shared/envelope.ts';
-import type { JobDefinition } from '#shared/job.ts';
 import { type Sandbox, startSandbox } from '../../cli/sandbox/start-sandbox.ts';
 import type { Occurrence } from '../../functions/schedule/index.ts';
 import { parseJobsConfig } from '../../infra/config/load-jobs.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareZoneDataVersions } from '#shared/zone-fingerprint.ts';
+import { compareZoneDataVersions } from '#zone-drift/zone-fingerprint.ts';
 import { loadJobsFile } from '../../infra/config/load-jobs.ts';
 import { coveringSchedule } from '../../infra/covering/covering-cron.ts';
 import { type CliResult, hasAnsi, overlongLines, runCli } from './run-cli.ts';

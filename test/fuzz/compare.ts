@@ -3,6 +3,8 @@
  * exactly without chaos; with crashes or throttling, which fail an invocation half-way, within
  * the tolerances below, each argued in its docblock with the real effect that still shows.
  */
+
+import { type JobDefinition, scheduleSpecOf } from '#jobs/job.ts';
 import { LAMBDA_RETRY_DELAYS_MS } from '../../cli/simulation/event-loop.ts';
 import { EVENT_DELAY_MS } from '../../cli/simulation/world.ts';
 import { nextOccurrences } from '../../functions/schedule/index.ts';
@@ -10,7 +12,6 @@ import {
   DEFAULT_DISPATCHER_TIMEOUT_SECONDS,
   LEASE_MARGIN_SECONDS,
 } from '../../functions/shared/defaults.ts';
-import { type JobDefinition, scheduleSpecOf } from '../../functions/shared/job.ts';
 import type { FateResult, RunFate } from '../reference/fate-model.ts';
 import type { SystemObservation, SystemRun } from './drive.ts';
 

@@ -5,8 +5,9 @@
  * the plan sent when (the history the model is given), which of them failed (a crash, a
  * throttled request: Lambda retries those), and every notification sent.
  */
+
+import type { JobDefinition } from '#jobs/job.ts';
 import { createSkipRangeLedger, decodeRun, reasonInRange } from '#ledger/index.ts';
-import type { JobDefinition } from '#shared/job.ts';
 import { runTimeline } from '../../cli/simulation/event-loop.ts';
 import type { FaultPlan } from '../../cli/simulation/fault-plan.ts';
 import { deliveriesByKey, outcomeStatus } from '../../cli/simulation/outcomes.ts';

@@ -2,8 +2,8 @@
 // every enabled job and the offsets of its zone, computed once per jobs list and synth time
 // (validate's offline synth asks for it twice).
 import { describe, expect, it } from 'vitest';
-import { unpackFingerprints } from '#shared/jobs-bundle.ts';
-import { recordSchedules } from '#shared/zone-drift.ts';
+import { unpackFingerprints } from '#jobs/jobs-bundle.ts';
+import { recordSchedules } from '#zone-drift/zone-drift.ts';
 import { createJobsBundle } from '../../infra/packaging/jobs-bundle-file.ts';
 import { makeJob } from '../support/jobs.ts';
 import { DRIFT_JOBS, DRIFT_SYNTH_TIME, springMovedAWeek } from '../support/zone-drift.ts';

@@ -4,7 +4,7 @@
  * those stacks contain.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { lambdaTargetRef } from '#shared/target-arn.ts';
+import { lambdaTargetRef } from '#jobs/target-arn.ts';
 import { estimateMonthlyCost } from '../../infra/app/cost-estimate.ts';
 import { nagViolations } from '../../infra/constructs/nag.ts';
 import { resourcesOfType, type SynthesizedFixture, synthFixture } from './synth-fixture.ts';

@@ -5,7 +5,7 @@
  * (test/unit/covering/covering-reference.test.ts). Not used by anything that ships.
  */
 
-import { type JobDefinition, scheduleSpecOf } from '#shared/job.ts';
+import { type JobDefinition, scheduleSpecOf } from '#jobs/job.ts';
 import {
   type GapPolicy,
   iterateOccurrences,

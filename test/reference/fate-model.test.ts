@@ -2,7 +2,7 @@
 // of the section, worked out by hand, so the fuzzer that holds the real system against the model
 // trusts a model that was itself checked.
 import { describe, expect, it } from 'vitest';
-import type { JobDefinition } from '#shared/job.ts';
+import type { JobDefinition } from '#jobs/job.ts';
 import { makeJob } from '../support/jobs.ts';
 import {
   type FateScenario,

@@ -7,7 +7,7 @@
  * and Lambda retries it a minute, then two, later. A forged completion changes nothing, so the
  * model has none. Its readings, where §6 leaves a choice, are marked "Reading:".
  */
-import { type JobDefinition, scheduleIdOf, scheduleSpecOf, tracksCompletion } from '#shared/job.ts';
+import { type JobDefinition, scheduleIdOf, scheduleSpecOf, tracksCompletion } from '#jobs/job.ts';
 import { occurrencesBetween } from '../../functions/schedule/index.ts';
 
 /** A stretch of time, `[from, to)`. */

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { JobDefinition } from '#shared/job.ts';
+import type { JobDefinition } from '#jobs/job.ts';
 import { bundleFunction, FUNCTION_HANDLER_FILE } from '../../infra/packaging/bundling.ts';
 import {
   createJobsBundle,

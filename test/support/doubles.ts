@@ -1,6 +1,6 @@
-import type { DeadLetterMessage, DeadLetters } from '#shared/dead-letters.ts';
-import type { RunEnvelope } from '#shared/envelope.ts';
-import type { JobTarget } from '#shared/job.ts';
+import type { DeadLetterMessage, DeadLetters } from '#jobs/dead-letters.ts';
+import type { RunEnvelope } from '#jobs/envelope.ts';
+import type { JobTarget } from '#jobs/job.ts';
 import type { TargetDelivery } from '../../functions/dispatcher/targets/index.ts';
 
 /** A clock the test moves by hand. */

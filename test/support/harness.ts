@@ -1,10 +1,15 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DeadLetters } from '#jobs/dead-letters.ts';
+import type { RunEnvelope } from '#jobs/envelope.ts';
+import type { JobDefinition } from '#jobs/job.ts';
 import { createLedgerStore, type Ledger, RecordingNotifier } from '#ledger/index.ts';
-import type { DeadLetters } from '#shared/dead-letters.ts';
-import type { RunEnvelope } from '#shared/envelope.ts';
-import type { JobDefinition } from '#shared/job.ts';
 import { RecordingLogger } from '#shared/logger.ts';
 import { RecordingMetrics } from '#shared/metrics.ts';
+import {
+  createZoneDriftCheck,
+  type RecordedZoneData,
+  type RuntimeZoneData,
+} from '#zone-drift/zone-drift-check.ts';
 import {
   type LocalWorld,
   localDispatcher,
@@ -15,11 +20,6 @@ import {
 } from '../../cli/local-world/index.ts';
 import type { Dispatcher, DispatcherOptions } from '../../functions/dispatcher/dispatch.ts';
 import type { TargetDelivery } from '../../functions/dispatcher/targets/index.ts';
-import {
-  createZoneDriftCheck,
-  type RecordedZoneData,
-  type RuntimeZoneData,
-} from '../../functions/dispatcher/zone-drift-check.ts';
 import type { RecordOutcome } from '../../functions/recorder/record.ts';
 import { RecordingDeadLetters, RecordingTargets, type TestClock } from './doubles.ts';
 

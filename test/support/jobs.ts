@@ -1,4 +1,4 @@
-import type { JobDefinition } from '#shared/job.ts';
+import type { JobDefinition } from '#jobs/job.ts';
 
 /** A job's fields, each optional; nested mappings may be given in part. */
 export type JobOverrides = {

@@ -1,29 +1,43 @@
 // The source folders form layers, and imports only go down them (docs/architecture.md, "Where
-// the parts live"): the engine knows nothing of jobs, the shared contracts nothing of the
-// ledger, the ledger nothing of either Lambda, the Lambdas nothing of the stack, the stack
-// nothing of the CLI. The two Lambdas sit side by side and do not import each other.
+// the parts live"): the text helpers know nothing of schedules, the engine nothing of jobs, the
+// plumbing (functions/shared) nothing of jobs either, the jobs nothing of zone drift, the
+// ledger nothing of either Lambda, the Lambdas nothing of the stack, the stack nothing of the
+// CLI. The two Lambdas sit side by side and do not import each other.
+//
+// Zone-data drift is one room at two layers: its record, fingerprints and comparison sit below
+// the ledger, whose notifications tell of a drift finding; its runtime check sits above the
+// ledger, whose notices it claims and confirms, and below the dispatcher that runs it. Everything
+// outside the engine imports the engine only through functions/schedule/index.ts.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
-/** Folder → layer; a file may import its own folder and any lower layer. */
+/**
+ * Folder (or file) → layer; a file may import its own folder and any lower layer. The first
+ * entry that holds a path is its layer, so a file listed on its own sits above its folder.
+ */
 const LAYERS: readonly (readonly [string, number])[] = [
-  ['functions/schedule', 0],
-  ['functions/shared', 1],
-  ['functions/ledger', 2],
-  ['functions/dispatcher', 3],
-  ['functions/recorder', 3],
-  ['infra', 4],
-  ['cli', 5],
+  ['functions/text', 0],
+  ['functions/schedule', 1],
+  ['functions/shared', 2],
+  ['functions/jobs', 3],
+  ['functions/zone-drift/zone-drift-check.ts', 6],
+  ['functions/zone-drift', 4],
+  ['functions/ledger', 5],
+  ['functions/dispatcher', 7],
+  ['functions/recorder', 7],
+  ['infra', 8],
+  ['cli', 9],
 ];
 
 function layerOf(path: string) {
-  return LAYERS.find(([folder]) => path.startsWith(`${folder}/`));
+  return LAYERS.find(([folder]) => path === folder || path.startsWith(`${folder}/`));
 }
 
 function sourceFiles(folder: string): string[] {
+  if (folder.endsWith('.ts')) return [folder];
   return readdirSync(join(ROOT, folder), { recursive: true, encoding: 'utf8' })
     .filter((name) => name.endsWith('.ts'))
     .map((name) => join(folder, name));
@@ -32,14 +46,19 @@ function sourceFiles(folder: string): string[] {
 /** The repository's own subpath imports (package.json `imports`), each → its folder. */
 const SUBPATH_IMPORTS: Readonly<Record<string, string>> = {
   '#shared/': 'functions/shared/',
+  '#jobs/': 'functions/jobs/',
+  '#zone-drift/': 'functions/zone-drift/',
+  '#text/': 'functions/text/',
   '#ledger/': 'functions/ledger/',
 };
 
+/** A relative path or one of {@link SUBPATH_IMPORTS} in quotes after `from` or `import(`. */
+const IMPORT_SPECIFIER =
+  /(?:from|import)\s*\(?\s*'((?:\.{1,2}|#shared|#jobs|#zone-drift|#text|#ledger)\/[^']+)'/g;
+
 /** Every import of the repository's own files (static or dynamic), as a repository path. */
 function importsOf(file: string, text: string): string[] {
-  const specifiers = [
-    ...text.matchAll(/(?:from|import)\s*\(?\s*'((?:\.{1,2}|#shared|#ledger)\/[^']+)'/g),
-  ];
+  const specifiers = [...text.matchAll(IMPORT_SPECIFIER)];
   return specifiers.map((m) => {
     const specifier = m[1] as string;
     const prefix = Object.keys(SUBPATH_IMPORTS).find((p) => specifier.startsWith(p));
@@ -61,7 +80,19 @@ function wrongWay(file: string, text = readFileSync(join(ROOT, file), 'utf8')): 
     .map((target) => `${file} → ${target}`);
 }
 
-describe('import layers: engine ← shared ← ledger ← dispatcher, recorder ← infra ← cli', () => {
+/** The imports of `file` that reach into the engine past its surface, functions/schedule/index.ts. */
+function pastTheEngineSurface(
+  file: string,
+  text = readFileSync(join(ROOT, file), 'utf8'),
+): string[] {
+  if (file.startsWith('functions/schedule/')) return [];
+  return importsOf(file, text)
+    .filter((target) => target.startsWith('functions/schedule/'))
+    .filter((target) => target !== 'functions/schedule/index.ts')
+    .map((target) => `${file} → ${target}`);
+}
+
+describe('import layers: text ← engine ← shared ← jobs ← zone drift ← ledger ← zone-drift check ← dispatcher, recorder ← infra ← cli', () => {
   it.each(LAYERS.map(([folder]) => folder))(
     '%s imports only its own folder and lower layers',
     (folder) => {
@@ -74,7 +105,7 @@ describe('import layers: engine ← shared ← ledger ← dispatcher, recorder �
   it('finds static and dynamic imports that go up, sideways between the Lambdas, or outside', () => {
     const text = [
       "import { createDispatcher } from '../dispatcher/dispatch.ts';",
-      "import type { JobDefinition } from './job.ts';",
+      "import type { AppLogger } from './logger.ts';",
       "import { withRetries } from '#shared/retry.ts';",
       "const { runCli } = await import('../../cli/main.ts');",
       "import { generateJobsYaml } from '../../scripts/generate-jobs.ts';",
@@ -89,8 +120,49 @@ describe('import layers: engine ← shared ← ledger ← dispatcher, recorder �
 
   it('resolves #shared/ (package.json imports) to functions/shared/: the engine may not use it', () => {
     expect(
-      wrongWay('functions/schedule/example.ts', "import { x } from '#shared/job.ts';"),
-    ).toEqual(['functions/schedule/example.ts → functions/shared/job.ts']);
+      wrongWay('functions/schedule/example.ts', "import { x } from '#shared/retry.ts';"),
+    ).toEqual(['functions/schedule/example.ts → functions/shared/retry.ts']);
+  });
+
+  it('resolves #jobs/, #zone-drift/ and #text/ to their rooms: each may use only those below it', () => {
+    const text = [
+      "import { closestName } from '#text/message-text.ts';",
+      "import { withRetries } from '#shared/retry.ts';",
+      "import type { JobDefinition } from '#jobs/job.ts';",
+      "import { findZoneDrift } from '#zone-drift/zone-drift.ts';",
+    ].join('\n');
+    expect(wrongWay('functions/shared/example.ts', text)).toEqual([
+      'functions/shared/example.ts → functions/jobs/job.ts',
+      'functions/shared/example.ts → functions/zone-drift/zone-drift.ts',
+    ]);
+    expect(wrongWay('functions/jobs/example.ts', text)).toEqual([
+      'functions/jobs/example.ts → functions/zone-drift/zone-drift.ts',
+    ]);
+    expect(wrongWay('functions/zone-drift/example.ts', text)).toEqual([]);
+    expect(wrongWay('functions/text/example.ts', text)).toHaveLength(3);
+  });
+
+  it('keeps zone drift on both sides of the ledger: its findings below, its runtime check above', () => {
+    const text = [
+      "import { findZoneDrift } from './zone-drift.ts';",
+      "import { createZoneDriftLedger } from '#ledger/index.ts';",
+    ].join('\n');
+    expect(wrongWay('functions/zone-drift/zone-drift-check.ts', text)).toEqual([]);
+    expect(wrongWay('functions/zone-drift/example.ts', text)).toEqual([
+      'functions/zone-drift/example.ts → functions/ledger/index.ts',
+    ]);
+    expect(
+      wrongWay(
+        'functions/ledger/example.ts',
+        "import { x } from '#zone-drift/zone-drift-check.ts';",
+      ),
+    ).toEqual(['functions/ledger/example.ts → functions/zone-drift/zone-drift-check.ts']);
+    expect(
+      wrongWay(
+        'functions/dispatcher/example.ts',
+        "import { x } from '#zone-drift/zone-drift-check.ts';",
+      ),
+    ).toEqual([]);
   });
 
   it('resolves #ledger/ to functions/ledger/: the Lambdas may use it, shared and the engine not', () => {
@@ -124,6 +196,34 @@ describe('import layers: engine ← shared ← ledger ← dispatcher, recorder �
       'functions/ledger/example.ts → functions/recorder/record.ts',
       'functions/ledger/example.ts → cli/sandbox/start-sandbox.ts',
     ]);
+  });
+
+  it.each(LAYERS.map(([folder]) => folder).filter((folder) => folder !== 'functions/schedule'))(
+    'the engine only through functions/schedule/index.ts: %s',
+    (folder) => {
+      expect(sourceFiles(folder).flatMap((file) => pastTheEngineSurface(file))).toEqual([]);
+    },
+  );
+
+  it('finds an import of the engine past index.ts, from anywhere outside functions/schedule', () => {
+    const text = [
+      "import { parseCron } from '../schedule/index.ts';",
+      "import type { ParsedCron } from '../schedule/cron-types.ts';",
+      "const { civilFromDays } = await import('../schedule/civil-calendar.ts');",
+    ].join('\n');
+    expect(pastTheEngineSurface('functions/ledger/example.ts', text)).toEqual([
+      'functions/ledger/example.ts → functions/schedule/cron-types.ts',
+      'functions/ledger/example.ts → functions/schedule/civil-calendar.ts',
+    ]);
+    expect(
+      pastTheEngineSurface(
+        'infra/config/example.ts',
+        "import { x } from '../../functions/schedule/engine.ts';",
+      ),
+    ).toEqual(['infra/config/example.ts → functions/schedule/engine.ts']);
+    expect(
+      pastTheEngineSurface('functions/schedule/example.ts', "import { x } from './engine.ts';"),
+    ).toEqual([]);
   });
 });
 

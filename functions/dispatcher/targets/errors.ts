@@ -1,4 +1,4 @@
-import type { TargetType } from '#shared/job.ts';
+import type { TargetType } from '#jobs/job.ts';
 
 /** A target refused or failed a delivery in a way the SDK did not raise as an exception. */
 export class TargetDeliveryError extends Error {

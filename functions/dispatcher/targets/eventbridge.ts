@@ -1,5 +1,5 @@
 import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import type { RunEnvelope } from '#shared/envelope.ts';
+import type { RunEnvelope } from '#jobs/envelope.ts';
 import { TargetDeliveryError } from './errors.ts';
 
 /** The part of the EventBridge client delivery uses. */

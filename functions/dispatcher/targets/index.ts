@@ -1,5 +1,5 @@
-import type { RunEnvelope } from '#shared/envelope.ts';
-import type { JobTarget, TargetType } from '#shared/job.ts';
+import type { RunEnvelope } from '#jobs/envelope.ts';
+import type { JobTarget, TargetType } from '#jobs/job.ts';
 import type { EventBridgeLike } from './eventbridge.ts';
 import type { LambdaLike } from './lambda.ts';
 import type { SnsLike } from './sns.ts';

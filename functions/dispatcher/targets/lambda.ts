@@ -1,5 +1,5 @@
 import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
-import type { RunEnvelope } from '#shared/envelope.ts';
+import type { RunEnvelope } from '#jobs/envelope.ts';
 import { TargetDeliveryError } from './errors.ts';
 
 /** The part of the Lambda client delivery uses. */

@@ -1,4 +1,4 @@
-import type { RunEnvelope } from '#shared/envelope.ts';
+import type { RunEnvelope } from '#jobs/envelope.ts';
 
 /**
  * The message attributes every SQS message and SNS publication of a run carries.

@@ -1,5 +1,5 @@
 import { PublishCommand, type PublishCommandInput, type SNSClient } from '@aws-sdk/client-sns';
-import type { RunEnvelope } from '#shared/envelope.ts';
+import type { RunEnvelope } from '#jobs/envelope.ts';
 import { envelopeAttributes, fifoFields } from './message-fields.ts';
 
 /** The part of the SNS client delivery uses. */

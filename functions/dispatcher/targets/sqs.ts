@@ -4,7 +4,7 @@ import {
   type SendMessageCommandInput,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import type { RunEnvelope } from '#shared/envelope.ts';
+import type { RunEnvelope } from '#jobs/envelope.ts';
 import { TargetDeliveryError } from './errors.ts';
 import { envelopeAttributes, fifoFields } from './message-fields.ts';
 

@@ -1,6 +1,6 @@
 import { type SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
-import type { RunEnvelope } from '#shared/envelope.ts';
-import { executionNamePrefix } from '#shared/stack-scope.ts';
+import type { RunEnvelope } from '#jobs/envelope.ts';
+import { executionNamePrefix } from '#jobs/stack-scope.ts';
 import { executionArn, executionNameFor } from './execution-name.ts';
 import type { DeliveryContext } from './index.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { JobDefinition } from '#jobs/job.ts';
 import { periodBucket } from '../../../functions/schedule/index.ts';
-import type { JobDefinition } from '../../../functions/shared/job.ts';
 import { updating } from '../../support/ddb-faults.ts';
 import { RecordingDeadLetters, RecordingTargets, TestClock } from '../../support/doubles.ts';
 import { harness, sweepMinutes, tickEvent } from '../../support/harness.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JobDefinition } from '#shared/job.ts';
+import type { JobDefinition } from '#jobs/job.ts';
 import { isStrictInstant } from '../../../functions/dispatcher/events.ts';
 import { periodBucket } from '../../../functions/schedule/index.ts';
 import { updating } from '../../support/ddb-faults.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JobDefinition } from '#shared/job.ts';
+import type { JobDefinition } from '#jobs/job.ts';
 import {
   type Occurrence,
   occurrencesBetween,

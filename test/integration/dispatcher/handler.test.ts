@@ -1,7 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDynamoLedger, createLedgerStore, createZoneDriftLedger } from '#ledger/index.ts';
-import { zoneDataVersion } from '#shared/zone-fingerprint.ts';
+import { zoneDataVersion } from '#zone-drift/zone-fingerprint.ts';
 import { periodBucket } from '../../../functions/schedule/index.ts';
 import { bundleHandler } from '../../support/bundle-handler.ts';
 import { freePort } from '../../support/dynamodb-local.ts';

@@ -1,9 +1,9 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { createSqsDeadLetters, type DeadLetterMessage } from '#jobs/dead-letters.ts';
+import type { RunEnvelope } from '#jobs/envelope.ts';
+import type { JobDefinition } from '#jobs/job.ts';
 import { createDynamoLedger, createLedgerStore } from '#ledger/index.ts';
-import { createSqsDeadLetters, type DeadLetterMessage } from '#shared/dead-letters.ts';
-import type { RunEnvelope } from '#shared/envelope.ts';
-import type { JobDefinition } from '#shared/job.ts';
 import type { RunMetricName } from '#shared/metrics.ts';
 import {
   createTargetDelivery,

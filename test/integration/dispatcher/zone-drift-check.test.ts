@@ -8,13 +8,10 @@
 // 2027-04-04 01:00Z against the platform's 2027-03-28 01:00Z; 02:30 every day first runs at
 // another instant on 2027-03-29 (00:30Z CEST against 01:30Z CET); every 15 minutes never does.
 import { afterEach, describe, expect, inject, it } from 'vitest';
+import { currentPlatform } from '#jobs/jobs-bundle.ts';
 import { createLedgerStore, createZoneDriftLedger, RecordingNotifier } from '#ledger/index.ts';
-import { currentPlatform } from '#shared/jobs-bundle.ts';
-import { zoneDataVersion } from '#shared/zone-fingerprint.ts';
-import type {
-  RecordedZoneData,
-  RuntimeZoneData,
-} from '../../../functions/dispatcher/zone-drift-check.ts';
+import type { RecordedZoneData, RuntimeZoneData } from '#zone-drift/zone-drift-check.ts';
+import { zoneDataVersion } from '#zone-drift/zone-fingerprint.ts';
 import { intlZoneRules } from '../../../functions/schedule/index.ts';
 import { createJobsBundle } from '../../../infra/packaging/jobs-bundle-file.ts';
 import { instrument } from '../../support/ddb-faults.ts';

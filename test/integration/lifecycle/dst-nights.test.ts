@@ -1,5 +1,5 @@
 import { describe, expect, inject, it } from 'vitest';
-import { type JobDefinition, scheduleSpecOf } from '#shared/job.ts';
+import { type JobDefinition, scheduleSpecOf } from '#jobs/job.ts';
 import {
   type GapPolicy,
   type OverlapPolicy,

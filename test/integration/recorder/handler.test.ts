@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, expect, inject, it, vi } from 'vitest';
+import { deliverySecretHash, newDeliverySecret } from '#jobs/envelope.ts';
 import { createDynamoLedger, createLedgerStore } from '#ledger/index.ts';
-import { deliverySecretHash, newDeliverySecret } from '#shared/envelope.ts';
 import { type BundledHandler, bundleHandler } from '../../support/bundle-handler.ts';
 import { type FakeSns, startFakeSns } from '../../support/fake-sns.ts';
 import { type LocalSqs, startLocalSqs } from '../../support/fauxqs.ts';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { buildEnvelope, type RunEnvelope } from '#jobs/envelope.ts';
 import { createLedgerStore, createRecorderLedger, RecordingNotifier } from '#ledger/index.ts';
-import { buildEnvelope, type RunEnvelope } from '#shared/envelope.ts';
 import { RecordingLogger } from '#shared/logger.ts';
 import { RecordingMetrics } from '#shared/metrics.ts';
 import { createRecorder } from '../../../functions/recorder/record.ts';

@@ -1,5 +1,8 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { createSqsDeadLetters, type DeadLetters } from '#jobs/dead-letters.ts';
+import { deliverySecretHash, newDeliverySecret } from '#jobs/envelope.ts';
+import type { JobDefinition } from '#jobs/job.ts';
 import {
   createDynamoLedger,
   createLedgerStore,
@@ -10,9 +13,6 @@ import {
   RecordingNotifier,
   SLOT_ATTRIBUTES,
 } from '#ledger/index.ts';
-import { createSqsDeadLetters, type DeadLetters } from '#shared/dead-letters.ts';
-import { deliverySecretHash, newDeliverySecret } from '#shared/envelope.ts';
-import type { JobDefinition } from '#shared/job.ts';
 import { RecordingLogger } from '#shared/logger.ts';
 import { RecordingMetrics } from '#shared/metrics.ts';
 import { createRecorder } from '../../../functions/recorder/record.ts';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { JobDefinition } from '#shared/job.ts';
+import type { JobDefinition } from '#jobs/job.ts';
 import {
   ConfigError,
   type ConfigIssue,

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { JobDefinition } from '#shared/job.ts';
+import type { JobDefinition } from '#jobs/job.ts';
 import { parseJobsConfig } from '../../../infra/config/load-jobs.ts';
 import { coveringDetails, coveringSchedule } from '../../../infra/covering/covering-cron.ts';
 import { generateJobsYaml } from '../../../scripts/generate-jobs.ts';

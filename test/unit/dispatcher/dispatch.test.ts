@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { type JobDefinition, scheduleIdOf } from '#shared/job.ts';
+import { type JobDefinition, scheduleIdOf } from '#jobs/job.ts';
 import {
   type DispatcherOptions,
   RedriveRefusedError,

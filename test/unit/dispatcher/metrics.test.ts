@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { jobCatalog } from '#shared/jobs-bundle.ts';
+import { jobCatalog } from '#jobs/jobs-bundle.ts';
 import { createMetrics } from '#shared/metrics.ts';
 import { makeJob } from '../../support/jobs.ts';
 

@@ -5,7 +5,7 @@ import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RunEnvelope } from '#shared/envelope.ts';
+import type { RunEnvelope } from '#jobs/envelope.ts';
 import { executionNameFor } from '../../../functions/dispatcher/targets/execution-name.ts';
 import {
   createTargetDelivery,

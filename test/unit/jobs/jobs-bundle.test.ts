@@ -11,7 +11,7 @@ import {
   packFingerprints,
   serializeJobsBundle,
   unpackFingerprints,
-} from '#shared/jobs-bundle.ts';
+} from '#jobs/jobs-bundle.ts';
 import { createJobsBundle } from '../../../infra/packaging/jobs-bundle-file.ts';
 import { makeJob } from '../../support/jobs.ts';
 

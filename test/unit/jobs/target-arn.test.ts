@@ -4,7 +4,7 @@ import {
   completionFromTarget,
   lambdaTargetRef,
   stateMachineArnOf,
-} from '#shared/target-arn.ts';
+} from '#jobs/target-arn.ts';
 
 describe('target ARNs', () => {
   it('splits a Lambda ARN into function and qualifier, $LATEST when unqualified', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JobDefinition, TargetType } from '#shared/job.ts';
+import type { JobDefinition, TargetType } from '#jobs/job.ts';
 import { targetGrants } from '../../../infra/targets/target-grants.ts';
 import { makeJob } from '../../support/jobs.ts';
 

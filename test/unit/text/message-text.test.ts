@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { closestName, editDistance, excerpt } from '../../../functions/schedule/index.ts';
+import { closestName, editDistance, excerpt } from '#text/message-text.ts';
 
 describe('excerpt', () => {
   it.each([

@@ -12,8 +12,8 @@ import {
   recordZone,
   sameRecordedZone,
   UnrecordedZoneError,
-} from '#shared/recorded-zones.ts';
-import { scheduleFingerprint } from '#shared/zone-fingerprint.ts';
+} from '#zone-drift/recorded-zones.ts';
+import { scheduleFingerprint } from '#zone-drift/zone-fingerprint.ts';
 import {
   InvalidTimeZoneError,
   intlZoneRules,

@@ -7,10 +7,10 @@
 // differs first on 2027-03-29: 00:30Z (CEST) against 01:30Z (CET). Every 15 minutes runs at
 // the same UTC instants under both. Asia/Tokyo and Europe/London do not move.
 import { describe, expect, it } from 'vitest';
-import { scheduleSpecOf } from '#shared/job.ts';
-import { recordZone } from '#shared/recorded-zones.ts';
-import { findZoneDrift, recordSchedules } from '#shared/zone-drift.ts';
-import { disagreementsOf, scheduleFingerprint } from '#shared/zone-fingerprint.ts';
+import { scheduleSpecOf } from '#jobs/job.ts';
+import { recordZone } from '#zone-drift/recorded-zones.ts';
+import { findZoneDrift, recordSchedules } from '#zone-drift/zone-drift.ts';
+import { disagreementsOf, scheduleFingerprint } from '#zone-drift/zone-fingerprint.ts';
 import { intlZoneRules } from '../../../functions/schedule/index.ts';
 import { makeJob } from '../../support/jobs.ts';
 import { DRIFT_JOBS, DRIFT_SYNTH_TIME, springMovedAWeek } from '../../support/zone-drift.ts';

@@ -13,7 +13,7 @@ import {
   firstDisagreement,
   scheduleFingerprint,
   zoneDataVersion,
-} from '#shared/zone-fingerprint.ts';
+} from '#zone-drift/zone-fingerprint.ts';
 import {
   InvalidArgumentError,
   intlZoneRules,
@@ -92,7 +92,7 @@ describe('scheduleFingerprint', () => {
   it('gives the same hash in another process whose local zone is Asia/Kolkata', () => {
     const spec: ScheduleSpec = { cron: '0 9 * * 1-5', timezone: 'America/New_York' };
     const script = [
-      "import { scheduleFingerprint } from './functions/shared/zone-fingerprint.ts';",
+      "import { scheduleFingerprint } from './functions/zone-drift/zone-fingerprint.ts';",
       `const spec = ${JSON.stringify(spec)};`,
       `console.log(scheduleFingerprint(spec, new Date('${FROM.toISOString()}')).hash);`,
     ].join('\n');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { scheduleSpecOf } from '#shared/job.ts';
+import { scheduleSpecOf } from '#jobs/job.ts';
 import {
   noRunsReason,
   renderSimulation,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { DeadLetterMessage } from '#jobs/dead-letters.ts';
+import type { JobDefinition } from '#jobs/job.ts';
 import type { RunItem } from '#ledger/index.ts';
-import type { DeadLetterMessage } from '#shared/dead-letters.ts';
-import type { JobDefinition } from '#shared/job.ts';
 import type { HostileRecord } from '../../../../cli/simulation/action-records.ts';
 import { deploymentsOf } from '../../../../cli/simulation/deployments.ts';
 import {

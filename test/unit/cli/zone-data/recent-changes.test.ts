@@ -3,7 +3,7 @@
 // entry it is too old for must disagree (or, for a zone the release created, be unknown). On a
 // Node.js with newer zone data the same test holds with other entries on each side.
 import { describe, expect, it } from 'vitest';
-import { compareZoneDataVersions, zoneDataVersion } from '#shared/zone-fingerprint.ts';
+import { compareZoneDataVersions, zoneDataVersion } from '#zone-drift/zone-fingerprint.ts';
 import { RECENT_ZONE_CHANGES } from '../../../../cli/zone-data/recent-changes.ts';
 import { intlZoneRules, validateTimeZone } from '../../../../functions/schedule/index.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeError } from '../../../functions/dispatcher/deliver-run.ts';
+import { describeError } from '#shared/describe-error.ts';
 import { deepArray, FIVE_MB, HOSTILE_DEPTH } from '../../support/hostile-events.ts';
 
 describe('describeError', () => {
