@@ -1,4 +1,4 @@
-import type { ParsedCron } from './parse-cron.ts';
+import type { ParsedCron } from './types.ts';
 
 /**
  * The days of one month that a parsed expression matches, as a bit mask (bit d-1 = day d).

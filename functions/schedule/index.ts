@@ -26,16 +26,18 @@ export {
   resolvePolicies,
   scheduleKind,
 } from './occurrences.ts';
-export type { DayOfMonthSet, DayOfWeekSet, ParsedCron } from './parse-cron.ts';
 export { parseCron } from './parse-cron.ts';
 export { periodBucket } from './period-bucket.ts';
 export { shiftedTransitionRules } from './shifted-zone-rules.ts';
 export { zoneTransitions } from './time-zone.ts';
 export type {
+  DayOfMonthSet,
+  DayOfWeekSet,
   DstPolicies,
   GapPolicy,
   Occurrence,
   OverlapPolicy,
+  ParsedCron,
   ScheduleKind,
   ScheduleSpec,
   ZoneRules,

@@ -1,6 +1,6 @@
 import { type CivilDate, civilFromDays, daysInMonth, weekdayOfDays } from './civil-calendar.ts';
 import { monthDayMask } from './day-match.ts';
-import type { ParsedCron } from './parse-cron.ts';
+import type { ParsedCron } from './types.ts';
 
 /** No slot in the searched range. */
 export const NO_SLOT = Number.POSITIVE_INFINITY;

@@ -1,7 +1,7 @@
 import { formatLocalMinute } from './civil-calendar.ts';
 import { InvalidArgumentError } from './errors.ts';
 import { LocalSlotMatcher, NO_SLOT } from './local-slots.ts';
-import { type ParsedCron, parseCron } from './parse-cron.ts';
+import { parseCron } from './parse-cron.ts';
 import {
   COVER_MARGIN_MINUTES,
   defaultZoneTables,
@@ -15,6 +15,7 @@ import type {
   GapPolicy,
   Occurrence,
   OverlapPolicy,
+  ParsedCron,
   ScheduleKind,
   ScheduleSpec,
 } from './types.ts';

@@ -1,46 +1,7 @@
 import { monthDayMask, possibleMonthLengths } from './day-match.ts';
 import { type CronField, CronSyntaxError, InvalidArgumentError } from './errors.ts';
 import { spreadHash } from './spread-hash.ts';
-
-/** Day-of-month part of a parsed expression. */
-export interface DayOfMonthSet {
-  /** Plain days 1-31. */
-  readonly values: readonly number[];
-  /** `L`: the last day of the month. */
-  readonly last: boolean;
-  /** `LW`: the last weekday (Mon-Fri) of the month. */
-  readonly lastWeekday: boolean;
-  /** `nW`: the weekday nearest to day n, inside the month. */
-  readonly nearestWeekday: readonly number[];
-}
-
-/** Day-of-week part of a parsed expression; weekdays are 0 (Sunday) to 6. */
-export interface DayOfWeekSet {
-  readonly values: readonly number[];
-  /** `dL`: the last such weekday of the month. */
-  readonly last: readonly number[];
-  /** `d#k`: the k-th such weekday of the month. */
-  readonly nth: readonly { readonly weekday: number; readonly nth: number }[];
-}
-
-/**
- * A validated five-field expression, with `H` resolved and names, macros and `?` expanded.
- *
- * `dayRule` is the Vixie rule: `or` when both day fields are restricted (neither text starts
- * with `*` or `?`), else `and`.
- */
-export interface ParsedCron {
-  /** The expression as given. */
-  readonly expression: string;
-  /** The five field texts after macro expansion. */
-  readonly fields: readonly [string, string, string, string, string];
-  readonly minutes: readonly number[];
-  readonly hours: readonly number[];
-  readonly daysOfMonth: DayOfMonthSet;
-  readonly months: readonly number[];
-  readonly daysOfWeek: DayOfWeekSet;
-  readonly dayRule: 'and' | 'or';
-}
+import type { ParsedCron } from './types.ts';
 
 interface FieldRules {
   readonly field: Exclude<CronField, 'expression'>;

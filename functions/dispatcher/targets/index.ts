@@ -1,5 +1,6 @@
 import type { RunEnvelope } from '#jobs/envelope.ts';
 import type { JobTarget, TargetType } from '#jobs/job.ts';
+import type { DeliveryContext } from './delivery-context.ts';
 import type { EventBridgeLike } from './eventbridge.ts';
 import type { LambdaLike } from './lambda.ts';
 import type { SnsLike } from './sns.ts';
@@ -23,12 +24,6 @@ export interface TargetDelivery {
     envelope: RunEnvelope,
     context?: DeliveryContext,
   ): Promise<{ deliveryId: string }>;
-}
-
-/** What a target may need to know about a delivery besides its envelope. */
-export interface DeliveryContext {
-  /** The run's round: 0, then one more for each operator redrive. */
-  readonly generation: number;
 }
 
 /** Delivery to one kind of target. */

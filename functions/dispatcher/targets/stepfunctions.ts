@@ -1,8 +1,8 @@
 import { type SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import type { RunEnvelope } from '#jobs/envelope.ts';
 import { executionNamePrefix } from '#jobs/stack-scope.ts';
+import type { DeliveryContext } from './delivery-context.ts';
 import { executionArn, executionNameFor } from './execution-name.ts';
-import type { DeliveryContext } from './index.ts';
 
 /** The part of the Step Functions client delivery uses. */
 export type SfnLike = Pick<SFNClient, 'send'>;
