@@ -1,7 +1,8 @@
 import { type JobDefinition, scheduleSpecOf } from '#jobs/job.ts';
 import type { RunItem, RunLedger } from '#ledger/index.ts';
-import type { Dispatcher, RunOutcome } from '../../functions/dispatcher/dispatch.ts';
+import type { Dispatcher } from '../../functions/dispatcher/dispatch.ts';
 import { policyPicks } from '../../functions/dispatcher/gap.ts';
+import type { RunOutcome } from '../../functions/dispatcher/planned-run.ts';
 import {
   nextOccurrences,
   type Occurrence,

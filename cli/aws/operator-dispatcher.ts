@@ -3,7 +3,8 @@ import { createSqsDeadLetters } from '#jobs/dead-letters.ts';
 import type { JobDefinition } from '#jobs/job.ts';
 import { createLedgerStore, type Ledger, type Notifier, RecordingNotifier } from '#ledger/index.ts';
 import type { RecordingLogger } from '#shared/logger.ts';
-import type { Dispatcher, DispatcherOptions } from '../../functions/dispatcher/dispatch.ts';
+import type { DispatcherOptions } from '../../functions/dispatcher/context.ts';
+import type { Dispatcher } from '../../functions/dispatcher/dispatch.ts';
 import {
   createTargetDelivery,
   type TargetDelivery,

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { JobDefinition } from '#jobs/job.ts';
-import type { RunOutcome } from '../../functions/dispatcher/dispatch.ts';
+import type { RunOutcome } from '../../functions/dispatcher/planned-run.ts';
 import type { JobsConfig } from '../../infra/config/load-jobs.ts';
 import type { BackfillReport, BackfillRun } from '../aws/backfill.ts';
 import { addConnectionOptions, type ConnectionOptions, connect } from '../aws/connection.ts';

@@ -1,4 +1,4 @@
-import type { RunOutcome } from '../../functions/dispatcher/dispatch.ts';
+import type { RunOutcome } from '../../functions/dispatcher/planned-run.ts';
 
 /** One sentence for what happened to a run the CLI asked the dispatcher to deliver. */
 export function describeOutcome(outcome: RunOutcome): string {

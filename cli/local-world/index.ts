@@ -25,11 +25,8 @@ import {
 import { type AppLogger, RecordingLogger } from '#shared/logger.ts';
 import { type AppMetrics, RecordingMetrics } from '#shared/metrics.ts';
 import type { ZoneDriftCheck } from '#zone-drift/zone-drift-check.ts';
-import {
-  createDispatcher,
-  type Dispatcher,
-  type DispatcherOptions,
-} from '../../functions/dispatcher/dispatch.ts';
+import type { DispatcherOptions } from '../../functions/dispatcher/context.ts';
+import { createDispatcher, type Dispatcher } from '../../functions/dispatcher/dispatch.ts';
 import type { TargetDelivery } from '../../functions/dispatcher/targets/index.ts';
 import { createRecorder, type RecordOutcome } from '../../functions/recorder/record.ts';
 

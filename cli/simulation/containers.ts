@@ -9,7 +9,8 @@ import type {
   RecordingMetrics,
   RunMetricName,
 } from '#shared/metrics.ts';
-import type { Dispatcher, DispatcherOptions } from '../../functions/dispatcher/dispatch.ts';
+import type { DispatcherOptions } from '../../functions/dispatcher/context.ts';
+import type { Dispatcher } from '../../functions/dispatcher/dispatch.ts';
 import { type LocalWorld, localDispatcher } from '../local-world/index.ts';
 import type { FaultPlan } from './fault-plan.ts';
 import {

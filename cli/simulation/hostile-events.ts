@@ -3,8 +3,8 @@ import type { JobDefinition } from '#jobs/job.ts';
 import { executionNamePrefix } from '#jobs/stack-scope.ts';
 import { stateMachineArnOf } from '#jobs/target-arn.ts';
 import type { RecordingMetrics } from '#shared/metrics.ts';
-import { runAt } from '../../functions/dispatcher/deliver-run.ts';
 import type { DispatchResult } from '../../functions/dispatcher/dispatch.ts';
+import { runAt } from '../../functions/dispatcher/planned-run.ts';
 import {
   executionArn,
   executionNameFor,

@@ -1,7 +1,7 @@
 import { dirname, isAbsolute, join } from 'node:path';
 import { type JobDefinition, tracksCompletion } from '#jobs/job.ts';
 import { closestName } from '#text/message-text.ts';
-import { DEFAULT_DISPATCHER_OPTIONS } from '../../functions/dispatcher/deliver-run.ts';
+import { DEFAULT_DISPATCHER_OPTIONS } from '../../functions/dispatcher/context.ts';
 import { ConfigError, type ConfigIssue, isConfigError } from '../../infra/config/config-error.ts';
 import { loadJobsFile } from '../../infra/config/load-jobs.ts';
 import type { Deploy } from './fault-plan.ts';

@@ -9,16 +9,8 @@ import type {
   SkipRecord,
 } from '#ledger/index.ts';
 import { type Occurrence, periodBucket } from '../schedule/index.ts';
-import {
-  type CoreContext,
-  deliverRun,
-  logFields,
-  type PlannedRun,
-  performNewOutbox,
-  type RunOutcome,
-  reportMissed,
-  tickRun,
-} from './deliver-run.ts';
+import { type CoreContext, performNewOutbox } from './context.ts';
+import { deliverRun, reportMissed } from './deliver-run.ts';
 import {
   type GapScan,
   type GapSkip,
@@ -28,6 +20,7 @@ import {
   pauseSpans,
   scanGap,
 } from './gap.ts';
+import { logFields, type PlannedRun, type RunOutcome, tickRun } from './planned-run.ts';
 
 /** What a catch-up is asked to decide. */
 export interface CatchupRequest {

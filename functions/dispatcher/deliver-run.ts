@@ -1,286 +1,28 @@
-import type { DeadLetters } from '#jobs/dead-letters.ts';
+/**
+ * The claim → deliver flow of one planned run (`deliverRun`): claim, the forbid slot, delivery,
+ * and the run's record: dispatched, delivery-failed (retried at a backoff) or dead-lettered.
+ */
 import { buildEnvelope, deliverySecretHash, newDeliverySecret } from '#jobs/envelope.ts';
-import { bundleIdOf, type JobDefinition, scheduleSpecOf, tracksCompletion } from '#jobs/job.ts';
-import { catalogOf, type JobCatalog } from '#jobs/jobs-bundle.ts';
-import {
-  type ClaimMode,
-  type Ledger,
-  type MissedIncident,
-  type Notifier,
-  type OutboxDeps,
-  type OutboxEffect,
-  performOutbox,
-  type RunItem,
-  type RunOrigin,
-  type Signal,
-  type SkipReason,
-} from '#ledger/index.ts';
-import { DEFAULT_LEASE_SECONDS, DEFAULT_RETENTION_DAYS } from '#shared/defaults.ts';
+import { type JobDefinition, tracksCompletion } from '#jobs/job.ts';
+import { performOutbox, type RunItem } from '#ledger/index.ts';
 import { describeError } from '#shared/describe-error.ts';
-import type { AppLogger } from '#shared/logger.ts';
-import type { AppMetrics } from '#shared/metrics.ts';
 import { withRetries } from '#shared/retry.ts';
-import type { ZoneDriftCheck } from '#zone-drift/zone-drift-check.ts';
-import { type Occurrence, occurrencesBetween, periodBucket } from '../schedule/index.ts';
-import type { TargetDelivery } from './targets/index.ts';
-
-/** The dispatcher's clock: the only place it learns the time (leases, lag, TTL). */
-export type Clock = () => Date;
-
-/** Tunables of the dispatcher core; every one has a default. */
-export interface DispatcherOptions {
-  /**
-   * How long a claim is held before the sweep may take the run over. Above the dispatcher
-   * Lambda's timeout, so a live delivery is never taken over (the stack sets timeout + 30 s).
-   * @default DEFAULT_LEASE_SECONDS (300)
-   */
-  readonly leaseSeconds: number;
-  /** Ledger retention: run items expire this long after their last claim. @default 35 */
-  readonly retentionDays: number;
-  /** The first sweep's window, when no sweep ran before. @default 120 */
-  readonly sweepLookbackSeconds: number;
-  /** Jobs the sweep catches up, and open runs it settles, in parallel. @default 8 */
-  readonly sweepConcurrency: number;
-  /** Most of a backlog (after an outage) one sweep checks; later sweeps go on. @default 1800 */
-  readonly sweepChunkSeconds: number;
-  /** Oldest backlog the sweep looks back to; older runs are the ticks' catch-up. @default 86400 */
-  readonly sweepMaxBacklogSeconds: number;
-  /** Open runs one sweep settles per `byOpen` partition; the rest wait a minute. @default 50 */
-  readonly openRunsPerShard: number;
-  /** How far in the future a tick's `scheduledTime` may be (clock skew). @default 60 */
-  readonly clockSkewSeconds: number;
-  /** How long the writer of an outbox has to perform it before the sweep does. @default 120 */
-  readonly outboxLeaseSeconds: number;
-  /** Wait before the first retry of a failed delivery; doubles each attempt. @default 60 */
-  readonly retryBaseSeconds: number;
-  /** Longest wait between retries. @default 900 */
-  readonly retryMaxSeconds: number;
-  /** Waits of the in-invocation retries of ledger writes (tests: none). @default real time */
-  readonly sleep?: (ms: number) => Promise<void>;
-}
-
-/** Default {@link DispatcherOptions}. */
-export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
-  leaseSeconds: DEFAULT_LEASE_SECONDS,
-  retentionDays: DEFAULT_RETENTION_DAYS,
-  sweepLookbackSeconds: 120,
-  sweepConcurrency: 8,
-  sweepChunkSeconds: 1800,
-  sweepMaxBacklogSeconds: 86_400,
-  openRunsPerShard: 50,
-  clockSkewSeconds: 60,
-  outboxLeaseSeconds: 120,
-  retryBaseSeconds: 60,
-  retryMaxSeconds: 900,
-};
-
-/** Everything the dispatcher core needs, injected (architecture §7). */
-export interface DispatcherDeps {
-  readonly clock: Clock;
-  /** The configured jobs: a list, or the catalog the Lambda reads lazily from its bundle. */
-  readonly jobs: readonly JobDefinition[] | JobCatalog;
-  readonly ledger: Ledger;
-  readonly targets: TargetDelivery;
-  readonly deadLetters: DeadLetters;
-  readonly notifier: Notifier;
-  readonly logger: AppLogger;
-  readonly metrics: AppMetrics;
-  /** The stack's name: in every envelope, notification and command it prints. */
-  readonly stackName: string;
-  /**
-   * Compares synth's zone data with this runtime's, from the sweep, once per container
-   * (`createZoneDriftCheck`). Absent: no comparison.
-   */
-  readonly zoneDrift?: ZoneDriftCheck;
-  /**
-   * Makes each claim's delivery secret (architecture §6). @default `newDeliverySecret`: 128
-   * random bits from the platform's CSPRNG
-   */
-  readonly deliverySecret?: () => string;
-  readonly options?: Partial<DispatcherOptions>;
-}
-
-/** The resolved deps shared by the dispatcher's parts. */
-export interface CoreContext extends Omit<DispatcherDeps, 'options' | 'jobs'> {
-  readonly options: DispatcherOptions;
-  readonly jobs: JobCatalog;
-  /**
-   * The deploy instant of this container's jobs bundle (docs/semantics.md, "The life of a
-   * job"): the instant of the first event a dispatcher with this bundle handled (`eventAt`, if
-   * this is the first), recorded once and read once per container.
-   */
-  readonly deployInstant: (eventAt: Date) => Promise<Date>;
-}
-
-/** Builds the shared context from the deps. */
-export function coreContext(deps: DispatcherDeps): CoreContext {
-  const jobs = catalogOf(deps.jobs);
-  let instant: Promise<Date> | undefined;
-  const deployInstant = (eventAt: Date) => {
-    // A failed write is tried again by the next event that needs it.
-    instant ??= deps.ledger.deployInstant(bundleIdOf(jobs.all()), eventAt).catch((error) => {
-      instant = undefined;
-      throw error;
-    });
-    return instant;
-  };
-  return {
-    ...deps,
-    options: { ...DEFAULT_DISPATCHER_OPTIONS, ...deps.options },
-    jobs,
-    deployInstant,
-  };
-}
-
-/** One run about to go through claim and delivery. */
-export interface PlannedRun {
-  readonly job: JobDefinition;
-  readonly key: string;
-  readonly at: Date;
-  readonly nominal: string;
-  readonly dst: string;
-  readonly manual: boolean;
-  readonly origin: RunOrigin;
-  readonly mode: ClaimMode;
-  /** The run was due and nobody decided it: raise `missed` when the claim creates it. */
-  readonly missed: boolean;
-  /** False when a raised `missed` is told by another run's notification (the gap's carrier). */
-  readonly notify?: boolean;
-  /** On the run that carries its gap's one missed notification: what the gap held. */
-  readonly incident?: MissedIncident;
-}
-
-/**
- * A scheduled run as its own tick delivers it; other paths (catch-up, backfill) override the
- * origin, the claim mode and `missed`.
- *
- * @example
- * tickRun(job, occurrence).key //=> periodBucket(job.id, occurrence.at)
- */
-export function tickRun(job: JobDefinition, occurrence: Occurrence): PlannedRun {
-  return {
-    job,
-    key: periodBucket(job.id, occurrence.at),
-    at: occurrence.at,
-    nominal: occurrence.nominal,
-    dst: occurrence.dst,
-    manual: false,
-    origin: 'tick',
-    mode: 'any',
-    missed: false,
-  };
-}
-
-/**
- * The job's run at exactly `at`, or undefined when `at` is no run of it (a covering tick
- * that stands for none).
- *
- * @example
- * runAt(berlinNightly, new Date('2027-03-28T01:30:00Z'))?.nominal //=> '2027-03-28T02:30'
- */
-export function runAt(job: JobDefinition, at: Date): Occurrence | undefined {
-  return occurrencesBetween(scheduleSpecOf(job), new Date(at.getTime() - 60_000), at).find(
-    (o) => o.at.getTime() === at.getTime(),
-  );
-}
-
-interface OutcomeBase {
-  readonly key: string;
-  readonly jobId: string;
-  /** UTC ISO instant of the run. */
-  readonly at: string;
-}
-
-/** What happened to one run. Every variant is an expected outcome, not an error. */
-export type RunOutcome =
-  | (OutcomeBase & {
-      readonly outcome: 'dispatched';
-      readonly attempt: number;
-      readonly deliveryId: string;
-      readonly lagMs: number;
-      readonly late: boolean;
-    })
-  | (OutcomeBase & { readonly outcome: 'duplicate'; readonly existing: RunItem })
-  | (OutcomeBase & {
-      readonly outcome: 'skipped';
-      readonly reason: SkipReason;
-      readonly detail: string;
-    })
-  | (OutcomeBase & {
-      readonly outcome: 'delivery-failed';
-      readonly attempt: number;
-      readonly lastError: string;
-      /** UTC ISO instant of the next attempt. */
-      readonly retryAt: string;
-    })
-  | (OutcomeBase & {
-      readonly outcome: 'dead-lettered';
-      readonly attempt: number;
-      readonly lastError: string;
-    });
-
-/** The structured fields of every decision line about a run. */
-export function logFields(run: PlannedRun, extra: Record<string, unknown>) {
-  return {
-    jobId: run.job.id,
-    expression: run.job.schedule,
-    timezone: run.job.timezone,
-    nominal: run.nominal,
-    dst: run.dst,
-    at: run.at.toISOString(),
-    key: run.key,
-    origin: run.origin,
-    ...(run.manual ? { manual: true } : {}),
-    ...extra,
-  };
-}
-
-/** The outbox deps from the core context. */
-export function outboxDeps(ctx: CoreContext): OutboxDeps {
-  return ctx.options.sleep ? { ...ctx, sleep: ctx.options.sleep } : ctx;
-}
-
-/** Performs an outbox the caller just wrote (it holds its lease). */
-export function performNewOutbox(
-  ctx: CoreContext,
-  item: RunItem,
-  changes: Partial<RunItem>,
-  effects: readonly OutboxEffect[],
-  signals: readonly Signal[],
-): Promise<OutboxEffect[]> {
-  return performOutbox(outboxDeps(ctx), {
-    ...item,
-    ...changes,
-    outbox: effects,
-    signals: [...new Set([...item.signals, ...signals])],
-  });
-}
-
-/**
- * Whether the run's current round is an operator's redrive (`generation` counts redrives; a
- * redrive of a run the ledger had no item for is its first claim, `origin: redrive`).
- *
- * @example
- * isRedriveRound({ generation: 1, origin: 'tick' }) //=> true
- */
-export function isRedriveRound(item: Pick<RunItem, 'generation' | 'origin'>): boolean {
-  return item.generation > 0 || item.origin === 'redrive';
-}
-
-/**
- * The attempts the run's current round may make: the job's `retry.maxAttempts`, and one in a
- * redrive's round (docs/semantics.md §6, Redrives): the operator who redrives a run watches that
- * one attempt, whoever makes it (the redriver, or the sweep after the redriver died).
- *
- * @example
- * roundMaxAttempts(jobWithFourAttempts, { generation: 1, origin: 'tick' }) //=> 1
- */
-export function roundMaxAttempts(
-  job: JobDefinition,
-  item: Pick<RunItem, 'generation' | 'origin'>,
-): number {
-  return isRedriveRound(item) ? 1 : job.retry.maxAttempts;
-}
+import {
+  type CoreContext,
+  type DispatcherOptions,
+  outboxDeps,
+  performNewOutbox,
+  retryOptions,
+} from './context.ts';
+import {
+  holdsSlot,
+  isRedriveRound,
+  logFields,
+  type OutcomeBase,
+  type PlannedRun,
+  type RunOutcome,
+  roundMaxAttempts,
+} from './planned-run.ts';
 
 /**
  * The wait before retry number `attempt` (1 = the first retry): 1, 2, 4, 8 … minutes by
@@ -436,14 +178,6 @@ function duplicate(
     }),
   );
   return { ...baseOf(run), outcome: 'duplicate', existing };
-}
-
-/**
- * Whether the run takes `concurrency: forbid`'s slot: a scheduled run of a forbid job (manual
- * runs neither take nor check it).
- */
-export function holdsSlot(run: PlannedRun): boolean {
-  return run.job.concurrency === 'forbid' && !run.manual;
 }
 
 /**
@@ -806,9 +540,4 @@ function reportDispatched(
       ...(late ? { late: true, graceSeconds: run.job.alarm.graceSeconds } : {}),
     }),
   );
-}
-
-/** The in-invocation retries of ledger writes, with the context's sleep. */
-export function retryOptions(ctx: CoreContext) {
-  return ctx.options.sleep ? { sleep: ctx.options.sleep } : {};
 }

@@ -2,15 +2,8 @@ import { DateTime } from 'luxon';
 import type { JobDefinition } from '#jobs/job.ts';
 import { unreadableEventFields } from '#shared/event-bounds.ts';
 import { type Occurrence, periodBucket } from '../schedule/index.ts';
-import {
-  type CoreContext,
-  coreContext,
-  type DispatcherDeps,
-  deliverRun,
-  type RunOutcome,
-  runAt,
-  tickRun,
-} from './deliver-run.ts';
+import { type CoreContext, coreContext, type DispatcherDeps } from './context.ts';
+import { deliverRun } from './deliver-run.ts';
 import { NotARunError, RedriveRefusedError, UnknownJobError } from './errors.ts';
 import {
   type DispatcherEvent,
@@ -19,16 +12,10 @@ import {
   type SweepEvent,
   type TickEvent,
 } from './events.ts';
+import { type RunOutcome, runAt, tickRun } from './planned-run.ts';
 import { createSweepMemory, runSweep, type SweepResult } from './sweep.ts';
 import { handleTick, type TickResult } from './tick.ts';
 
-export {
-  type Clock,
-  DEFAULT_DISPATCHER_OPTIONS,
-  type DispatcherDeps,
-  type DispatcherOptions,
-  type RunOutcome,
-} from './deliver-run.ts';
 export { NotARunError, RedriveRefusedError, UnknownJobError } from './errors.ts';
 export type { SweepResult } from './sweep.ts';
 export type { TickResult } from './tick.ts';

@@ -1,19 +1,15 @@
 import { type JobDefinition, tracksCompletion } from '#jobs/job.ts';
 import { performOutbox, type RunItem } from '#ledger/index.ts';
 import { withRetries } from '#shared/retry.ts';
+import { type CoreContext, outboxDeps, performNewOutbox, retryOptions } from './context.ts';
+import { deadLetter, deliverRun } from './deliver-run.ts';
 import {
-  type CoreContext,
-  deadLetter,
-  deliverRun,
   holdsSlot,
   isRedriveRound,
-  outboxDeps,
   type PlannedRun,
-  performNewOutbox,
   type RunOutcome,
-  retryOptions,
   roundMaxAttempts,
-} from './deliver-run.ts';
+} from './planned-run.ts';
 
 /** What the sweep did with one open run. */
 export interface Settled {

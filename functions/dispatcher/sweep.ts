@@ -7,7 +7,8 @@ import {
   periodBucket,
 } from '../schedule/index.ts';
 import { catchUpUnderLease } from './catch-up.ts';
-import type { CoreContext, RunOutcome } from './deliver-run.ts';
+import type { CoreContext } from './context.ts';
+import type { RunOutcome } from './planned-run.ts';
 import { reconcileRun, type Settled } from './reconcile.ts';
 import { adoptedSchedule, CONFIG_PAUSED_BY, pauseEndAt, pauseEnded } from './tick.ts';
 

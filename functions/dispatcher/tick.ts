@@ -2,15 +2,10 @@ import { type JobDefinition, scheduleIdOf, scheduleSpecOf } from '#jobs/job.ts';
 import { inLastPause, type JobStateItem, reasonInRange } from '#ledger/index.ts';
 import { type Occurrence, occurrencesBetween } from '../schedule/index.ts';
 import { catchUpJob, catchUpUnderLease, deliverOnTime } from './catch-up.ts';
-import {
-  type CoreContext,
-  deliverRun,
-  logFields,
-  type RunOutcome,
-  runAt,
-  tickRun,
-} from './deliver-run.ts';
+import type { CoreContext } from './context.ts';
+import { deliverRun } from './deliver-run.ts';
 import type { TickEvent } from './events.ts';
+import { logFields, type RunOutcome, runAt, tickRun } from './planned-run.ts';
 
 /** Who pauses a job that jobs.yaml disables (`enabled: false`). */
 export const CONFIG_PAUSED_BY = 'jobs.yaml';

@@ -18,7 +18,8 @@ import {
   type TableLedgers,
   tableLedgers,
 } from '../../cli/local-world/index.ts';
-import type { Dispatcher, DispatcherOptions } from '../../functions/dispatcher/dispatch.ts';
+import type { DispatcherOptions } from '../../functions/dispatcher/context.ts';
+import type { Dispatcher } from '../../functions/dispatcher/dispatch.ts';
 import type { TargetDelivery } from '../../functions/dispatcher/targets/index.ts';
 import type { RecordOutcome } from '../../functions/recorder/record.ts';
 import { RecordingDeadLetters, RecordingTargets, type TestClock } from './doubles.ts';

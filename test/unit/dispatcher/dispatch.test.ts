@@ -1,9 +1,7 @@
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { type JobDefinition, scheduleIdOf } from '#jobs/job.ts';
-import {
-  type DispatcherOptions,
-  RedriveRefusedError,
-} from '../../../functions/dispatcher/dispatch.ts';
+import type { DispatcherOptions } from '../../../functions/dispatcher/context.ts';
+import { RedriveRefusedError } from '../../../functions/dispatcher/dispatch.ts';
 import { periodBucket } from '../../../functions/schedule/index.ts';
 import { instrument, updating } from '../../support/ddb-faults.ts';
 import { RecordingDeadLetters, RecordingTargets, TestClock } from '../../support/doubles.ts';

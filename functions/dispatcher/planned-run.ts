@@ -1,0 +1,146 @@
+/**
+ * Planned runs: one run about to go through claim and delivery (`PlannedRun`: a tick's own,
+ * `tickRun`; the job's run at an instant, `runAt`), its rounds, what became of it
+ * (`RunOutcome`), and the fields every decision line about it logs.
+ */
+import { type JobDefinition, scheduleSpecOf } from '#jobs/job.ts';
+import type { ClaimMode, MissedIncident, RunItem, RunOrigin, SkipReason } from '#ledger/index.ts';
+import { type Occurrence, occurrencesBetween, periodBucket } from '../schedule/index.ts';
+
+/** One run about to go through claim and delivery. */
+export interface PlannedRun {
+  readonly job: JobDefinition;
+  readonly key: string;
+  readonly at: Date;
+  readonly nominal: string;
+  readonly dst: string;
+  readonly manual: boolean;
+  readonly origin: RunOrigin;
+  readonly mode: ClaimMode;
+  /** The run was due and nobody decided it: raise `missed` when the claim creates it. */
+  readonly missed: boolean;
+  /** False when a raised `missed` is told by another run's notification (the gap's carrier). */
+  readonly notify?: boolean;
+  /** On the run that carries its gap's one missed notification: what the gap held. */
+  readonly incident?: MissedIncident;
+}
+
+/**
+ * A scheduled run as its own tick delivers it; other paths (catch-up, backfill) override the
+ * origin, the claim mode and `missed`.
+ *
+ * @example
+ * tickRun(job, occurrence).key //=> periodBucket(job.id, occurrence.at)
+ */
+export function tickRun(job: JobDefinition, occurrence: Occurrence): PlannedRun {
+  return {
+    job,
+    key: periodBucket(job.id, occurrence.at),
+    at: occurrence.at,
+    nominal: occurrence.nominal,
+    dst: occurrence.dst,
+    manual: false,
+    origin: 'tick',
+    mode: 'any',
+    missed: false,
+  };
+}
+
+/**
+ * The job's run at exactly `at`, or undefined when `at` is no run of it (a covering tick
+ * that stands for none).
+ *
+ * @example
+ * runAt(berlinNightly, new Date('2027-03-28T01:30:00Z'))?.nominal //=> '2027-03-28T02:30'
+ */
+export function runAt(job: JobDefinition, at: Date): Occurrence | undefined {
+  return occurrencesBetween(scheduleSpecOf(job), new Date(at.getTime() - 60_000), at).find(
+    (o) => o.at.getTime() === at.getTime(),
+  );
+}
+
+/** What every outcome says of its run. */
+export interface OutcomeBase {
+  readonly key: string;
+  readonly jobId: string;
+  /** UTC ISO instant of the run. */
+  readonly at: string;
+}
+
+/** What happened to one run. Every variant is an expected outcome, not an error. */
+export type RunOutcome =
+  | (OutcomeBase & {
+      readonly outcome: 'dispatched';
+      readonly attempt: number;
+      readonly deliveryId: string;
+      readonly lagMs: number;
+      readonly late: boolean;
+    })
+  | (OutcomeBase & { readonly outcome: 'duplicate'; readonly existing: RunItem })
+  | (OutcomeBase & {
+      readonly outcome: 'skipped';
+      readonly reason: SkipReason;
+      readonly detail: string;
+    })
+  | (OutcomeBase & {
+      readonly outcome: 'delivery-failed';
+      readonly attempt: number;
+      readonly lastError: string;
+      /** UTC ISO instant of the next attempt. */
+      readonly retryAt: string;
+    })
+  | (OutcomeBase & {
+      readonly outcome: 'dead-lettered';
+      readonly attempt: number;
+      readonly lastError: string;
+    });
+
+/** The structured fields of every decision line about a run. */
+export function logFields(run: PlannedRun, extra: Record<string, unknown>) {
+  return {
+    jobId: run.job.id,
+    expression: run.job.schedule,
+    timezone: run.job.timezone,
+    nominal: run.nominal,
+    dst: run.dst,
+    at: run.at.toISOString(),
+    key: run.key,
+    origin: run.origin,
+    ...(run.manual ? { manual: true } : {}),
+    ...extra,
+  };
+}
+
+/**
+ * Whether the run's current round is an operator's redrive (`generation` counts redrives; a
+ * redrive of a run the ledger had no item for is its first claim, `origin: redrive`).
+ *
+ * @example
+ * isRedriveRound({ generation: 1, origin: 'tick' }) //=> true
+ */
+export function isRedriveRound(item: Pick<RunItem, 'generation' | 'origin'>): boolean {
+  return item.generation > 0 || item.origin === 'redrive';
+}
+
+/**
+ * The attempts the run's current round may make: the job's `retry.maxAttempts`, and one in a
+ * redrive's round (docs/semantics.md §6, Redrives): the operator who redrives a run watches that
+ * one attempt, whoever makes it (the redriver, or the sweep after the redriver died).
+ *
+ * @example
+ * roundMaxAttempts(jobWithFourAttempts, { generation: 1, origin: 'tick' }) //=> 1
+ */
+export function roundMaxAttempts(
+  job: JobDefinition,
+  item: Pick<RunItem, 'generation' | 'origin'>,
+): number {
+  return isRedriveRound(item) ? 1 : job.retry.maxAttempts;
+}
+
+/**
+ * Whether the run takes `concurrency: forbid`'s slot: a scheduled run of a forbid job (manual
+ * runs neither take nor check it).
+ */
+export function holdsSlot(run: PlannedRun): boolean {
+  return run.job.concurrency === 'forbid' && !run.manual;
+}
