@@ -5,7 +5,8 @@
  *
  * Everything outside functions/ledger imports the ledger from here (`#ledger/index.ts`; a unit
  * test of one module may import that module); the files in this folder import each other
- * directly. The ledger may import only the engine and functions/shared
+ * directly. The ledger may import only the rooms below it: the engine, functions/text,
+ * functions/shared, functions/jobs and functions/zone-drift (not its runtime check)
  * (test/unit/import-layers.test.ts).
  */
 
