@@ -4,7 +4,7 @@ import type {
 } from '@aws-sdk/client-cloudformation';
 import { CliError } from '../errors.ts';
 
-/** The main stack's outputs the operating commands read (`infra/zonecron-stack.ts`, `outputs()`). */
+/** The main stack's outputs the operating commands read (`infra/stacks/zonecron-stack.ts`, `outputs()`). */
 export type StackOutputName =
   | 'LedgerTableName'
   | 'DeadLetterQueueUrl'

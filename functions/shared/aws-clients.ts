@@ -27,7 +27,7 @@ export type Sender<Client extends { send: unknown }> = Pick<Client, 'send'>;
  *
  * Every function call needs DynamoDB, so its client is built on first use from a static
  * import. The other services' SDK packages are imported only when a first request goes to
- * them (`import()`, a separate chunk in the Lambda bundle, `infra/bundling.ts`): a dispatcher
+ * them (`import()`, a separate chunk in the Lambda bundle, `infra/packaging/bundling.ts`): a dispatcher
  * whose jobs only target SQS never loads the Lambda, SNS, EventBridge or Step Functions
  * clients, which keeps its cold start small (`npm run bench:dispatch`, section 5).
  */

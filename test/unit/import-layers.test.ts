@@ -28,7 +28,17 @@ const LAYERS: readonly (readonly [string, number])[] = [
   ['functions/ledger', 5],
   ['functions/dispatcher', 7],
   ['functions/recorder', 7],
-  ['infra', 8],
+  // The CDK app's rooms: what jobs.yaml says, UTC covering expressions, target permissions and
+  // Lambda packaging at the bottom; constructs on them; AWS limit checks and stacks on the
+  // constructs; the app entry that assembles everything on top.
+  ['infra/config', 8],
+  ['infra/targets', 8],
+  ['infra/packaging', 8],
+  ['infra/covering', 8.1],
+  ['infra/constructs', 8.2],
+  ['infra/limits', 8.3],
+  ['infra/stacks', 8.3],
+  ['infra/app', 8.4],
   ['cli', 9],
 ];
 
@@ -92,7 +102,7 @@ function pastTheEngineSurface(
     .map((target) => `${file} → ${target}`);
 }
 
-describe('import layers: text ← engine ← shared ← jobs ← zone drift ← ledger ← zone-drift check ← dispatcher, recorder ← infra ← cli', () => {
+describe('import layers: text ← engine ← shared ← jobs ← zone drift ← ledger ← zone-drift check ← dispatcher, recorder ← infra (its rooms) ← cli', () => {
   it.each(LAYERS.map(([folder]) => folder))(
     '%s imports only its own folder and lower layers',
     (folder) => {
@@ -223,6 +233,26 @@ describe('import layers: text ← engine ← shared ← jobs ← zone drift ← 
     ).toEqual(['infra/config/example.ts → functions/schedule/engine.ts']);
     expect(
       pastTheEngineSurface('functions/schedule/example.ts', "import { x } from './engine.ts';"),
+    ).toEqual([]);
+  });
+});
+
+describe('infra rooms: config, targets, packaging ← covering ← constructs ← limits, stacks ← app', () => {
+  it('keeps every file of infra/ in a room of its own, none loose at the top', () => {
+    const loose = sourceFiles('infra').filter((file) => file.split('/').length < 3);
+    expect(sourceFiles('infra').length).toBeGreaterThan(0);
+    expect(loose).toEqual([]);
+  });
+
+  it('refuses an import from a construct up to a stack, and sideways from a stack to a limit check', () => {
+    expect(
+      wrongWay('infra/constructs/example.ts', "import { x } from '../stacks/zonecron-stack.ts';"),
+    ).toEqual(['infra/constructs/example.ts → infra/stacks/zonecron-stack.ts']);
+    expect(
+      wrongWay('infra/stacks/example.ts', "import { x } from '../limits/aws-limits.ts';"),
+    ).toEqual(['infra/stacks/example.ts → infra/limits/aws-limits.ts']);
+    expect(
+      wrongWay('infra/app/example.ts', "import { x } from '../stacks/zonecron-stack.ts';"),
     ).toEqual([]);
   });
 });

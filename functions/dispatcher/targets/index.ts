@@ -56,7 +56,7 @@ export interface TargetDeliveryOptions {
  *
  * Each target type's module (and with it its SDK package's commands) is imported on the first
  * delivery to that type: a separate chunk in the Lambda bundle, so a dispatcher whose jobs
- * only target SQS never loads the other four (`infra/bundling.ts`).
+ * only target SQS never loads the other four (`infra/packaging/bundling.ts`).
  *
  * @example
  * const targets = createTargetDelivery(createAwsClients());
