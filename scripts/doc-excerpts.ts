@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 /** The repository root. */
 export const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 
-const MARKER = /^<!-- excerpt( omit-timing)? -->$/;
+const MARKER = /^<!-- excerpt(?: (omit-timing|help))? -->$/;
 const COMMAND = /^\$ (?:npx )?zonecron (.*)$/;
 const FENCE = /^```/;
 const TIMING = /^(\s*took )\d+(?:\.\d+)? s$/;
@@ -36,7 +36,8 @@ export interface ExcerptBlock {
   readonly text: string;
   /** Each command as written after `$ `, and its arguments. */
   readonly commands: readonly { readonly shown: string; readonly args: readonly string[] }[];
-  readonly omitTiming: boolean;
+  /** `omit-timing`, `help`, or none. */
+  readonly mode: 'omit-timing' | 'help' | undefined;
   /** Line indexes (0-based) of the inner lines in the file. */
   readonly from: number;
   readonly to: number;
@@ -105,7 +106,7 @@ export function blocksOf(file: string, text = readFileSync(file, 'utf8')): Excer
       line: open + 1,
       text: inner.join('\n'),
       commands,
-      omitTiming: marker[1] !== undefined,
+      mode: marker[1] as ExcerptBlock['mode'],
       from: open + 1,
       to: close,
     });
@@ -138,15 +139,23 @@ export function runCommand(args: readonly string[]): Promise<string> {
   });
 }
 
+/** One command's output lines as the block's mode shows them. */
+function shape(output: string, mode: ExcerptBlock['mode']): string[] {
+  const lines = output.split('\n');
+  if (mode === 'omit-timing') return lines.map((l) => l.replace(TIMING, '$1… s'));
+  if (mode !== 'help') return lines;
+  const examples = lines.findIndex((l) => /^Examples?:$/.test(l));
+  const kept = examples < 0 ? lines : lines.slice(0, examples);
+  while (kept.at(-1) === '') kept.pop();
+  return kept;
+}
+
 /** The block's text as the commands print it now. */
 export async function renderBlock(block: ExcerptBlock): Promise<string> {
   const outputs = await Promise.all(block.commands.map((c) => runCommand(c.args)));
   return block.commands
     .map((c, i) => {
-      const out = (outputs[i] as string)
-        .split('\n')
-        .map((l) => (block.omitTiming ? l.replace(TIMING, '$1… s') : l));
-      return [`$ ${c.shown}`, ...out].join('\n');
+      return [`$ ${c.shown}`, ...shape(outputs[i] as string, block.mode)].join('\n');
     })
     .join('\n');
 }
