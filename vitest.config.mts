@@ -6,9 +6,9 @@ import { LongestFirstSequencer } from './test/support/longest-first.ts';
 /** Test files that must run in a fresh worker of their own, and why. */
 const ISOLATED = [
   'test/unit/cli/aws/connection.test.ts', // aws-sdk-client-mock patches the SDK's clients
-  'test/unit/dispatcher/dispatch.test.ts', // vi.spyOn
-  'test/unit/dispatcher/metrics.test.ts', // spies on process.stdout
-  'test/unit/dispatcher/targets.test.ts', // vi.fn, vi.spyOn
+  'test/integration/dispatcher/dispatch.test.ts', // vi.spyOn
+  'test/unit/shared/metrics.test.ts', // spies on process.stdout
+  'test/unit/dispatcher/targets/targets.test.ts', // vi.fn, vi.spyOn
   // The handlers build their clients at module scope from process.env, which these set.
   'test/integration/dispatcher/handler.test.ts',
   'test/integration/recorder/handler.test.ts',

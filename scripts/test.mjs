@@ -24,8 +24,9 @@ const ZONE_SENSITIVE = [
  * - test/unit/schedule/zone-scan.test.ts: compares the engine with Intl in every zone, both
  *   read with an explicit zone (Date.UTC, formatToParts with timeZone); what it covers is the
  *   zone data, not the process's zone, which the other engine suites cover under both zones.
+ * - test/unit/shared/metrics.test.ts: the metrics' records carry names and counts, no time.
  */
-const ZONE_FREE = ['test/unit/schedule/zone-scan.test.ts'];
+const ZONE_FREE = ['test/unit/schedule/zone-scan.test.ts', 'test/unit/shared/metrics.test.ts'];
 
 /** The test files of `folders`, without `left`, as vitest filters. */
 function testFiles(folders, left) {

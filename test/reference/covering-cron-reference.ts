@@ -2,7 +2,7 @@
  * The covering algorithm as it was before it was made fast (`infra/covering/covering-cron.ts`):
  * every candidate's ticks enumerated by the engine in UTC, no memo. Kept verbatim as the
  * reference the fast version must agree with, expression for expression and count for count
- * (test/unit/covering/covering-reference.test.ts). Not used by anything that ships.
+ * (test/unit/infra/covering/covering-reference.test.ts). Not used by anything that ships.
  */
 
 import { type JobDefinition, scheduleSpecOf } from '#jobs/job.ts';

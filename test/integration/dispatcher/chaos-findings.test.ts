@@ -7,8 +7,9 @@ import { type JobOverrides, makeJob } from '../../support/jobs.ts';
 import { faultableLedgerTable } from '../../support/ledger.ts';
 
 // Each scenario here was found by the seeded chaos simulation (`zonecron simulate --faults`,
-// test/unit/cli/simulation/run-simulation.test.ts): an invariant failed, and the fault that broke it is
-// injected here at the exact request, against DynamoDB Local, with the real dispatcher core.
+// test/integration/cli/simulation/run-simulation.test.ts): an invariant failed, and the fault
+// that broke it is injected here at the exact request, against DynamoDB Local, with the real
+// dispatcher core.
 
 /** The stack's lease: the dispatcher's 60 s timeout plus 30 s. */
 const STACK_LEASE_SECONDS = 90;

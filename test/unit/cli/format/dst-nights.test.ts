@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dstNights, policySummary } from '../../../cli/format/dst-nights.ts';
+import { dstNights, policySummary } from '../../../../cli/format/dst-nights.ts';
 
 const YEAR_2027 = [new Date('2027-01-01T00:00Z'), new Date('2028-01-01T00:00Z')] as const;
 

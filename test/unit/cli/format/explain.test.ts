@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { explainCron } from '../../../cli/format/explain.ts';
-import { CronSyntaxError, parseCron } from '../../../functions/schedule/index.ts';
+import { explainCron } from '../../../../cli/format/explain.ts';
+import { CronSyntaxError, parseCron } from '../../../../functions/schedule/index.ts';
 
 const HASHED = " (H: picked by the job id's hash, fixed for each job)";
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];

@@ -6,12 +6,12 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunEnvelope } from '#jobs/envelope.ts';
-import { executionNameFor } from '../../../functions/dispatcher/targets/execution-name.ts';
+import { executionNameFor } from '../../../../functions/dispatcher/targets/execution-name.ts';
 import {
   createTargetDelivery,
   TargetDeliveryError,
-} from '../../../functions/dispatcher/targets/index.ts';
-import { queueUrlFromArn } from '../../../functions/dispatcher/targets/sqs.ts';
+} from '../../../../functions/dispatcher/targets/index.ts';
+import { queueUrlFromArn } from '../../../../functions/dispatcher/targets/sqs.ts';
 
 const KEY = '6b86b273ff34fce19d6b804eff5a3f5747ada4eaa22f1d49c01e52ddb7875b4b';
 const envelope: RunEnvelope = {

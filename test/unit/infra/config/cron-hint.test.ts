@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cronHint, withCronHint } from '../../../infra/config/cron-hint.ts';
+import { cronHint, withCronHint } from '../../../../infra/config/cron-hint.ts';
 
 const AWS = 'it looks like an AWS EventBridge expression (year last, weekdays 1=SUN-7=SAT)';
 const QUARTZ = 'it looks like a Quartz expression (seconds first, weekdays 1=SUN-7=SAT)';

@@ -4,7 +4,7 @@ import {
   DurationError,
   formatDurationSeconds,
   parseDurationSeconds,
-} from '../../../infra/config/duration.ts';
+} from '../../../../infra/config/duration.ts';
 
 describe('formatDurationSeconds', () => {
   it('writes whole seconds largest unit first, in a form parseDurationSeconds reads back', () => {

@@ -10,9 +10,9 @@ import {
   isConfigError,
   loadJobsFile,
   parseJobsConfig,
-} from '../../../infra/config/load-jobs.ts';
+} from '../../../../infra/config/load-jobs.ts';
 
-const root = fileURLToPath(new URL('../../../', import.meta.url));
+const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const fixture = (name: string) => `${root}test/fixtures/jobs/${name}`;
 
 /** Strips the indentation of the first line from every line, so YAML can sit inside a test. */

@@ -4,7 +4,7 @@
  * file, line and column, with what is allowed.
  */
 import { describe, expect, it } from 'vitest';
-import { isConfigError, parseJobsConfig } from '../../../infra/config/load-jobs.ts';
+import { isConfigError, parseJobsConfig } from '../../../../infra/config/load-jobs.ts';
 
 const HOME_LAMBDA = 'arn:aws:lambda:eu-west-1:123456789012:function:report';
 

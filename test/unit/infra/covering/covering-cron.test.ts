@@ -7,12 +7,15 @@ import {
   nextOccurrences,
   type OverlapPolicy,
   occurrencesBetween,
-} from '../../../functions/schedule/index.ts';
-import { loadJobsFile } from '../../../infra/config/load-jobs.ts';
-import { type CoveringSchedule, coveringSchedule } from '../../../infra/covering/covering-cron.ts';
-import { makeJob } from '../../support/jobs.ts';
+} from '../../../../functions/schedule/index.ts';
+import { loadJobsFile } from '../../../../infra/config/load-jobs.ts';
+import {
+  type CoveringSchedule,
+  coveringSchedule,
+} from '../../../../infra/covering/covering-cron.ts';
+import { makeJob } from '../../../support/jobs.ts';
 
-const root = fileURLToPath(new URL('../../../', import.meta.url));
+const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const FROM = new Date('2026-01-01T00:00:00.000Z');
 const TWO_YEARS_LATER = new Date('2028-01-01T00:00:00.000Z');
 const GAPS: readonly GapPolicy[] = ['shift', 'transition', 'skip'];

@@ -6,11 +6,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { JobDefinition } from '#jobs/job.ts';
-import { parseJobsConfig } from '../../../infra/config/load-jobs.ts';
-import { coveringDetails, coveringSchedule } from '../../../infra/covering/covering-cron.ts';
-import { generateJobsYaml } from '../../../scripts/generate-jobs.ts';
-import { coveringSchedule as referenceCovering } from '../../reference/covering-cron-reference.ts';
-import { makeJob } from '../../support/jobs.ts';
+import { parseJobsConfig } from '../../../../infra/config/load-jobs.ts';
+import { coveringDetails, coveringSchedule } from '../../../../infra/covering/covering-cron.ts';
+import { generateJobsYaml } from '../../../../scripts/generate-jobs.ts';
+import { coveringSchedule as referenceCovering } from '../../../reference/covering-cron-reference.ts';
+import { makeJob } from '../../../support/jobs.ts';
 
 const FROM = new Date('2026-11-29T00:00:00.000Z');
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type ParsedCron, parseCron } from '../../../functions/schedule/index.ts';
+import { type ParsedCron, parseCron } from '../../../../functions/schedule/index.ts';
 import {
   AWS_DAY_OF_WEEK_STYLE,
   AWS_STYLE,
@@ -14,7 +14,7 @@ import {
   HOUR,
   MINUTE,
   MONTH,
-} from '../../../infra/covering/field-text.ts';
+} from '../../../../infra/covering/field-text.ts';
 
 const range = (from: number, to: number, step = 1) =>
   Array.from({ length: Math.floor((to - from) / step) + 1 }, (_, i) => from + i * step);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jsonCharsForSize, resolveForSize } from '../../../infra/limits/intrinsics.ts';
+import { jsonCharsForSize, resolveForSize } from '../../../../infra/limits/intrinsics.ts';
 
 describe('sizes of template values before they are resolved', () => {
   it('measures pseudo parameters at their longest: a partition of 10, a region of 14, an account of 12', () => {

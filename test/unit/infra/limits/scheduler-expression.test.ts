@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { parseJobsConfig } from '../../../infra/config/load-jobs.ts';
-import { coveringSchedule } from '../../../infra/covering/covering-cron.ts';
-import { schedulerExpressionProblem } from '../../../infra/limits/scheduler-expression.ts';
-import { generateJobsYaml } from '../../../scripts/generate-jobs.ts';
+import { parseJobsConfig } from '../../../../infra/config/load-jobs.ts';
+import { coveringSchedule } from '../../../../infra/covering/covering-cron.ts';
+import { schedulerExpressionProblem } from '../../../../infra/limits/scheduler-expression.ts';
+import { generateJobsYaml } from '../../../../scripts/generate-jobs.ts';
 
 describe('EventBridge Scheduler cron syntax', () => {
   it.each([

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { packageRoot } from '../../infra/packaging/package-root.ts';
+import { packageRoot } from '../../../../infra/packaging/package-root.ts';
 
 describe('packageRoot', () => {
   it('finds the nearest folder with a package.json above a bundle two folders deep', () => {

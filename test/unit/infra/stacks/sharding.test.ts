@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { jobShard, SHARD_COUNT, shardOf, shardStackName } from '../../infra/stacks/sharding.ts';
+import {
+  jobShard,
+  SHARD_COUNT,
+  shardOf,
+  shardStackName,
+} from '../../../../infra/stacks/sharding.ts';
 
 describe('shards', () => {
   it('puts a job in the same shard whatever else is in the file: the shard depends on the id alone', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JobDefinition, TargetType } from '#jobs/job.ts';
-import { targetGrants } from '../../../infra/targets/target-grants.ts';
-import { makeJob } from '../../support/jobs.ts';
+import { targetGrants } from '../../../../infra/targets/target-grants.ts';
+import { makeJob } from '../../../support/jobs.ts';
 
 function job(id: string, type: TargetType, arn: string, enabled = true): JobDefinition {
   return makeJob({ id, schedule: '0 3 * * *', enabled, target: { type, arn } });
