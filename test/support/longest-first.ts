@@ -26,7 +26,7 @@ export const EXPECTED_SECONDS: Readonly<Record<string, number>> = {
   'test/unit/schedule/properties.test.ts': 6,
   'test/cli/errors-and-help.test.ts': 6,
   'test/cli/startup.test.ts': 6,
-  'test/integration/dispatcher/scenarios.test.ts': 6,
+  'test/integration/dispatcher/catch-up.test.ts': 6,
 };
 
 /** Bytes of source that stand for one expected second, for files not in the table. */
