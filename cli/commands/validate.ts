@@ -168,7 +168,7 @@ async function deployCheck(
   try {
     result = synthesizeOffline(config, { stackName, synthTime });
   } catch (error) {
-    const { isInfraError } = await import('../../infra/errors.ts');
+    const { isInfraError } = await import('../../infra/errors/infra-error.ts');
     if (isInfraError(error)) {
       throw new CliError(`${config.file}: ${error.message}`, { cause: error });
     }

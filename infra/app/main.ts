@@ -15,7 +15,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { App } from 'aws-cdk-lib';
 import { DEFAULT_JOBS_FILE, isConfigError, loadJobsFile } from '../config/load-jobs.ts';
-import { isInfraError } from '../errors.ts';
+import { isInfraError } from '../errors/infra-error.ts';
 import { checkCloudAssembly } from '../limits/check-assembly.ts';
 import { installationNotes, violationLines } from './synth-report.ts';
 import { coveringTable, createZonecronApp, DEFAULT_STACK_NAME } from './zonecron-app.ts';

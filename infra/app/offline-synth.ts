@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { serializeJobsBundle } from '#jobs/jobs-bundle.ts';
 import type { JobsConfig } from '../config/load-jobs.ts';
-import { InfraError } from '../errors.ts';
+import { InfraError } from '../errors/infra-error.ts';
 import { type AssemblyCheck, checkCloudAssembly } from '../limits/check-assembly.ts';
 import { createJobsBundle } from '../packaging/jobs-bundle-file.ts';
 import { createZonecronApp, type ZonecronInstallation } from './zonecron-app.ts';

@@ -14,7 +14,7 @@ import { lambdaRetriesOf } from '../constructs/completion-tracking.ts';
 import { addNagChecks } from '../constructs/nag.ts';
 import { onCallTopicArn } from '../constructs/on-call-topic.ts';
 import { type CoveringDetails, coveringDetails } from '../covering/covering-cron.ts';
-import { InfraError } from '../errors.ts';
+import { InfraError } from '../errors/infra-error.ts';
 import {
   JobShardStack,
   type OwnedInvokeConfig,

@@ -5,7 +5,7 @@
  * The loader collects every problem before it throws, so one `cdk synth` shows all of them.
  */
 
-import { InfraError } from '../errors.ts';
+import { InfraError } from '../errors/infra-error.ts';
 
 /**
  * What kind of problem an issue is, for programs that read `zonecron validate --json`:

@@ -9,7 +9,7 @@
  */
 
 import { excerpt } from '#text/message-text.ts';
-import { InfraError } from '../errors.ts';
+import { InfraError } from '../errors/infra-error.ts';
 
 /** The forms a duration may take, for messages. */
 export const DURATION_FORMS = "90s, 5m, 24h, 1h30m, 2d, or ISO 8601 like 'PT5M', 'P1D'";

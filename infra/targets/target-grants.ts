@@ -15,7 +15,7 @@
 
 import type { JobDefinition, TargetType } from '#jobs/job.ts';
 import { arnParts } from '#jobs/target-arn.ts';
-import { InfraError } from '../errors.ts';
+import { InfraError } from '../errors/infra-error.ts';
 
 /** The one IAM action each target type needs to receive a run, and nothing else. */
 export const TARGET_ACTIONS: Readonly<Record<TargetType, string>> = {

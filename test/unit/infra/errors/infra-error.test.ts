@@ -1,12 +1,12 @@
 import { describe, expect, it, vi } from 'vitest';
-import { InvalidArgumentError } from '../../../functions/schedule/index.ts';
-import { NagFindingsError } from '../../../infra/app/offline-synth.ts';
-import { CoveringError, InvalidStackNameError } from '../../../infra/app/zonecron-app.ts';
-import { ConfigError } from '../../../infra/config/config-error.ts';
-import { DurationError } from '../../../infra/config/duration.ts';
-import { NagAcknowledgementError } from '../../../infra/constructs/nag.ts';
-import { InfraError, isInfraError } from '../../../infra/errors.ts';
-import { TargetGrantsTooLargeError } from '../../../infra/targets/target-grants.ts';
+import { InvalidArgumentError } from '../../../../functions/schedule/index.ts';
+import { NagFindingsError } from '../../../../infra/app/offline-synth.ts';
+import { CoveringError, InvalidStackNameError } from '../../../../infra/app/zonecron-app.ts';
+import { ConfigError } from '../../../../infra/config/config-error.ts';
+import { DurationError } from '../../../../infra/config/duration.ts';
+import { NagAcknowledgementError } from '../../../../infra/constructs/nag.ts';
+import { InfraError, isInfraError } from '../../../../infra/errors/infra-error.ts';
+import { TargetGrantsTooLargeError } from '../../../../infra/targets/target-grants.ts';
 
 describe('isInfraError', () => {
   it.each([
@@ -36,11 +36,11 @@ describe('isInfraError', () => {
     const first = new DurationError('1 month', 'calendar-unit', 'x');
     vi.resetModules();
     const copy = (await import(
-      '../../../infra/config/duration.ts'
-    )) as typeof import('../../../infra/config/duration.ts');
+      '../../../../infra/config/duration.ts'
+    )) as typeof import('../../../../infra/config/duration.ts');
     const copyErrors = (await import(
-      '../../../infra/errors.ts'
-    )) as typeof import('../../../infra/errors.ts');
+      '../../../../infra/errors/infra-error.ts'
+    )) as typeof import('../../../../infra/errors/infra-error.ts');
     const second = new copy.DurationError('1 month', 'calendar-unit', 'x');
     expect(second).not.toBeInstanceOf(InfraError);
     expect(isInfraError(second)).toBe(true);

@@ -16,10 +16,10 @@
 const INFRA_ERROR_BRAND = Symbol.for('zonecron.infra.InfraError');
 
 /**
- * The base class of the CDK app's errors: `ConfigError` (config/config-error.ts),
- * `DurationError` (config/duration.ts), `TargetGrantsTooLargeError` (targets/target-grants.ts),
- * `NagFindingsError` (app/offline-synth.ts), `CoveringError` and `InvalidStackNameError`
- * (app/zonecron-app.ts).
+ * The base class of the CDK app's errors, in a room below the rooms that throw them:
+ * `ConfigError` (config/config-error.ts), `DurationError` (config/duration.ts),
+ * `TargetGrantsTooLargeError` (targets/target-grants.ts), `NagFindingsError`
+ * (app/offline-synth.ts), `CoveringError` and `InvalidStackNameError` (app/zonecron-app.ts).
  *
  * @example
  * try { parseDurationSeconds('1 month') } catch (e) { e instanceof InfraError }
