@@ -1,8 +1,12 @@
+const CLI_ERROR_BRAND = Symbol.for('zonecron.cli.CliError');
+
 /**
  * An error meant for the person at the terminal: its message is printed as is, on one line.
  *
- * Commands throw it for bad input they detect themselves (a bad date, an unknown job id);
- * `main.ts` turns it into `zonecron: error: <message>` and exit code `exitCode`.
+ * The base class of the CLI's error family. Commands throw it (or a subclass that names the
+ * refusal: `PauseEndInPastError`, `StackNotFoundError`, …) for bad input they detect
+ * themselves (a bad date, an unknown job id); `main.ts` turns it into
+ * `zonecron: error: <message>` and exit code `exitCode`.
  */
 export class CliError extends Error {
   override readonly name: string = 'CliError';
@@ -11,7 +15,24 @@ export class CliError extends Error {
   constructor(message: string, options: { exitCode?: number; cause?: unknown } = {}) {
     super(message, { cause: options.cause });
     this.exitCode = options.exitCode ?? 1;
+    Object.defineProperty(this, CLI_ERROR_BRAND, { value: true });
   }
+}
+
+/**
+ * Tells whether `value` is a `CliError`, from any loaded copy of this module (the bundled CLI
+ * and its sources may both be loaded, as in the tests).
+ *
+ * @example
+ * isCliError(usageError("unknown job 'x'")) //=> true
+ * isCliError(new Error('x'))                //=> false
+ */
+export function isCliError(value: unknown): value is CliError {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as Record<symbol, unknown>)[CLI_ERROR_BRAND] === true
+  );
 }
 
 /** Exit code for a command line that could not be understood (unknown flag, bad value). */
@@ -72,7 +93,7 @@ function firstLine(text: string): string {
  * code because Node's own messages for them are often empty (an `AggregateError` per address).
  */
 export function describeError(error: unknown, context: { endpoint?: string } = {}): string {
-  if (error instanceof CliError) return firstLine(error.message);
+  if (isCliError(error)) return firstLine(error.message);
   const net = networkCode(error);
   if (net) {
     const where = context.endpoint ? ` ${context.endpoint}` : ' the AWS endpoint';
@@ -108,7 +129,7 @@ export async function failingAs<T>(
   try {
     return await step();
   } catch (error) {
-    if (error instanceof CliError) throw error;
+    if (isCliError(error)) throw error;
     const endpoint = context.endpoint === undefined ? {} : { endpoint: context.endpoint };
     throw new CliError(`cannot ${doing}: ${describeError(error, endpoint)}`, { cause: error });
   }

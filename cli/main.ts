@@ -23,7 +23,7 @@ import { registerRun } from './commands/run.ts';
 import { registerSandbox } from './commands/sandbox.ts';
 import { registerSimulate } from './commands/simulate.ts';
 import { registerValidate } from './commands/validate.ts';
-import { CliError, describeError, USAGE_EXIT_CODE } from './errors.ts';
+import { describeError, isCliError, USAGE_EXIT_CODE } from './errors.ts';
 
 /** The package's version, from the repository's package.json (sources or bundle alike). */
 function packageVersion(): string {
@@ -78,6 +78,12 @@ Examples:
   return program;
 }
 
+/**
+ * Writes what went wrong to stderr and returns the exit code, by family (docs/architecture.md,
+ * "Errors"): a `ConfigError` lists its issues; a `CliError` is printed as is with its exit
+ * code; every other error (the engine's, the ledger's, the dispatcher's, the app's, the SDK's)
+ * is one line from `describeError`, exit code 1.
+ */
 async function report(error: unknown): Promise<number> {
   const { isConfigError, formatConfigIssue } = await import('../infra/config/config-error.ts');
   if (isConfigError(error)) {
@@ -102,7 +108,7 @@ async function report(error: unknown): Promise<number> {
   if (process.env.ZONECRON_DEBUG && error instanceof Error && error.stack) {
     process.stderr.write(`${error.stack}\n`);
   }
-  return error instanceof CliError ? error.exitCode : 1;
+  return isCliError(error) ? error.exitCode : 1;
 }
 
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {

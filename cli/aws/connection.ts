@@ -2,7 +2,7 @@ import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import type { Command } from 'commander';
 import type { AwsClients, AwsService, Sender } from '#shared/aws-clients.ts';
 import { DEFAULT_STACK_NAME } from '#shared/defaults.ts';
-import { CliError, describeError, usageError } from '../errors.ts';
+import { CliError, describeError, isCliError, usageError } from '../errors.ts';
 import {
   type DeployedStack,
   describeStack,
@@ -326,7 +326,7 @@ async function lookUpStack(options: ConnectionOptions, stack: string): Promise<D
   try {
     return await describeStack(client, stack, options.region);
   } catch (error) {
-    if (error instanceof CliError) throw error;
+    if (isCliError(error)) throw error;
     throw new CliError(`cannot read stack '${stack}': ${describeError(error)}`, { cause: error });
   } finally {
     client.destroy();

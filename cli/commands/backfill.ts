@@ -4,7 +4,7 @@ import type { RunOutcome } from '../../functions/dispatcher/planned-run.ts';
 import type { JobsConfig } from '../../infra/config/load-jobs.ts';
 import type { BackfillReport, BackfillRun } from '../aws/backfill.ts';
 import { addConnectionOptions, type ConnectionOptions, connect } from '../aws/connection.ts';
-import { CliError, describeError } from '../errors.ts';
+import { CliError, describeError, isCliError } from '../errors.ts';
 import { type Colours, coloursFor } from '../format/colour.ts';
 import { plainTable, wrap } from '../format/table.ts';
 import { exitOnInterrupt, INTERRUPTED_EXIT_CODE } from '../interrupt.ts';
@@ -133,7 +133,7 @@ async function deliverWithProgress(
       interrupted: guard.interrupted,
     });
   } catch (error) {
-    if (error instanceof CliError) throw error;
+    if (isCliError(error)) throw error;
     throw new CliError(
       `backfill of '${job.id}' failed: ${describeError(error, connection.clients)}`,
       {

@@ -7,7 +7,7 @@ import {
 } from '../aws/connection.ts';
 import type { RedriveReport } from '../aws/dead-letter-actions.ts';
 import type { QueuedDeadLetter } from '../aws/dead-letter-queue.ts';
-import { CliError, describeError, usageError } from '../errors.ts';
+import { CliError, describeError, isCliError, usageError } from '../errors.ts';
 import { type Colours, coloursFor } from '../format/colour.ts';
 import { plainTable, wrap } from '../format/table.ts';
 
@@ -335,7 +335,7 @@ async function runDiscard(options: DiscardOptions): Promise<void> {
       );
     }
   } catch (error) {
-    if (error instanceof CliError) throw error;
+    if (isCliError(error)) throw error;
     throw new CliError(`discard failed: ${describeError(error, connection.clients)}`, {
       cause: error,
     });

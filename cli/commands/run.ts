@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { addConnectionOptions, type ConnectionOptions, connect } from '../aws/connection.ts';
-import { CliError, describeError } from '../errors.ts';
+import { CliError, describeError, isCliError } from '../errors.ts';
 import { wrap } from '../format/table.ts';
 import { parseInstant } from '../options.ts';
 
@@ -46,7 +46,7 @@ async function runJob(jobId: string, options: RunOptions): Promise<void> {
     try {
       outcome = await dispatcher.runManually({ jobId, ...(options.at ? { at: options.at } : {}) });
     } catch (error) {
-      if (error instanceof CliError) throw error;
+      if (isCliError(error)) throw error;
       throw new CliError(`manual run of '${jobId}' failed: ${describeError(error, clients)}`, {
         cause: error,
       });

@@ -1,7 +1,7 @@
 import type { Command, CommanderError } from 'commander';
 import { Option } from 'commander';
 import type { JobsConfig } from '../../infra/config/load-jobs.ts';
-import { CliError, describeError, USAGE_EXIT_CODE, usageError } from '../errors.ts';
+import { CliError, describeError, isCliError, USAGE_EXIT_CODE, usageError } from '../errors.ts';
 import { coloursFor } from '../format/colour.ts';
 import {
   type CheckedJob,
@@ -139,12 +139,11 @@ async function validateFile(file: string, options: ValidateOptions): Promise<Val
 async function problemsOf(error: unknown, file: string | null): Promise<Problem[]> {
   const { isConfigError } = await import('../../infra/config/config-error.ts');
   if (isConfigError(error)) return error.issues.map(problemOfIssue);
-  const code =
-    error instanceof CliError
-      ? error.exitCode === USAGE_EXIT_CODE
-        ? 'usage'
-        : 'synth'
-      : 'failure';
+  const code = isCliError(error)
+    ? error.exitCode === USAGE_EXIT_CODE
+      ? 'usage'
+      : 'synth'
+    : 'failure';
   return [problemOfRun(code, describeError(error), file)];
 }
 
@@ -155,8 +154,8 @@ function writeFailure(file: string | null, problems: readonly Problem[]): void {
 
 /**
  * Synthesizes the app as `cdk synth` would (no bundling) and checks it against the AWS limits;
- * a synth-time refusal that is not about a limit (cdk-nag, a stack name, grants too large)
- * becomes a `CliError`.
+ * a synth-time refusal that is not about a limit (an `InfraError`: cdk-nag, a stack name,
+ * grants too large) becomes a `CliError`.
  */
 async function deployCheck(
   config: JobsConfig,
@@ -169,13 +168,8 @@ async function deployCheck(
   try {
     result = synthesizeOffline(config, { stackName, synthTime });
   } catch (error) {
-    const known = [
-      'NagFindingsError',
-      'InvalidStackNameError',
-      'TargetGrantsTooLargeError',
-      'CoveringError',
-    ];
-    if (error instanceof Error && known.includes(error.name)) {
+    const { isInfraError } = await import('../../infra/errors/infra-error.ts');
+    if (isInfraError(error)) {
       throw new CliError(`${config.file}: ${error.message}`, { cause: error });
     }
     throw error;

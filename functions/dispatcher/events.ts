@@ -1,4 +1,5 @@
 import { type EventSummary, inspectEvent, preview } from '#shared/event-bounds.ts';
+import { DispatcherError } from './errors.ts';
 
 /** One problem found in an event: where, and what was expected. */
 type Issues = string[];
@@ -138,7 +139,7 @@ export interface RedriveEvent {
 export type DispatcherEvent = TickEvent | SweepEvent | ManualEvent | RedriveEvent;
 
 /** An event that matches none of the accepted shapes. */
-export class MalformedEventError extends Error {
+export class MalformedEventError extends DispatcherError {
   readonly event: unknown;
   readonly issues: string[];
   constructor(event: unknown, issues: string[]) {

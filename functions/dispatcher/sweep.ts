@@ -8,6 +8,7 @@ import {
 } from '../schedule/index.ts';
 import { catchUpUnderLease } from './catch-up.ts';
 import type { CoreContext } from './context.ts';
+import { brandDispatcherError } from './errors.ts';
 import type { RunOutcome } from './planned-run.ts';
 import { reconcileRun, type Settled } from './reconcile.ts';
 import { adoptedSchedule, CONFIG_PAUSED_BY, pauseEndAt, pauseEnded } from './tick.ts';
@@ -35,11 +36,17 @@ export interface SweepResult {
   readonly settled: readonly Settled[];
 }
 
-/** Errors of a sweep's independent parts, all awaited: the sweep fails once, with all of them. */
+/**
+ * Errors of a sweep's independent parts, all awaited: the sweep fails once, with all of them.
+ *
+ * An `AggregateError` (its parts in `errors`), branded as one of the dispatcher's errors
+ * (`isDispatcherError`).
+ */
 export class SweepFailedError extends AggregateError {
   constructor(errors: readonly unknown[]) {
     super(errors, `sweep failed in ${errors.length} part(s): ${describe(errors[0])}`);
     this.name = new.target.name;
+    brandDispatcherError(this);
   }
 }
 

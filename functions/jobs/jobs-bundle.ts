@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { DeploymentError } from '#shared/errors.ts';
 import type { JobDefinition } from './job.ts';
 
 /** The file the stack writes next to each Lambda's bundled handler. */
@@ -85,11 +86,10 @@ export interface JobCatalog {
 }
 
 /** The bundle file is present but not a jobs bundle this code understands. */
-export class InvalidJobsBundleError extends Error {
+export class InvalidJobsBundleError extends DeploymentError {
   readonly path: string;
   constructor(path: string, reason: string) {
     super(`${path} is not a zonecron jobs bundle (${reason})`);
-    this.name = new.target.name;
     this.path = path;
   }
 }

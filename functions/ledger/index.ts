@@ -17,6 +17,7 @@ export {
   RECORDER_RUN_ATTRIBUTES,
   type RecorderLedger,
 } from './completion-ledger.ts';
+export { isLedgerError, LedgerError } from './errors.ts';
 export {
   createJobStateLedger,
   type JobStateLedger,

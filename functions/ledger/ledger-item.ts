@@ -1,4 +1,5 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { LedgerError } from './errors.ts';
 import { LEDGER_OPEN_SHARDS, LEDGER_PARTITION_KEY, LEDGER_TTL_ATTRIBUTE } from './ledger-table.ts';
 
 /**
@@ -169,12 +170,11 @@ export interface JobStateItem {
 }
 
 /** A stored item that does not have the shape its key promises. */
-export class LedgerItemError extends Error {
+export class LedgerItemError extends LedgerError {
   readonly key: string;
   readonly attribute: string;
   constructor(key: string, attribute: string, problem: string) {
     super(`ledger item '${key}': attribute '${attribute}' ${problem}`);
-    this.name = new.target.name;
     this.key = key;
     this.attribute = attribute;
   }

@@ -7,6 +7,7 @@ import {
   QueryCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
+import { LedgerError } from './errors.ts';
 import { av, type Item } from './ledger-item.ts';
 import { LEDGER_PARTITION_KEY } from './ledger-table.ts';
 
@@ -82,11 +83,10 @@ const BATCH_GET_LIMIT = 100;
 const MAX_UNPROCESSED_ROUNDS = 8;
 
 /** BatchGetItem kept returning UnprocessedKeys. */
-export class LedgerThrottledError extends Error {
+export class LedgerThrottledError extends LedgerError {
   readonly unprocessedKeys: number;
   constructor(unprocessedKeys: number) {
     super(`ledger batch read left ${unprocessedKeys} key(s) unprocessed after retries`);
-    this.name = new.target.name;
     this.unprocessedKeys = unprocessedKeys;
   }
 }

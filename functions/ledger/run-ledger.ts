@@ -1,3 +1,4 @@
+import { LedgerError } from './errors.ts';
 import { createJobStateLedger, type JobStateLedger } from './job-state-ledger.ts';
 import {
   av,
@@ -225,11 +226,10 @@ export interface RunLedger extends OutboxLedger {
 export interface Ledger extends RunLedger, JobStateLedger, SkipRangeLedger, RosterLedger {}
 
 /** A claim was refused but the refusing item could not be read back. */
-export class LedgerConflictError extends Error {
+export class LedgerConflictError extends LedgerError {
   readonly key: string;
   constructor(key: string) {
     super(`claim of run '${key}' was refused but no item exists (retry the tick)`);
-    this.name = new.target.name;
     this.key = key;
   }
 }

@@ -1,20 +1,20 @@
+import { DeploymentError } from './errors.ts';
+
 /** A required environment variable of a Lambda is missing or empty. */
-export class MissingEnvironmentError extends Error {
+export class MissingEnvironmentError extends DeploymentError {
   readonly variable: string;
   constructor(variable: string) {
     super(`environment variable '${variable}' is not set`);
-    this.name = new.target.name;
     this.variable = variable;
   }
 }
 
 /** An environment variable holds something other than what it must. */
-export class InvalidEnvironmentError extends Error {
+export class InvalidEnvironmentError extends DeploymentError {
   readonly variable: string;
   readonly value: string;
   constructor(variable: string, value: string, allowed: string) {
     super(`environment variable '${variable}' is '${value}' (allowed: ${allowed})`);
-    this.name = new.target.name;
     this.variable = variable;
     this.value = value;
   }

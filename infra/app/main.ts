@@ -15,16 +15,10 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { App } from 'aws-cdk-lib';
 import { DEFAULT_JOBS_FILE, isConfigError, loadJobsFile } from '../config/load-jobs.ts';
+import { isInfraError } from '../errors/infra-error.ts';
 import { checkCloudAssembly } from '../limits/check-assembly.ts';
-import { TargetGrantsTooLargeError } from '../targets/target-grants.ts';
 import { installationNotes, violationLines } from './synth-report.ts';
-import {
-  CoveringError,
-  coveringTable,
-  createZonecronApp,
-  DEFAULT_STACK_NAME,
-  InvalidStackNameError,
-} from './zonecron-app.ts';
+import { coveringTable, createZonecronApp, DEFAULT_STACK_NAME } from './zonecron-app.ts';
 
 /** Above this many enabled jobs, synth prints a summary instead of one row per job. */
 const MAX_TABLE_ROWS = 200;
@@ -54,11 +48,7 @@ function build(app: App, jobsFile: string, stackName: string) {
         ...error.message.split('\n').map((line) => `  ${line}`),
       ]);
     }
-    if (
-      error instanceof CoveringError ||
-      error instanceof InvalidStackNameError ||
-      error instanceof TargetGrantsTooLargeError
-    ) {
+    if (isInfraError(error)) {
       fail([`zonecron: ${jobsFile}: ${error.message}; nothing was synthesized`]);
     }
     throw error;

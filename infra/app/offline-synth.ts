@@ -4,12 +4,14 @@
  * run. Everything synth can refuse is refused here too (the loader, the coverings, cdk-nag, the
  * limits); the Lambda packages are judged by the size of jobs.json, which bundling only copies.
  */
+
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { serializeJobsBundle } from '#jobs/jobs-bundle.ts';
 import type { JobsConfig } from '../config/load-jobs.ts';
+import { InfraError } from '../errors/infra-error.ts';
 import { type AssemblyCheck, checkCloudAssembly } from '../limits/check-assembly.ts';
 import { createJobsBundle } from '../packaging/jobs-bundle-file.ts';
 import { createZonecronApp, type ZonecronInstallation } from './zonecron-app.ts';
@@ -27,13 +29,12 @@ const CLI_CONTEXT = {
 } as const;
 
 /** cdk-nag findings left unacknowledged: synth would fail on them. */
-export class NagFindingsError extends Error {
+export class NagFindingsError extends InfraError {
   readonly findings: readonly string[];
   constructor(findings: readonly string[]) {
     super(
       `cdk-nag found ${findings.length} unacknowledged finding(s):\n${findings.map((f) => `  ${f}`).join('\n')}`,
     );
-    this.name = new.target.name;
     this.findings = findings;
   }
 }

@@ -3,6 +3,7 @@
  * the shard stacks of its jobs (`JobShardStack`), with cdk-nag registered. `infra/app/main.ts`,
  * `zonecron validate`, the cost estimate, the benchmark and the tests all build it here.
  */
+
 import { App } from 'aws-cdk-lib';
 import type { AwsSolutionsChecks } from 'cdk-nag';
 import type { JobDefinition } from '#jobs/job.ts';
@@ -13,6 +14,7 @@ import { lambdaRetriesOf } from '../constructs/completion-tracking.ts';
 import { addNagChecks } from '../constructs/nag.ts';
 import { onCallTopicArn } from '../constructs/on-call-topic.ts';
 import { type CoveringDetails, coveringDetails } from '../covering/covering-cron.ts';
+import { InfraError } from '../errors/infra-error.ts';
 import {
   JobShardStack,
   type OwnedInvokeConfig,
@@ -41,7 +43,7 @@ export interface JobCovering {
 }
 
 /** A job whose covering expression could not be computed; names the job. */
-export class CoveringError extends Error {
+export class CoveringError extends InfraError {
   readonly jobId: string;
 
   constructor(jobId: string, cause: unknown) {
@@ -49,18 +51,16 @@ export class CoveringError extends Error {
       `job '${jobId}': cannot compute its UTC covering schedule: ${cause instanceof Error ? cause.message : String(cause)}`,
       { cause },
     );
-    this.name = new.target.name;
     this.jobId = jobId;
   }
 }
 
 /** A stack name CloudFormation, or the names derived from it, would refuse. */
-export class InvalidStackNameError extends Error {
+export class InvalidStackNameError extends InfraError {
   readonly stackName: string;
 
   constructor(stackName: string, reason: string) {
     super(`invalid stack name '${stackName}': ${reason}`);
-    this.name = new.target.name;
     this.stackName = stackName;
   }
 }

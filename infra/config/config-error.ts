@@ -5,6 +5,8 @@
  * The loader collects every problem before it throws, so one `cdk synth` shows all of them.
  */
 
+import { InfraError } from '../errors/infra-error.ts';
+
 /**
  * What kind of problem an issue is, for programs that read `zonecron validate --json`:
  *
@@ -79,12 +81,11 @@ export function formatConfigIssue(issue: ConfigIssue): string {
  * `issues` holds every problem found, in file order; the message lists them one per line as
  * `file:line:column: job 'id': field 'x': what is wrong and what is allowed`.
  */
-export class ConfigError extends Error {
+export class ConfigError extends InfraError {
   readonly issues: readonly ConfigIssue[];
 
   constructor(issues: readonly ConfigIssue[], options?: { cause?: unknown }) {
     super(issues.map(formatConfigIssue).join('\n'), options);
-    this.name = new.target.name;
     this.issues = issues;
     Object.defineProperty(this, BRAND, { value: true });
   }

@@ -7,7 +7,9 @@
  * Months and years are rejected: they have no fixed length, and "a window of one month" would
  * mean something different in February.
  */
+
 import { excerpt } from '#text/message-text.ts';
+import { InfraError } from '../errors/infra-error.ts';
 
 /** The forms a duration may take, for messages. */
 export const DURATION_FORMS = "90s, 5m, 24h, 1h30m, 2d, or ISO 8601 like 'PT5M', 'P1D'";
@@ -21,13 +23,12 @@ export type DurationErrorReason = 'syntax' | 'calendar-unit' | 'fraction' | 'too
  * Carries the offending `input` and a machine-readable `reason`; the message says which forms
  * are allowed.
  */
-export class DurationError extends Error {
+export class DurationError extends InfraError {
   readonly input: string;
   readonly reason: DurationErrorReason;
 
   constructor(input: string, reason: DurationErrorReason, message: string) {
     super(message);
-    this.name = new.target.name;
     this.input = input;
     this.reason = reason;
   }

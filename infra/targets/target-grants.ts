@@ -12,8 +12,10 @@
  * Pure (no CDK): the stack renders the documents, and `zonecron validate` reports the widened
  * groups before anything is synthesized.
  */
+
 import type { JobDefinition, TargetType } from '#jobs/job.ts';
 import { arnParts } from '#jobs/target-arn.ts';
+import { InfraError } from '../errors/infra-error.ts';
 
 /** The one IAM action each target type needs to receive a run, and nothing else. */
 export const TARGET_ACTIONS: Readonly<Record<TargetType, string>> = {
@@ -74,13 +76,12 @@ export interface TargetGrants {
 }
 
 /** Even with every group widened, the grants do not fit: a config this stack cannot hold. */
-export class TargetGrantsTooLargeError extends Error {
+export class TargetGrantsTooLargeError extends InfraError {
   readonly groups: number;
   constructor(groups: number) {
     super(
       `the dispatcher's target grants do not fit in ${MAX_TARGET_POLICIES} managed policies of ${MANAGED_POLICY_MAX_CHARS} characters even with one wildcard per type, account and region (${groups} groups); split jobs.yaml into stacks with fewer accounts and regions each`,
     );
-    this.name = new.target.name;
     this.groups = groups;
   }
 }

@@ -30,7 +30,9 @@ const LAYERS: readonly (readonly [string, number])[] = [
   ['functions/recorder', 7],
   // The CDK app's rooms: what jobs.yaml says, UTC covering expressions, target permissions and
   // Lambda packaging at the bottom; constructs on them; AWS limit checks and stacks on the
-  // constructs; the app entry that assembles everything on top.
+  // constructs; the app entry that assembles everything on top. Under them all, the base of
+  // the app's errors, which each of those rooms throws.
+  ['infra/errors', 7.9],
   ['infra/config', 8],
   ['infra/targets', 8],
   ['infra/packaging', 8],

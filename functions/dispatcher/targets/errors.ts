@@ -1,13 +1,13 @@
 import type { TargetType } from '#jobs/job.ts';
+import { DispatcherError } from '../errors.ts';
 
 /** A target refused or failed a delivery in a way the SDK did not raise as an exception. */
-export class TargetDeliveryError extends Error {
+export class TargetDeliveryError extends DispatcherError {
   readonly targetType: TargetType;
   readonly arn: string;
   readonly code: string;
   constructor(targetType: TargetType, arn: string, code: string, detail: string) {
     super(`${targetType} target '${arn}' refused the run: ${code}: ${detail}`);
-    this.name = new.target.name;
     this.targetType = targetType;
     this.arn = arn;
     this.code = code;
