@@ -26,6 +26,11 @@ export const FUNCTION_HANDLER_FILE = 'index.mjs';
 export const FUNCTION_BUNDLING = {
   format: 'esm',
   minify: true,
+  /**
+   * Class and function names survive minifying: the errors' `name` (`new.target.name`) is what
+   * logs, the ledger's `lastError` and on-call read (`UnknownJobError`, not `e`).
+   */
+  keepNames: true,
   splitting: true,
   /** esbuild's syntax target: the runtime's own Node.js version. */
   target: `node${FUNCTION_NODE_MAJOR}`,
@@ -69,6 +74,7 @@ export function bundleFunction(options: BundleOptions): void {
     external: [...(options.variant?.external ?? [])],
     target: FUNCTION_BUNDLING.target,
     minify: FUNCTION_BUNDLING.minify,
+    keepNames: FUNCTION_BUNDLING.keepNames,
     mainFields: ['module', 'main'],
     banner: { js: FUNCTION_BUNDLING.banner },
     sourcemap: true,
