@@ -4,15 +4,18 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * Seconds each long test file takes on the shared 2-core machine (from `npm test`'s output, at
- * load average about 5); every other file takes a few seconds at most. Update it when a
+ * load average about 5; the fuzzer's fixture parts from `npx vitest run FILE` each, at load
+ * average 3 to 5); every other file takes a few seconds at most. Update it when a
  * file becomes long: a long file left unlisted may start last and run alone at the end.
  */
 export const EXPECTED_SECONDS: Readonly<Record<string, number>> = {
   'test/integration/lifecycle/dst-nights.test.ts': 50,
+  'test/integration/fuzz/fate-fixtures-1.test.ts': 44,
   'test/cli/simulate.test.ts': 43,
+  'test/integration/fuzz/fate-fixtures-3.test.ts': 43,
   'test/infra/scale.test.ts': 42,
   'test/cli/validate.test.ts': 39,
-  'test/integration/fuzz/fate.test.ts': 26,
+  'test/integration/fuzz/fate-fixtures-2.test.ts': 33,
   'test/unit/schedule/zone-scan.test.ts': 21,
   'test/infra/cdk-cli.test.ts': 18,
   'test/infra/stability.test.ts': 12,

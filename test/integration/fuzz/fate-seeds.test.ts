@@ -2,9 +2,7 @@
 // plan) held against the model of docs/semantics.md §6 (test/reference/fate-model.ts), on a
 // fixed set of seeded scenarios: every run's fate and every notification as the model says.
 // `npm run fuzz` draws new ones for as long as it is given. Each disagreement it found is kept
-// as a fixture (test/fixtures/fuzz/): the shrunk scenario, and what was wrong and how §6, the
-// system or the model was put right.
-import { readdirSync, readFileSync } from 'node:fs';
+// as a fixture (test/fixtures/fuzz/), replayed by fate-fixtures-*.test.ts (disagreements.ts).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkScenario, reproduction } from '../../fuzz/fuzzer.ts';
@@ -28,31 +26,6 @@ describe('the real system against the model of §6, on seeded scenarios', () => 
       expect(result.violations.length > 0 ? reproduction(result) : undefined).toBeUndefined();
       // The scenario did run: the system handled its ticks and sweeps.
       expect(result.operations.invocations).toBeGreaterThan(0);
-    },
-  );
-});
-
-/** A scenario on which the fuzzer found the system and the model disagreeing, once. */
-interface Disagreement {
-  /** What the disagreement was, and how it was resolved. */
-  readonly summary: string;
-  readonly scenario: FuzzScenario;
-}
-
-const FIXTURES = new URL('../../fixtures/fuzz/', import.meta.url);
-const disagreements = readdirSync(FIXTURES)
-  .filter((name) => name.endsWith('.json'))
-  .map((name) => {
-    const fixture = JSON.parse(readFileSync(new URL(name, FIXTURES), 'utf8')) as Disagreement;
-    return [name.replace('.json', ''), fixture] as const;
-  });
-
-describe('the disagreements between the system and §6 the fuzzer found, resolved', () => {
-  it.each(disagreements)(
-    '%s: every run ends in the fate the model gives it, with the notifications it owes',
-    async (_, fixture) => {
-      const result = await checkScenario(fixture.scenario);
-      expect(result.violations.length > 0 ? reproduction(result) : undefined).toBeUndefined();
     },
   );
 });
