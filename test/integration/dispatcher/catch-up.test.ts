@@ -1,5 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { occurrencesBetween, periodBucket } from '../../../functions/schedule/index.ts';
 import { throttled, updating } from '../../support/ddb-faults.ts';
 import {
@@ -7,6 +7,7 @@ import {
   key,
   lambdaTarget,
   STACK_LEASE_SECONDS,
+  tablePerCase,
 } from '../../support/dispatcher-cases.ts';
 import { RecordingTargets, TestClock } from '../../support/doubles.ts';
 import {
@@ -19,19 +20,12 @@ import {
   tickEvent,
 } from '../../support/harness.ts';
 import { type JobOverrides, makeJob } from '../../support/jobs.ts';
-import {
-  createLedgerTable,
-  faultableLedgerTable,
-  localDynamoClient,
-} from '../../support/ledger.ts';
+import { faultableLedgerTable } from '../../support/ledger.ts';
 
 // Catch-up and missed runs: runs whose tick never came, or came late, decided once per policy.
 //
-// The dispatcher core (and recorder) against DynamoDB Local, with faults injected at the exact
-// request where they bite. Cases marked "found by" pinned a failure: of a fault search against
-// DynamoDB Local (a run that ended nowhere, was delivered twice, ignored a policy or raised a
-// wrong alarm), or of the seeded chaos simulation (`zonecron simulate --faults`,
-// test/integration/cli/simulation/run-simulation.test.ts: an invariant failed).
+// The dispatcher core (and recorder) against DynamoDB Local, faults injected at the exact
+// request where they bite; test/support/dispatcher-cases.ts says what "found by" means.
 
 let client: DynamoDBClient;
 let tableName: string;
@@ -59,16 +53,9 @@ const ALL_ONE = { policy: 'all', windowSeconds: 86_400, maxRuns: 1 } as const;
 const LATEST = { policy: 'latest', windowSeconds: 86_400 } as const;
 
 describe('catch-up and missed runs, on a table per case', () => {
-  beforeAll(() => {
-    client = localDynamoClient(inject('dynamoEndpoint'));
+  tablePerCase('catch-up', {}, (tables) => {
+    ({ client, tableName } = tables);
   });
-
-  // The sweep looks at every open run of its table: each case gets a table of its own.
-  beforeEach(async () => {
-    tableName = await createLedgerTable(client, 'catch-up');
-  });
-
-  afterAll(() => client.destroy());
 
   describe('after three days without ticks, the next tick catches up per policy', () => {
     const start = '2023-06-01T00:00:00Z';

@@ -1,20 +1,21 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunEnvelope } from '#jobs/envelope.ts';
 import type { JobDefinition } from '#jobs/job.ts';
 import { createDynamoLedger, createLedgerStore } from '#ledger/index.ts';
 import { isStrictInstant } from '../../../functions/dispatcher/events.ts';
-import {
-  createTargetDelivery,
-  type TargetClients,
-} from '../../../functions/dispatcher/targets/index.ts';
-import { queueUrlViaGetQueueUrl } from '../../../functions/dispatcher/targets/sqs.ts';
 import { occurrencesBetween, periodBucket } from '../../../functions/schedule/index.ts';
 import { coveringSchedule } from '../../../infra/covering/covering-cron.ts';
 import { updating } from '../../support/ddb-faults.ts';
-import { key, lambdaTarget, STACK_LEASE_SECONDS } from '../../support/dispatcher-cases.ts';
+import {
+  key,
+  lambdaTarget,
+  STACK_LEASE_SECONDS,
+  sqsTargetsOf,
+  tablePerCase,
+} from '../../support/dispatcher-cases.ts';
 import { RecordingTargets, TestClock } from '../../support/doubles.ts';
-import { type LocalSqs, startLocalSqs } from '../../support/fauxqs.ts';
+import type { LocalSqs } from '../../support/fauxqs.ts';
 import {
   harness,
   lifecycle,
@@ -24,45 +25,24 @@ import {
   tickEvent,
 } from '../../support/harness.ts';
 import { makeJob } from '../../support/jobs.ts';
-import {
-  createLedgerTable,
-  faultableLedgerTable,
-  localDynamoClient,
-} from '../../support/ledger.ts';
+import { faultableLedgerTable } from '../../support/ledger.ts';
 
 // Claims and duplicates: one delivery per run, whoever handles its tick and however often.
 //
-// The dispatcher core (and recorder) against DynamoDB Local, with faults injected at the exact
-// request where they bite. Cases marked "found by" pinned a failure: of a fault search against
-// DynamoDB Local (a run that ended nowhere, was delivered twice, ignored a policy or raised a
-// wrong alarm), or of the seeded chaos simulation (`zonecron simulate --faults`,
-// test/integration/cli/simulation/run-simulation.test.ts: an invariant failed).
+// The dispatcher core (and recorder) against DynamoDB Local, faults injected at the exact
+// request where they bite; test/support/dispatcher-cases.ts says what "found by" means.
 
 let client: DynamoDBClient;
 let tableName: string;
 let local: LocalSqs;
 
-/** Real target delivery whose SQS client talks to fauxqs (other clients unused here). */
-function sqsTargets() {
-  return createTargetDelivery({ sqs: local.sqs } as unknown as TargetClients, {
-    resolveQueueUrl: queueUrlViaGetQueueUrl(local.sqs),
-  });
-}
+/** Real target delivery whose SQS client talks to fauxqs. */
+const sqsTargets = () => sqsTargetsOf(local);
 
 describe('one delivery per run, on a table per case', () => {
-  beforeAll(async () => {
-    client = localDynamoClient(inject('dynamoEndpoint'));
-    local = await startLocalSqs();
-  });
-
-  // The sweep looks at every open run of its table: each case gets a table of its own.
-  beforeEach(async () => {
-    tableName = await createLedgerTable(client, 'claims');
-  });
-
-  afterAll(async () => {
-    client.destroy();
-    await local.stop();
+  tablePerCase('claims', { sqs: true }, (tables) => {
+    ({ client, tableName } = tables);
+    local = tables.local as LocalSqs;
   });
 
   it('delivers exactly once when 20 dispatchers handle the same tick concurrently', async () => {

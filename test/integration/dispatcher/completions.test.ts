@@ -7,11 +7,8 @@ import { faultableLedgerTable } from '../../support/ledger.ts';
 
 // Completions: what the recorder does with a report that is stale or not from the target.
 //
-// The dispatcher core (and recorder) against DynamoDB Local, with faults injected at the exact
-// request where they bite. Cases marked "found by" pinned a failure: of a fault search against
-// DynamoDB Local (a run that ended nowhere, was delivered twice, ignored a policy or raised a
-// wrong alarm), or of the seeded chaos simulation (`zonecron simulate --faults`,
-// test/integration/cli/simulation/run-simulation.test.ts: an invariant failed).
+// The dispatcher core (and recorder) against DynamoDB Local, faults injected at the exact
+// request where they bite; test/support/dispatcher-cases.ts says what "found by" means.
 
 describe('completions', () => {
   // Found by a fault search against DynamoDB Local.

@@ -6,11 +6,8 @@ import { faultableLedgerTable } from '../../support/ledger.ts';
 
 // Pauses: runs of a pause are skipped, and a pause ends when it says.
 //
-// The dispatcher core (and recorder) against DynamoDB Local, with faults injected at the exact
-// request where they bite. Cases marked "found by" pinned a failure: of a fault search against
-// DynamoDB Local (a run that ended nowhere, was delivered twice, ignored a policy or raised a
-// wrong alarm), or of the seeded chaos simulation (`zonecron simulate --faults`,
-// test/integration/cli/simulation/run-simulation.test.ts: an invariant failed).
+// The dispatcher core (and recorder) against DynamoDB Local, faults injected at the exact
+// request where they bite; test/support/dispatcher-cases.ts says what "found by" means.
 
 describe('pauses', () => {
   // Found by the seeded chaos simulation.

@@ -1,8 +1,13 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { periodBucket } from '../../../functions/schedule/index.ts';
 import { updating } from '../../support/ddb-faults.ts';
-import { key, lambdaTarget, STACK_LEASE_SECONDS } from '../../support/dispatcher-cases.ts';
+import {
+  key,
+  lambdaTarget,
+  STACK_LEASE_SECONDS,
+  tablePerCase,
+} from '../../support/dispatcher-cases.ts';
 import { RecordingTargets, TestClock } from '../../support/doubles.ts';
 import {
   harness,
@@ -14,19 +19,12 @@ import {
   tickEvent,
 } from '../../support/harness.ts';
 import { makeJob } from '../../support/jobs.ts';
-import {
-  createLedgerTable,
-  faultableLedgerTable,
-  localDynamoClient,
-} from '../../support/ledger.ts';
+import { faultableLedgerTable } from '../../support/ledger.ts';
 
 // Signals: missed, late and stuck runs reported once, and notified once per run.
 //
-// The dispatcher core (and recorder) against DynamoDB Local, with faults injected at the exact
-// request where they bite. Cases marked "found by" pinned a failure: of a fault search against
-// DynamoDB Local (a run that ended nowhere, was delivered twice, ignored a policy or raised a
-// wrong alarm), or of the seeded chaos simulation (`zonecron simulate --faults`,
-// test/integration/cli/simulation/run-simulation.test.ts: an invariant failed).
+// The dispatcher core (and recorder) against DynamoDB Local, faults injected at the exact
+// request where they bite; test/support/dispatcher-cases.ts says what "found by" means.
 
 let client: DynamoDBClient;
 let tableName: string;
@@ -34,16 +32,9 @@ let tableName: string;
 const MINUTE = 60_000;
 
 describe('late and stuck runs, on a table per case', () => {
-  beforeAll(() => {
-    client = localDynamoClient(inject('dynamoEndpoint'));
+  tablePerCase('signals', {}, (tables) => {
+    ({ client, tableName } = tables);
   });
-
-  // The sweep looks at every open run of its table: each case gets a table of its own.
-  beforeEach(async () => {
-    tableName = await createLedgerTable(client, 'signals');
-  });
-
-  afterAll(() => client.destroy());
 
   it('raises nothing for runs that happened on time, nor for runs before the first tick', async () => {
     const job = makeJob({ id: 'on-time', schedule: '* * * * *', timezone: 'Europe/Berlin' });
