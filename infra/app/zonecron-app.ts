@@ -227,20 +227,32 @@ function shardStacks(
     const invokeConfigs = configsByShard.get(shard) ?? [];
     if (jobs.length === 0 && invokeConfigs.length === 0) continue;
     const name = shardStackName(stackName, shard);
-    shards.push(
-      new JobShardStack(app, name, {
-        stackName: name,
-        installation: stackName,
-        shard,
-        jobs,
-        invokeConfigs,
-        scheduleRefs: main.scheduling.targetRefs,
-        topicArn: onCallTopicArn(stackName, config.alarmTopicArn),
-      }),
-    );
+    const stack = new JobShardStack(app, name, {
+      stackName: name,
+      installation: stackName,
+      shard,
+      jobs,
+      invokeConfigs,
+      scheduleRefs: main.scheduling.targetRefs,
+      topicArn: onCallTopicArn(stackName, config.alarmTopicArn),
+    });
+    stack.addStackDependency(main, MAIN_STACK_FIRST);
+    shards.push(stack);
   }
   return shards;
 }
+
+/**
+ * Why every shard depends on its main stack, whatever it holds. A shard with schedules already
+ * does (it imports the group, role, dispatcher and queue); one with only invoke configs
+ * references nothing of the main stack, and CDK would let `cdk deploy --all` deploy it first
+ * or beside it. Its configs need the main stack first all the same: Lambda checks at creation
+ * that the target's role may put events on the default bus, which a first install grants by
+ * attaching the main stack's `TargetDestinationPolicyArn`, and a record put before the main
+ * stack's completion rule exists reaches no recorder.
+ */
+const MAIN_STACK_FIRST =
+  "the main stack's destination policy and completion rules come before any invoke config or schedule";
 
 /** The invoke configs installation `stackName` creates, by function key. */
 function ownedInvokeConfigs(

@@ -1,13 +1,14 @@
 /**
  * Which targets the dispatcher's role may reach, as IAM policy documents that fit IAM's limits.
  *
- * Exact ARNs while they fit. A role takes at most 10 managed policies of at most 6,144
- * characters each, whitespace not counted (AWS IAM User Guide, "IAM and AWS STS quotas":
- * "Managed policy size", "Managed policies attached to an IAM role"); 10,000 target ARNs are
- * far more. So when the exact lists do not fit in `MAX_TARGET_POLICIES` policies, the largest
- * group of ARNs of one type in one account and region (largest by the characters it costs) is
- * replaced by one wildcard on the resource name (`arn:aws:sqs:eu-west-1:123456789012:*`), then
- * the next largest, until everything fits. Deterministic: the same jobs give the same policies.
+ * Exact ARNs while they fit. A role takes at most 10 managed policies of at most 6,144 characters
+ * each, whitespace not counted (AWS IAM User Guide, "IAM and AWS STS quotas": "Managed policy
+ * size", "Managed policies attached to an IAM role"), filled here to 99 % of that
+ * (`TARGET_POLICY_MAX_CHARS`); 10,000 target ARNs are far more. So when the exact lists do not fit
+ * in `MAX_TARGET_POLICIES` policies, the largest group of ARNs of one type in one account and
+ * region (largest by the characters it costs) is replaced by one wildcard on the resource name
+ * (`arn:aws:sqs:eu-west-1:123456789012:*`), then the next largest, until everything fits.
+ * Deterministic: the same jobs give the same policies.
  *
  * Pure (no CDK): the stack renders the documents, and `zonecron validate` reports the widened
  * groups before anything is synthesized.
@@ -40,6 +41,16 @@ const WILDCARD_RESOURCE: Readonly<Record<TargetType, string>> = {
  * and AWS STS quotas": managed policy size 6,144 characters).
  */
 export const MANAGED_POLICY_MAX_CHARS = 6_144;
+
+/**
+ * What a target policy is filled to: IAM's 6,144 characters less a reserve of 1 %, 6,082.
+ *
+ * Filled to the limit, a 2,000-job app's policies came within a few characters of it: one
+ * character more, from a CDK release that renders a statement differently or from IAM counting
+ * otherwise than `policyChars`, and CloudFormation rolls the main stack back. The reserve costs
+ * 61 characters per policy, less than one ARN.
+ */
+export const TARGET_POLICY_MAX_CHARS = Math.floor(MANAGED_POLICY_MAX_CHARS * 0.99);
 
 /**
  * Managed policies the dispatcher's role gets for its targets: 8 of the 10 a role may have by
@@ -80,7 +91,7 @@ export class TargetGrantsTooLargeError extends InfraError {
   readonly groups: number;
   constructor(groups: number) {
     super(
-      `the dispatcher's target grants do not fit in ${MAX_TARGET_POLICIES} managed policies of ${MANAGED_POLICY_MAX_CHARS} characters even with one wildcard per type, account and region (${groups} groups); split jobs.yaml into stacks with fewer accounts and regions each`,
+      `the dispatcher's target grants do not fit in ${MAX_TARGET_POLICIES} managed policies of ${TARGET_POLICY_MAX_CHARS} characters (IAM's ${MANAGED_POLICY_MAX_CHARS} less a 1 % reserve) even with one wildcard per type, account and region (${groups} groups); split jobs.yaml into stacks with fewer accounts and regions each`,
     );
     this.groups = groups;
   }
@@ -165,10 +176,10 @@ export function policyDocument(statements: readonly TargetStatement[]): object {
 }
 
 /**
- * Fills policies in order: per action (sorted by type) its resources (sorted), starting a new
- * statement in a new policy when the next resource would not fit. Sizes are tracked as they
- * grow (a document is `{"Version":"2012-10-17","Statement":[…]}` and ARNs need no escaping)
- * and each finished policy is measured once more as JSON.
+ * Fills policies in order, each to `TARGET_POLICY_MAX_CHARS`: per action (sorted by type) its
+ * resources (sorted), starting a new statement in a new policy when the next resource would not
+ * fit. Sizes are tracked as they grow (a document is `{"Version":"2012-10-17","Statement":[…]}` and
+ * ARNs need no escaping) and each finished policy is measured once more as JSON.
  */
 function pack(
   groups: readonly TargetGroup[],
@@ -185,7 +196,7 @@ function pack(
   let currentChars = EMPTY_POLICY_CHARS;
   const close = () => {
     if (current.length === 0) return;
-    if (policyChars(current) > MANAGED_POLICY_MAX_CHARS) {
+    if (policyChars(current) > TARGET_POLICY_MAX_CHARS) {
       throw new Error(`internal: a packed target policy has ${policyChars(current)} characters`);
     }
     policies.push(current);
@@ -198,7 +209,7 @@ function pack(
     for (const resource of [...new Set(resources)].sort()) {
       // A second resource turns "r" into ["r","s"]: brackets, a comma and the quoted ARN.
       const growth = statement?.resources.length === 1 ? resource.length + 5 : resource.length + 3;
-      if (statement !== undefined && currentChars + growth <= MANAGED_POLICY_MAX_CHARS) {
+      if (statement !== undefined && currentChars + growth <= TARGET_POLICY_MAX_CHARS) {
         statement.resources.push(resource);
         currentChars += growth;
         continue;
@@ -210,7 +221,7 @@ function pack(
         resources: [resource],
       };
       const cost = singleStatementChars(fresh) + (current.length > 0 ? 1 : 0);
-      if (currentChars + cost > MANAGED_POLICY_MAX_CHARS) close();
+      if (currentChars + cost > TARGET_POLICY_MAX_CHARS) close();
       currentChars += singleStatementChars(fresh) + (current.length > 0 ? 1 : 0);
       current.push(fresh);
       statement = fresh;

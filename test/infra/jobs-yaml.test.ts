@@ -1,12 +1,15 @@
 /**
  * The repository's own jobs.yaml, the worked example: it synthesizes, cdk-nag-clean and within
- * every AWS limit, into stacks whose contents follow the file, and the cost estimate counts what
- * those stacks contain.
+ * every AWS limit, into stacks whose contents follow the file and that `cdk deploy --all`
+ * deploys main stack first, and the cost estimate counts what those stacks contain.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { lambdaTargetRef } from '#jobs/target-arn.ts';
 import { estimateMonthlyCost } from '../../infra/app/cost-estimate.ts';
 import { nagViolations } from '../../infra/constructs/nag.ts';
+import type { JobShardStack } from '../../infra/stacks/job-shard-stack.ts';
 import { resourcesOfType, type SynthesizedFixture, synthFixture } from './synth-fixture.ts';
 
 let fx: SynthesizedFixture;
@@ -78,5 +81,56 @@ describe('infra/app/cost-estimate.ts on jobs.yaml', () => {
     const days = berlin.details.countedMs / 86_400_000;
     expect(berlin.details.ticks / days).toBeCloseTo(2, 2);
     expect(berlin.details.runs / days).toBeCloseTo(1, 2);
+  });
+});
+
+interface Manifest {
+  readonly artifacts: Record<string, { readonly type: string; readonly dependencies?: string[] }>;
+}
+
+type ShardKind = 'schedules' | 'invoke configs' | 'schedules and invoke configs';
+
+function kindOf(shard: JobShardStack): ShardKind {
+  if (shard.invokeConfigs.length === 0) return 'schedules';
+  return shard.schedules.size === 0 ? 'invoke configs' : 'schedules and invoke configs';
+}
+
+function firstShardOf(kind: ShardKind): JobShardStack {
+  const shard = fx.installation.shards.find((s) => kindOf(s) === kind);
+  if (shard === undefined) throw new Error(`jobs.yaml has no shard holding ${kind}`);
+  return shard;
+}
+
+/**
+ * The order `cdk deploy --all` deploys in, as the CDK CLI reads it: each stack's
+ * `dependencies` in the cloud assembly's manifest.json. jobs.yaml has a shard of each kind.
+ */
+describe('cdk deploy --all on jobs.yaml', () => {
+  let manifest: Manifest;
+  beforeAll(() => {
+    manifest = JSON.parse(readFileSync(join(fx.directory, 'manifest.json'), 'utf8')) as Manifest;
+  });
+
+  it.each<ShardKind>(['schedules', 'invoke configs', 'schedules and invoke configs'])(
+    'deploys the main stack before a shard holding %s',
+    (kind) => {
+      const shard = firstShardOf(kind);
+      expect(manifest.artifacts[shard.artifactId]?.dependencies).toContain(
+        fx.installation.main.artifactId,
+      );
+    },
+  );
+
+  it('deploys the main stack before every shard, and the main stack after none', () => {
+    const main = fx.installation.main.artifactId;
+    expect(fx.installation.shards.length).toBeGreaterThan(0);
+    for (const shard of fx.installation.shards) {
+      expect(manifest.artifacts[shard.artifactId]?.dependencies, shard.stackName).toContain(main);
+    }
+    const stacks = Object.keys(manifest.artifacts).filter(
+      (id) => manifest.artifacts[id]?.type === 'aws:cloudformation:stack',
+    );
+    const mainDependsOn = manifest.artifacts[main]?.dependencies ?? [];
+    expect(mainDependsOn.filter((id) => stacks.includes(id))).toEqual([]);
   });
 });

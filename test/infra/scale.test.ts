@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseJobsConfig } from '../../infra/config/load-jobs.ts';
 import { nagAcknowledgements, nagViolations } from '../../infra/constructs/nag.ts';
+import { jsonCharsForSize } from '../../infra/limits/intrinsics.ts';
 import { generateJobsYaml } from '../../scripts/generate-jobs.ts';
 import {
   type Props,
@@ -195,6 +196,22 @@ describe('the dispatcher’s target grants at 2,000 jobs', () => {
       grants.widened.map((group) => `AwsSolutions-IAM5[Resource::${group.wildcard}]`).sort(),
     );
     for (const ack of acks) expect(ack.reason).toContain('IAM and AWS STS quotas');
+  });
+
+  it('keeps every managed policy of the app at or below 99 % of IAM’s 6,144 characters', () => {
+    const managed = everyTemplate(large).flatMap(([stack, template]) =>
+      Object.entries(template.Resources)
+        .filter(([, r]) => r.Type === 'AWS::IAM::ManagedPolicy')
+        .map(([id, r]) => [`${stack}/${id}`, r.Properties?.PolicyDocument] as const),
+    );
+    // References measured at their longest, as the synth's own limit check does.
+    const chars = managed.map(([where, document]) => [where, jsonCharsForSize(document)] as const);
+    for (const [where, size] of chars) expect(size, where).toBeLessThanOrEqual(6_144 * 0.99);
+    // The target grants fill their policies: the bound is what holds them back.
+    const targetPolicies = large.installation.main.dispatcher.targetPolicies.policies.length;
+    expect(chars.filter(([, size]) => size > 6_144 * 0.95).length).toBeGreaterThanOrEqual(
+      targetPolicies - 1,
+    );
   });
 
   it('writes the jobs bundle beside both handlers', () => {
