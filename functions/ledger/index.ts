@@ -110,7 +110,7 @@ export {
   type SkipRange,
   type SkipRangeLedger,
 } from './skip-range.ts';
-export { UpdateExpression } from './update-expression.ts';
+export { type BuiltUpdate, type UpdateAction, UpdateExpression } from './update-expression.ts';
 export {
   createZoneDriftLedger,
   type ZoneDriftClaim,

@@ -194,13 +194,10 @@ async function write(
   returnValues?: 'ALL_NEW' | 'ALL_OLD',
 ) {
   const cond = condition?.(u);
-  const { update, names, values } = u.build();
   return store.update({
     key,
-    update,
+    ...u.build(),
     ...(cond ? { condition: cond } : {}),
-    names,
-    values,
     ...(returnValues ? { returnValues } : {}),
   });
 }
@@ -445,14 +442,11 @@ async function holdSlotUntil(
 async function releaseSlot(store: LedgerStore, jobId: string, key: string): Promise<boolean> {
   const u = new UpdateExpression().remove('runningKey', 'runningUntilEpochMs');
   const condition = `${u.name('runningKey')} = ${u.value('key', av.s(key))}`;
-  const { update, names, values } = u.build();
   // Nothing is read back: the recorder's grant covers only the slot's attributes (SLOT_ATTRIBUTES).
   const result = await store.update({
     key: jobStateKey(jobId),
-    update,
+    ...u.build(),
     condition,
-    names,
-    values,
     onRefusal: 'nothing',
   });
   return result.applied;
@@ -544,20 +538,13 @@ async function resume(
   const at = av.s(request.at.toISOString());
   const u = new UpdateExpression()
     .remove('pausedAt', 'pausedBy', 'pauseReason', 'pausedUntil')
+    // `lastPauseFrom` takes the value of `pausedAt` as it was before this write.
+    .setFrom('lastPauseFrom', 'pausedAt')
     .set('lastPauseTo', at)
     .setIfAbsent('watermarkAt', av.s(new Date(request.at.getTime() - 1).toISOString()))
     .setIfAbsent('sinceAt', at);
-  const lastFrom = u.name('lastPauseFrom');
-  const pausedAt = u.name('pausedAt');
-  const { update, names, values } = u.build();
-  const result = await store.update({
-    key: jobStateKey(jobId),
-    // `lastPauseFrom` takes the value of `pausedAt` as it was before this write.
-    update: update.replace('SET ', `SET ${lastFrom} = ${pausedAt}, `),
-    condition: `attribute_exists(${pausedAt})`,
-    names,
-    values,
-  });
+  const condition = `attribute_exists(${u.name('pausedAt')})`;
+  const result = await store.update({ key: jobStateKey(jobId), ...u.build(), condition });
   return result.applied;
 }
 

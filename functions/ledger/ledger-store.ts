@@ -10,6 +10,7 @@ import {
 import { LedgerError } from './errors.ts';
 import { av, type Item } from './ledger-item.ts';
 import { LEDGER_PARTITION_KEY } from './ledger-table.ts';
+import type { UpdateAction } from './update-expression.ts';
 
 /** One conditional update: what to set and under which condition. */
 export interface ConditionalUpdate {
@@ -31,6 +32,13 @@ export interface ConditionalUpdate {
    * @default 'item'
    */
   readonly onRefusal?: 'item' | 'nothing' | { readonly attributes: readonly string[] };
+  /**
+   * What `update` does, attribute by attribute, as its builder knows (`UpdateExpression.build`),
+   * for whoever wraps a store and would otherwise parse the expression (the simulation's query
+   * memo). Never sent to DynamoDB; absent, nothing is known of the update's effect.
+   * @default undefined
+   */
+  readonly actions?: readonly UpdateAction[];
 }
 
 /** What a conditional update did: applied (with the item when asked), or refused. */
@@ -121,7 +129,11 @@ function keyOf(key: string): Item {
   return { [LEDGER_PARTITION_KEY]: av.s(key) };
 }
 
-/** One `UpdateItem`; a refusal brings back the refusing item (`LedgerStore.update`). */
+/**
+ * One `UpdateItem`; a refusal brings back the refusing item (`LedgerStore.update`). The command
+ * is made field by field, so what is the store's alone (`actions`, `onRefusal`) never reaches
+ * DynamoDB.
+ */
 async function updateItem(
   options: LedgerStoreOptions,
   request: ConditionalUpdate,

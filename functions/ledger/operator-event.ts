@@ -73,8 +73,7 @@ export function encodeOperatorEvent(
     if (value !== undefined) u.set(name, av.s(value));
   }
   const condition = `attribute_not_exists(${u.name(LEDGER_PARTITION_KEY)})`;
-  const { update, names, values } = u.build();
-  return { key, update, condition, names, values };
+  return { key, ...u.build(), condition };
 }
 
 function optionalText(item: Item, name: string): string | undefined {

@@ -87,15 +87,12 @@ export async function leaveOpenIndex(store: LedgerStore, move: LeavingMove): Pro
     if (dropIndexKeys) u.remove('openShard', 'checkAtEpochMs');
     const owed = `${dropIndexKeys ? 'attribute_not_exists' : 'attribute_exists'}(${u.name('outbox')})`;
     const condition = `(${move.condition(u)}) AND ${owed}`;
-    const { update, names, values } = u.build();
     const returnValues = move.returnValues ? { returnValues: move.returnValues } : {};
     const onRefusal = move.onRefusal ? { onRefusal: move.onRefusal } : {};
     return store.update({
       key: move.key,
-      update,
+      ...u.build(),
       condition,
-      names,
-      values,
       ...returnValues,
       ...onRefusal,
     });
@@ -117,13 +114,10 @@ export function createOutboxLedger(store: LedgerStore): OutboxLedger {
         .set('checkAtEpochMs', av.n(leaseUntilEpochMs));
       const lease = u.name('outboxLeaseUntilEpochMs');
       const condition = `attribute_exists(${u.name('outbox')}) AND (attribute_not_exists(${lease}) OR ${lease} < ${u.value('now', av.n(nowEpochMs))})`;
-      const { update, names, values } = u.build();
       const result = await store.update({
         key,
-        update,
+        ...u.build(),
         condition,
-        names,
-        values,
         returnValues: 'ALL_NEW',
       });
       return result.applied && result.item ? decodeRun(result.item) : undefined;
@@ -133,8 +127,7 @@ export function createOutboxLedger(store: LedgerStore): OutboxLedger {
       if (done.length === 0) return;
       const u = new UpdateExpression().delete('outbox', av.ss(done));
       if (deadLetteredAt) u.set('deadLetteredAt', av.s(deadLetteredAt.toISOString()));
-      const { update, names, values } = u.build();
-      await store.update({ key, update, names, values });
+      await store.update({ key, ...u.build() });
     },
   };
 }

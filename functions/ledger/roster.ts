@@ -74,8 +74,8 @@ export function createRosterLedger(store: LedgerStore): RosterLedger {
         byShard.set(shard, [...(byShard.get(shard) ?? []), id]);
       }
       for (const [shard, ids] of byShard) {
-        const { update, names, values } = new UpdateExpression().add('ids', av.ss(ids)).build();
-        await store.update({ key: keyOf(shard), update, names, values });
+        const add = new UpdateExpression().add('ids', av.ss(ids)).build();
+        await store.update({ key: keyOf(shard), ...add });
       }
     },
     async retire(jobId, at) {

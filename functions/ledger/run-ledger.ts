@@ -307,8 +307,7 @@ async function conditional(
   condition: (u: UpdateExpression) => string,
 ): Promise<boolean> {
   const cond = condition(u);
-  const { update, names, values } = u.build();
-  const result = await store.update({ key, update, condition: cond, names, values });
+  const result = await store.update({ key, ...u.build(), condition: cond });
   return result.applied;
 }
 
@@ -342,13 +341,10 @@ async function claimRun(store: LedgerStore, request: ClaimRequest): Promise<Clai
     raiseMissed(u, request, request.leaseUntilEpochMs);
   }
   const condition = claimCondition(u, request);
-  const { update, names, values } = u.build();
   const result = await store.update({
     key: request.key,
-    update,
+    ...u.build(),
     condition,
-    names,
-    values,
     returnValues: 'ALL_NEW',
   });
   if (result.applied) return { claimed: true, item: decodeRun(result.item ?? {}) };
@@ -416,15 +412,7 @@ async function settleCompletedFirst(
     `${u.name('attempts')} = ${u.value('attempts', av.n(attempts))} AND attribute_exists(${u.name('completionId')}) AND ` +
     `(${status} = ${u.value('succeeded', av.s('succeeded'))} OR (${status} = ${u.value('failed', av.s('failed'))} AND ${u.name('failure')} = ${u.value('execution', av.s('execution'))})) AND ` +
     `(attribute_not_exists(${signals}) OR NOT contains(${signals}, ${u.value('late', av.s('late'))}))`;
-  const { update, names, values } = u.build();
-  const result = await store.update({
-    key,
-    update,
-    condition,
-    names,
-    values,
-    returnValues: 'ALL_NEW',
-  });
+  const result = await store.update({ key, ...u.build(), condition, returnValues: 'ALL_NEW' });
   if (result.applied) return { completed: result.item && decodeRun(result.item), lateRaised: true };
   const current = result.current && decodeRun(result.current);
   return { completed: completedBy(current, attempts) ? current : undefined, lateRaised: false };
@@ -531,8 +519,7 @@ async function recordSkipped(store: LedgerStore, record: SkipRecord): Promise<Sk
     .set(LEDGER_TTL_ATTRIBUTE, av.n(record.ttlEpochSec));
   if (record.missed) raiseMissed(u, record, record.outboxLeaseUntilEpochMs);
   const condition = `attribute_not_exists(${u.name('pk')})`;
-  const { update, names, values } = u.build();
-  const result = await store.update({ key: record.key, update, condition, names, values });
+  const result = await store.update({ key: record.key, ...u.build(), condition });
   if (result.applied) return { recorded: true };
   return { recorded: false, existing: result.current ? decodeRun(result.current) : undefined };
 }
@@ -599,15 +586,7 @@ async function resetForRedrive(
   const condition =
     `attribute_not_exists(${u.name('outbox')}) AND ` +
     `${status} IN (${u.value('failed', av.s('failed'))}, ${u.value('deliveryFailed', av.s('delivery-failed'))}, ${u.value('skipped', av.s('skipped'))})`;
-  const { update, names, values } = u.build();
-  const result = await store.update({
-    key,
-    update,
-    condition,
-    names,
-    values,
-    returnValues: 'ALL_NEW',
-  });
+  const result = await store.update({ key, ...u.build(), condition, returnValues: 'ALL_NEW' });
   if (result.applied) return { reset: true, item: result.item && decodeRun(result.item) };
   return { reset: false, item: result.current && decodeRun(result.current) };
 }

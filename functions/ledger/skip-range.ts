@@ -86,13 +86,10 @@ async function recordSkipRange(store: LedgerStore, range: SkipRange, ttlEpochSec
     .set('countedFromAt', av.s(iso(range.countedFromMs)))
     .set('decidedAt', av.s(range.decidedAt))
     .set('ttlEpochSec', av.n(ttlEpochSec));
-  const { update, names, values } = u.build();
   await store.update({
     key: `${SKIP_RANGE_PREFIX}${range.jobId}#${iso(range.beforeMs)}`,
-    update,
+    ...u.build(),
     condition: 'attribute_not_exists(pk)',
-    names,
-    values,
   });
 }
 

@@ -2,6 +2,34 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { Item } from './ledger-item.ts';
 
 /**
+ * What one update does to one attribute, as the builder that wrote it knows: set to a literal
+ * value, set to a value computed at write time (`if_not_exists`, another attribute's value),
+ * removed, added to, or deleted from.
+ *
+ * A reader of an update (the simulation's query memo) learns from these what the update
+ * changes without parsing its expression. Every builder action names a whole top-level
+ * attribute (a `#name` placeholder names one attribute, never a path).
+ */
+export type UpdateAction =
+  | { readonly kind: 'set'; readonly attribute: string; readonly value: AttributeValue }
+  | { readonly kind: 'set-computed' | 'remove' | 'add' | 'delete'; readonly attribute: string };
+
+/** A built update: the expression, its placeholders, and what it does attribute by attribute. */
+export interface BuiltUpdate {
+  readonly update: string;
+  readonly names: Record<string, string>;
+  readonly values: Item;
+  /** The expression's actions, in its order (`UpdateAction`). */
+  readonly actions: readonly UpdateAction[];
+}
+
+/** One clause of the expression and the action it stands for. */
+interface Part {
+  readonly clause: string;
+  readonly action: UpdateAction;
+}
+
+/**
  * Builds one DynamoDB update expression from named parts, so a transition reads as the list of
  * attributes it touches instead of a hand-joined string.
  *
@@ -12,28 +40,30 @@ import type { Item } from './ledger-item.ts';
  * new UpdateExpression().set('status', { S: 'dispatched' }).remove('leaseUntilEpochMs').build()
  * //=> { update: 'SET #status = :status REMOVE #leaseUntilEpochMs',
  * //     names: { '#status': 'status', '#leaseUntilEpochMs': 'leaseUntilEpochMs' },
- * //     values: { ':status': { S: 'dispatched' } } }
+ * //     values: { ':status': { S: 'dispatched' } },
+ * //     actions: [{ kind: 'set', attribute: 'status', value: { S: 'dispatched' } },
+ * //               { kind: 'remove', attribute: 'leaseUntilEpochMs' }] }
  */
 export class UpdateExpression {
   /** By attribute placeholder: setting an attribute twice keeps the last value. */
-  readonly #sets = new Map<string, { clause: string; value: string }>();
-  readonly #removes: string[] = [];
-  readonly #adds: string[] = [];
-  readonly #deletes: string[] = [];
+  readonly #sets = new Map<string, Part & { readonly value?: string }>();
+  readonly #removes: Part[] = [];
+  readonly #adds: Part[] = [];
+  readonly #deletes: Part[] = [];
   readonly #names: Record<string, string> = {};
   readonly #values: Item = {};
 
   /** `SET name = value`. */
   set(name: string, value: AttributeValue): this {
     const n = this.#name(name);
-    this.#replaceSet(n, (v) => `${n} = ${v}`, name, value);
+    this.#replaceSet(n, (v) => `${n} = ${v}`, name, value, { kind: 'set', attribute: name, value });
     return this;
   }
 
   /** `SET name = if_not_exists(name, value)`: only when the attribute is absent. */
   setIfAbsent(name: string, value: AttributeValue): this {
     const n = this.#name(name);
-    this.#replaceSet(n, (v) => `${n} = if_not_exists(${n}, ${v})`, name, value);
+    this.#replaceSet(n, (v) => `${n} = if_not_exists(${n}, ${v})`, name, value, computed(name));
     return this;
   }
 
@@ -49,25 +79,44 @@ export class UpdateExpression {
   setToPrevious(name: string, source: string, absent: AttributeValue): this {
     const n = this.#name(name);
     const from = this.#name(source);
-    this.#replaceSet(n, (v) => `${n} = if_not_exists(${from}, ${v})`, name, absent);
+    this.#replaceSet(n, (v) => `${n} = if_not_exists(${from}, ${v})`, name, absent, computed(name));
+    return this;
+  }
+
+  /**
+   * `SET name = source`: the value `source` had before this update.
+   *
+   * @example
+   * new UpdateExpression().setFrom('lastPauseFrom', 'pausedAt').remove('pausedAt').build().update
+   * //=> 'SET #lastPauseFrom = #pausedAt REMOVE #pausedAt'
+   */
+  setFrom(name: string, source: string): this {
+    const n = this.#name(name);
+    const previous = this.#sets.get(n);
+    if (previous?.value) delete this.#values[previous.value];
+    this.#sets.set(n, { clause: `${n} = ${this.#name(source)}`, action: computed(name) });
     return this;
   }
 
   /** `REMOVE name`. */
   remove(...names: string[]): this {
-    for (const name of names) this.#removes.push(this.#name(name));
+    for (const name of names) {
+      this.#removes.push({ clause: this.#name(name), action: { kind: 'remove', attribute: name } });
+    }
     return this;
   }
 
   /** `ADD name value`: adds to a number, or adds elements to a set. */
   add(name: string, value: AttributeValue): this {
-    this.#adds.push(`${this.#name(name)} ${this.#value(name, value)}`);
+    const clause = `${this.#name(name)} ${this.#value(name, value)}`;
+    this.#adds.push({ clause, action: { kind: 'add', attribute: name } });
     return this;
   }
 
   /** `DELETE name value`: removes elements from a set (an emptied set disappears). */
   delete(name: string, value: AttributeValue): this {
-    this.#deletes.push(`${this.#name(name)} ${this.#value(`del_${name}`, value)}`);
+    const clause = `${this.#name(name)} ${this.#value(`del_${name}`, value)}`;
+    this.#deletes.push({ clause, action: { kind: 'delete', attribute: name } });
     return this;
   }
 
@@ -81,18 +130,22 @@ export class UpdateExpression {
     return this.#value(label, value);
   }
 
-  /** The expression and its placeholders. */
-  build(): { update: string; names: Record<string, string>; values: Item } {
-    const clauses = [
-      this.#sets.size > 0 ? `SET ${[...this.#sets.values()].map((e) => e.clause).join(', ')}` : '',
-      this.#removes.length > 0 ? `REMOVE ${this.#removes.join(', ')}` : '',
-      this.#adds.length > 0 ? `ADD ${this.#adds.join(', ')}` : '',
-      this.#deletes.length > 0 ? `DELETE ${this.#deletes.join(', ')}` : '',
+  /** The expression, its placeholders and its actions. */
+  build(): BuiltUpdate {
+    const clauses: [string, readonly Part[]][] = [
+      ['SET', [...this.#sets.values()]],
+      ['REMOVE', this.#removes],
+      ['ADD', this.#adds],
+      ['DELETE', this.#deletes],
     ];
+    const used = clauses.filter(([, parts]) => parts.length > 0);
     return {
-      update: clauses.filter(Boolean).join(' '),
+      update: used
+        .map(([verb, parts]) => `${verb} ${parts.map((p) => p.clause).join(', ')}`)
+        .join(' '),
       names: { ...this.#names },
       values: { ...this.#values },
+      actions: used.flatMap(([, parts]) => parts.map((p) => p.action)),
     };
   }
 
@@ -101,11 +154,12 @@ export class UpdateExpression {
     clause: (value: string) => string,
     label: string,
     value: AttributeValue,
+    action: UpdateAction,
   ): void {
     const previous = this.#sets.get(placeholder);
-    if (previous) delete this.#values[previous.value];
+    if (previous?.value) delete this.#values[previous.value];
     const v = this.#value(label, value);
-    this.#sets.set(placeholder, { clause: clause(v), value: v });
+    this.#sets.set(placeholder, { clause: clause(v), value: v, action });
   }
 
   #name(name: string): string {
@@ -121,4 +175,9 @@ export class UpdateExpression {
     this.#values[placeholder] = value;
     return placeholder;
   }
+}
+
+/** A set whose value DynamoDB computes as it writes. */
+function computed(attribute: string): UpdateAction {
+  return { kind: 'set-computed', attribute };
 }

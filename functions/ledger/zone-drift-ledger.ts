@@ -70,8 +70,7 @@ export function createZoneDriftLedger(store: LedgerStore): ZoneDriftLedger {
         .set(LEDGER_TTL_ATTRIBUTE, av.n(claim.ttlEpochSec));
       const lease = u.name('noticeLeaseUntilEpochMs');
       const condition = `attribute_not_exists(${u.name(LEDGER_PARTITION_KEY)}) OR (attribute_not_exists(${u.name('notifiedAt')}) AND ${lease} < ${u.value('now', av.n(claim.nowEpochMs))})`;
-      const { update, names, values } = u.build();
-      const result = await store.update({ key: keyOf(claim), update, condition, names, values });
+      const result = await store.update({ key: keyOf(claim), ...u.build(), condition });
       return result.applied;
     },
 
@@ -80,8 +79,7 @@ export function createZoneDriftLedger(store: LedgerStore): ZoneDriftLedger {
         .set('notifiedAt', av.s(notifiedAt.toISOString()))
         .remove('noticeLeaseUntilEpochMs');
       const condition = `attribute_exists(${u.name(LEDGER_PARTITION_KEY)})`;
-      const { update, names, values } = u.build();
-      await store.update({ key: keyOf(id), update, condition, names, values });
+      await store.update({ key: keyOf(id), ...u.build(), condition });
     },
   };
 }
