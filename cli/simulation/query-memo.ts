@@ -68,15 +68,16 @@ interface UpperBounded {
  * time. The memo keeps a lower bound of each partition's sort keys (its floor) and answers
  * every query whose bound is below it with the empty page the table would return. It learns
  * a floor with one request (`Limit 1`, no bound: the smallest sort key, exactly) and keeps it
- * through the writes of every wrapped store, reading each applied update's expression
- * (`indexEffect`):
+ * through the writes of every wrapped store, reading the actions each applied update carries
+ * (`ConditionalUpdate.actions`, from the ledger's builder; `indexEffect`):
  *
  * ```
  *   write names neither key attribute  → floor kept (most writes: watermarks, the cursor)
  *   write removes a key attribute      → floor kept, no longer exact (the item left)
  *   write sets sort = v (hash = h)     → floor min(floor, v) in h's partition (exact if v is
  *                                        below it), elsewhere kept, no longer exact
- *   anything else, or a failed write   → the index's floors forgotten
+ *   anything else (computed, ADD, no   → the index's floors forgotten
+ *   actions), or a failed write
  * ```
  *
  * A query whose bound reaches an exact floor goes to the table as it is; one that reaches a

@@ -6,11 +6,11 @@ import {
   av,
   type ConditionalUpdate,
   createLedgerStore,
-  type Item,
   LEDGER_OPEN_INDEX,
   LEDGER_PARTITION_KEY,
   type LedgerStore,
   ledgerTableDefinition,
+  UpdateExpression,
 } from '#ledger/index.ts';
 import { startEmbeddedDynamo } from '../../../../cli/simulation/dynalite.ts';
 import { createQueryMemo, type QueryMemo } from '../../../../cli/simulation/query-memo.ts';
@@ -65,16 +65,22 @@ async function due(store: LedgerStore, shard: string, nowEpochMs: number): Promi
   return items.map((item) => item[LEDGER_PARTITION_KEY]?.S ?? '?');
 }
 
-const write = (key: string, update: string, names: Record<string, string>, values: Item) =>
-  ({ key, update, names, values }) satisfies ConditionalUpdate;
+/** The write of `u` to item `key`, as the ledger sends it (its actions built with it). */
+const write = (key: string, u: UpdateExpression) =>
+  ({ key, ...u.build() }) satisfies ConditionalUpdate;
+
+/** The shard and check time of a run, as a claim sets them. */
+const placing = (shard: string, checkAtEpochMs: number) =>
+  new UpdateExpression().set('openShard', av.s(shard)).set('checkAtEpochMs', av.n(checkAtEpochMs));
 
 const place = (key: string, shard: string, checkAtEpochMs: number) =>
-  write(
-    key,
-    'SET #shard = :shard, #check = :check',
-    { '#shard': 'openShard', '#check': 'checkAtEpochMs' },
-    { ':shard': av.s(shard), ':check': av.n(checkAtEpochMs) },
-  );
+  write(key, placing(shard, checkAtEpochMs));
+
+/** `place`, only when the run has no shard yet. */
+function placeIfNew(key: string, shard: string, checkAtEpochMs: number): ConditionalUpdate {
+  const u = placing(shard, checkAtEpochMs);
+  return { ...write(key, u), condition: `attribute_not_exists(${u.name('openShard')})` };
+}
 
 async function memoOnFreshTable(): Promise<{
   memo: QueryMemo;
@@ -92,7 +98,7 @@ describe('createQueryMemo', () => {
     expect(await due(store, 'open#0', 1_000)).toEqual([]);
     expect(table.queries).toBe(1);
     await store.update(
-      write('job#a', 'SET #w = :w', { '#w': 'watermarkAt' }, { ':w': av.s('2027-01-01') }),
+      write('job#a', new UpdateExpression().set('watermarkAt', av.s('2027-01-01'))),
     );
     expect(await due(store, 'open#0', 2_000)).toEqual([]);
     expect(table.queries).toBe(1);
@@ -113,16 +119,7 @@ describe('createQueryMemo', () => {
     const { store } = await memoOnFreshTable();
     await store.update(place('run-1', 'open#3', 5_000));
     expect(await due(store, 'open#3', 3_000)).toEqual([]);
-    await store.update(
-      write(
-        'run-1',
-        'SET #check = :check',
-        { '#check': 'checkAtEpochMs' },
-        {
-          ':check': av.n(1_000),
-        },
-      ),
-    );
+    await store.update(write('run-1', new UpdateExpression().set('checkAtEpochMs', av.n(1_000))));
     expect(await due(store, 'open#3', 2_000)).toEqual(['run-1']);
   });
 
@@ -131,12 +128,7 @@ describe('createQueryMemo', () => {
     await store.update(place('run-1', 'open#2', 5_000));
     await due(store, 'open#2', 1_000);
     await store.update(
-      write(
-        'run-1',
-        'REMOVE #shard, #check',
-        { '#shard': 'openShard', '#check': 'checkAtEpochMs' },
-        {},
-      ),
+      write('run-1', new UpdateExpression().remove('openShard', 'checkAtEpochMs')),
     );
     expect(await due(store, 'open#2', 6_000)).toEqual([]);
     expect(memo.stats).toEqual({ answered: 2, probed: 2, passed: 0 });
@@ -151,7 +143,6 @@ type Step =
 const keys = fc.constantFrom('run-a', 'run-b');
 const shards = fc.constantFrom('open#0', 'open#1');
 const times = fc.integer({ min: 0, max: 5 });
-const NAMES = { '#shard': 'openShard', '#check': 'checkAtEpochMs' };
 
 const steps: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ key: keys, shard: shards, at: times }).map(({ key, shard, at }) => ({
@@ -160,41 +151,37 @@ const steps: fc.Arbitrary<Step> = fc.oneof(
   })),
   fc.record({ key: keys, at: times }).map(({ key, at }) => ({
     kind: 'write' as const,
-    update: write(
-      key,
-      'SET #check = :check',
-      { '#check': 'checkAtEpochMs' },
-      {
-        ':check': av.n(at),
-      },
-    ),
+    update: write(key, new UpdateExpression().set('checkAtEpochMs', av.n(at))),
   })),
   fc.record({ key: keys, shard: shards }).map(({ key, shard }) => ({
     kind: 'write' as const,
-    update: write(key, 'SET #shard = :shard', { '#shard': 'openShard' }, { ':shard': av.s(shard) }),
+    update: write(key, new UpdateExpression().set('openShard', av.s(shard))),
   })),
   fc.record({ key: keys, at: times }).map(({ key, at }) => ({
     kind: 'write' as const,
-    update: write(
-      key,
-      'SET #check = if_not_exists(#check, :check)',
-      { '#check': 'checkAtEpochMs' },
-      {
-        ':check': av.n(at),
-      },
-    ),
+    update: write(key, new UpdateExpression().setIfAbsent('checkAtEpochMs', av.n(at))),
   })),
   keys.map((key) => ({
     kind: 'write' as const,
-    update: write(key, 'REMOVE #shard, #check', NAMES, {}),
+    update: write(key, new UpdateExpression().remove('openShard', 'checkAtEpochMs')),
   })),
   keys.map((key) => ({
     kind: 'write' as const,
-    update: write(key, 'SET #status = :status', { '#status': 'status' }, { ':status': av.s('x') }),
+    update: write(key, new UpdateExpression().set('status', av.s('x'))),
   })),
   fc.record({ key: keys, shard: shards, at: times }).map(({ key, shard, at }) => ({
     kind: 'write' as const,
-    update: { ...place(key, shard, at), condition: 'attribute_not_exists(#shard)' },
+    update: placeIfNew(key, shard, at),
+  })),
+  fc.record({ key: keys, at: times }).map(({ key, at }) => ({
+    kind: 'write' as const,
+    // Written by hand, without actions: the memo cannot know what it did.
+    update: {
+      key,
+      update: 'SET #check = :check',
+      names: { '#check': 'checkAtEpochMs' },
+      values: { ':check': av.n(at) },
+    },
   })),
   {
     // Queries as often as all the writes together: most histories query between writes.
@@ -215,22 +202,12 @@ const steps: fc.Arbitrary<Step> = fc.oneof(
 const FLOOR_LOWERED_WITHOUT_SHARD: Step[] = [
   {
     kind: 'write',
-    update: write(
-      'run-a',
-      'SET #shard = :shard',
-      { '#shard': 'openShard' },
-      { ':shard': av.s('open#0') },
-    ),
+    update: write('run-a', new UpdateExpression().set('openShard', av.s('open#0'))),
   },
   { kind: 'query', shard: 'open#0', bound: 0 },
   {
     kind: 'write',
-    update: write(
-      'run-a',
-      'SET #check = :check',
-      { '#check': 'checkAtEpochMs' },
-      { ':check': av.n(0) },
-    ),
+    update: write('run-a', new UpdateExpression().set('checkAtEpochMs', av.n(0))),
   },
   { kind: 'query', shard: 'open#0', bound: 0 },
 ];
