@@ -27,8 +27,10 @@ const GAP_POLICIES: readonly GapPolicy[] = ['shift', 'transition', 'skip'];
 const OVERLAP_POLICIES: readonly OverlapPolicy[] = ['first', 'last', 'both'];
 /** A run and its local slot are less than a day apart: offsets stay within ±1439 minutes. */
 const MAX_OFFSET_MINUTES = 1439;
-/** A stretch without a candidate slot longer than this is jumped over, not sampled. */
+/** A stretch without a candidate slot longer than this is jumped over, not sampled... */
 const JUMP_MIN_MINUTES = 14 * 1440;
+/** ...by a cursor that has gone this long without a run: it searches more than it lists. */
+const SEARCHING_MINUTES = 366 * 1440;
 /** What a probe table samples past the minute it is asked for (see `jumpOver`). */
 const PROBE_AHEAD_MINUTES = 10 * 1440;
 
@@ -179,6 +181,8 @@ export class OccurrenceCursor {
   private probing = false;
   private readonly repeatStart: number;
   private boundMinute: number;
+  /** Where the walk started, or the minute after its last run. */
+  private sinceMinute: number;
 
   constructor(
     readonly matcher: LocalSlotMatcher,
@@ -194,6 +198,7 @@ export class OccurrenceCursor {
     this.segment = table.segmentAt(firstMinute);
     this.repeatStart = repeatStartMinute(table.rules, table.zone);
     this.boundMinute = Math.max(firstMinute, this.repeatStart) + CYCLE_MINUTES;
+    this.sinceMinute = firstMinute;
   }
 
   /** The last minute the walk looks at, as it stands: it moves on with every run found. */
@@ -208,6 +213,7 @@ export class OccurrenceCursor {
       this.ended = 'limit';
       return undefined;
     }
+    this.sinceMinute = this.nextMinute;
     this.boundMinute = Math.max(this.nextMinute, this.repeatStart) + CYCLE_MINUTES;
     return found;
   }
@@ -290,14 +296,16 @@ export class OccurrenceCursor {
    *
    * A run at t stands for a matching slot s with |s - t| <= 1439 (offsets are less than a day),
    * so no run comes before `slot - 1439`, where `slot` is the first matching slot from
-   * `u - 1439` on. When that is more than two weeks past `u`, the cursor goes
-   * there on a probe table of its own, sampled only around it, instead of sampling every day
-   * in between: a yearly schedule then costs a few samples a year, and the zone's shared
-   * table, which other schedules read, is left as it is.
+   * `u - 1439` on. When that is more than two weeks past `u`, and the cursor has gone a year
+   * without a run (it is searching: "never", or a run years away), it goes there on a probe
+   * table of its own, sampled only around it, instead of sampling every day in between: a
+   * search to the bound then costs a few samples a year. A cursor that keeps finding runs
+   * grows the zone's shared table instead, which the next call finds sampled.
    */
   private jumpOver(u: number): boolean {
     const table = this.table;
     if (u < table.coverEnd - COVER_MARGIN_MINUTES) return false;
+    if (u - this.sinceMinute < SEARCHING_MINUTES) return false;
     const slot = this.matcher.next(u - MAX_OFFSET_MINUTES, Number.POSITIVE_INFINITY);
     const earliest = slot === NO_SLOT ? Number.POSITIVE_INFINITY : slot - MAX_OFFSET_MINUTES;
     if (earliest <= u + JUMP_MIN_MINUTES) return false;
