@@ -454,6 +454,7 @@ export function cursorFor(
  * The dispatcher asks which run a tick stands for, the CLI previews, tests pin DST nights:
  * all of them go through here so they never disagree. Runs are the sorted, distinct UTC
  * instants of the schedule's local slots under its DST policies (docs/semantics.md, "Time zones and daylight saving time").
+ * Fewer than `count` when no more can come: `nextRun` says why.
  *
  * @example
  * nextOccurrences({ cron: '30 2 * * *', timezone: 'Europe/Berlin' }, new Date('2023-03-26T00:59:59Z'), 1)
@@ -538,7 +539,9 @@ export function occurrencesBetweenIn(
  *
  * For callers that stream (simulations over years, "find the first run with property X")
  * without materialising an array. The spec is validated immediately, not at the first `next()`.
- * Runs are strictly increasing; the iterator ends only at the end of `Date`'s range.
+ * Runs are strictly increasing; the iterator ends when no run can come any more: a 400-year
+ * cycle past both its last run and the start of 2200, where the platform's zone rules repeat
+ * (search-bound.ts), or at the end of `Date`'s range.
  *
  * @example
  * const runs = iterateOccurrences({ cron: '0 9 * * 1-5', timezone: 'America/New_York' }, new Date('2026-03-06T00:00Z'));
