@@ -3,7 +3,8 @@
  *
  * Spawns `node bin/zonecron.mjs --help` and `… next '30 2 * * *' --tz Europe/Berlin` in turn,
  * once through the bundle in dist/cli (`ZONECRON_FROM_SOURCE=0`) and once through tsx
- * (`ZONECRON_FROM_SOURCE=1`), plus `node -e ''` as the floor no Node program goes below.
+ * (`ZONECRON_FROM_SOURCE=1`), plus `node -e ''` as the floor no Node program goes below, and
+ * from the bundle `next` of a schedule that never runs (the engine proves it, then says why).
  * Prints the median and p90 wall time of each and the ratio of tsx to bundle; asserts nothing.
  * Run with `npm run bench:cli` (it builds first), `-- --runs 50` for more runs.
  */
@@ -32,12 +33,15 @@ const variant = (label: string, args: readonly string[], fromSource?: '0' | '1')
 });
 
 const NEXT = ['next', '30 2 * * *', '--tz', 'Europe/Berlin'];
+/** A schedule that never runs: every run falls in Berlin's spring-forward gap, skipped. */
+const NEVER = ['next', '30 2 * 3 0L', '--tz', 'Europe/Berlin', '--gap', 'skip', '-n', '2'];
 const variants = [
   variant("node -e ''", ['-e', '']),
   variant('--help: bundle', [BIN, '--help'], '0'),
   variant('--help: tsx', [BIN, '--help'], '1'),
   variant('next: bundle', [BIN, ...NEXT], '0'),
   variant('next: tsx', [BIN, ...NEXT], '1'),
+  variant('never: bundle', [BIN, ...NEVER], '0'),
 ];
 
 function runOnce(v: Variant): number {
@@ -79,7 +83,8 @@ console.log(
 console.log(
   `Node ${process.version}, ${cpus().length} CPUs, load average ${loadBefore} before, ${load()} after`,
 );
-console.log(`next = next '30 2 * * *' --tz Europe/Berlin\n`);
+console.log(`next = next '30 2 * * *' --tz Europe/Berlin`);
+console.log(`never = next '30 2 * 3 0L' --tz Europe/Berlin --gap skip -n 2 (it never runs)\n`);
 console.log(`${''.padEnd(16)}${'median'.padStart(8)}${'p90'.padStart(8)}`);
 for (const v of variants) {
   const bundle = v.label.endsWith(': tsx')

@@ -6,12 +6,18 @@
  * object inside the timed call, as a caller would per tick. After a warm-up, every library
  * runs several rounds; the figure is total occurrences / total time. It prints figures, it
  * asserts nothing: it is not a test. Run with `npm run bench`. It ends with the cost of the
- * zone tables (one fresh engine per zone, 1990 through 2029, every fourth zone of the platform).
+ * zone tables (one fresh engine per zone, 1990 through 2029, every fourth zone of the platform),
+ * then the time `nextRun` takes to answer "never" and to find a run decades away.
  */
 
 import { CronExpressionParser } from 'cron-parser';
 import { Cron } from 'croner';
-import { createEngine, nextOccurrences, occurrencesBetween } from '../functions/schedule/index.ts';
+import {
+  createEngine,
+  nextOccurrences,
+  occurrencesBetween,
+  type ScheduleSpec,
+} from '../functions/schedule/index.ts';
 
 const ZONE = 'Europe/Berlin';
 const START = new Date('2025-12-31T23:00:00Z');
@@ -176,4 +182,27 @@ for (const expression of EXPRESSIONS) {
   console.log(
     `zone tables: ${zones.length} zones x 40 years, a fresh engine each: ${median(rounds).toFixed(3)} ms per zone-year (median of 3)`,
   );
+}
+
+// "Never" and "years away": how long nextRun takes to prove a schedule has no run (searching to
+// the bound, 2600-01-04) and to find a run decades off, each with a fresh engine (its own,
+// empty zone tables).
+{
+  const cases: [string, ScheduleSpec][] = [
+    ['never', { cron: '30 2 * 3 0L', timezone: ZONE, dst: { gap: 'skip' } }],
+    ['years away', { cron: '0 0 * 2 1#5', timezone: ZONE }],
+  ];
+  for (const [label, spec] of cases) {
+    const rounds: number[] = [];
+    let answer = '';
+    for (let round = 0; round < 21; round++) {
+      const startMs = performance.now();
+      const found = createEngine().nextRun(spec, START);
+      rounds.push(performance.now() - startMs);
+      answer = found.kind === 'runs' ? found.next.at.toISOString() : 'never';
+    }
+    console.log(
+      `nextRun('${spec.cron}'${spec.dst ? ', gap skip' : ''}) ${label}: ${answer}; first ${(rounds[0] as number).toFixed(1)} ms, then median ${median(rounds.slice(1)).toFixed(1)} ms of 20, a fresh engine each`,
+    );
+  }
 }

@@ -1,7 +1,12 @@
 import type { Command } from 'commander';
 import { DateTime } from 'luxon';
 import { formatUtc } from '#text/zone-time.ts';
-import type { GapPolicy, OverlapPolicy, ScheduleSpec } from '../../functions/schedule/index.ts';
+import type {
+  GapPolicy,
+  NeverRunsReason,
+  OverlapPolicy,
+  ScheduleSpec,
+} from '../../functions/schedule/index.ts';
 import { usageError } from '../errors.ts';
 import { type Colours, coloursFor } from '../format/colour.ts';
 import type { DstNight } from '../format/dst-nights.ts';
@@ -55,6 +60,8 @@ interface ZoneReport {
   readonly after: Date;
   readonly policies: string;
   readonly nights: readonly DstNight[];
+  /** Why the schedule never runs in the zone after `after`; undefined when it runs. */
+  readonly never: NeverRunsReason | undefined;
 }
 
 async function zoneReport(
@@ -63,6 +70,7 @@ async function zoneReport(
   options: ExplainOptions,
 ): Promise<ZoneReport> {
   const { dstNights, policySummary } = await import('../format/dst-nights.ts');
+  const { nextRun } = await import('../../functions/schedule/index.ts');
   await checkZone(zone);
   const dst = {
     ...(options.gap ? { gap: options.gap } : {}),
@@ -78,12 +86,16 @@ async function zoneReport(
   const until = DateTime.fromJSDate(after, { zone: 'UTC' })
     .plus({ months: LOOKAHEAD_MONTHS })
     .toJSDate();
-  return asUsage(() => ({
-    zone,
-    after,
-    policies: policySummary(spec),
-    nights: dstNights(spec, after, until),
-  }));
+  return asUsage(() => {
+    const answer = nextRun(spec, after);
+    return {
+      zone,
+      after,
+      policies: policySummary(spec),
+      nights: dstNights(spec, after, until),
+      never: answer.kind === 'never' ? answer.reason : undefined,
+    };
+  });
 }
 
 function render(
@@ -91,11 +103,13 @@ function render(
   hint: string | undefined,
   report: ZoneReport | undefined,
   c: Colours,
+  neverLines: (reason: NeverRunsReason) => string[],
 ) {
   const out = [wrap(sentence, '')];
   if (hint !== undefined) out.push(c.yellow(wrap(hint, 'hint: ')));
   if (report === undefined) return out;
   out.push('', wrap(report.policies, ''), '');
+  if (report.never !== undefined) out.push(...neverLines(report.never).map((l) => c.yellow(l)), '');
   const window = `in the ${LOOKAHEAD_MONTHS} months after ${formatUtc(report.after)}`;
   if (report.nights.length === 0) {
     out.push(wrap(`${report.zone} does not change its clocks ${window}`, ''));
@@ -114,6 +128,7 @@ async function runExplain(expression: string, options: ExplainOptions): Promise<
     throw usageError('--after, --gap and --overlap need --tz <zone>');
   }
   const { cronHint } = await import('../../infra/config/cron-hint.ts');
+  const { neverJson, neverLines } = await import('../format/run-preview.ts');
   const sentence = await sentenceOf(expression, options.jobId);
   const hint = cronHint(expression)?.text;
   const report =
@@ -134,11 +149,12 @@ async function runExplain(expression: string, options: ExplainOptions): Promise<
             })),
           }
         : {}),
+      ...(report?.never ? { never: neverJson(report.never) } : {}),
       ...(hint ? { hint } : {}),
     };
     process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
     return;
   }
-  const lines = render(sentence, hint, report, coloursFor(process.stdout));
+  const lines = render(sentence, hint, report, coloursFor(process.stdout), neverLines);
   process.stdout.write(`${lines.join('\n')}\n`);
 }

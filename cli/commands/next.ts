@@ -101,6 +101,10 @@ function render(p: Preview, after: Date, c: Colours, format: RunFormat): string[
   );
   out.push(wrap(p.sentence, ''));
   if (p.hint !== undefined) out.push(c.yellow(wrap(p.hint, 'hint: ')));
+  if (p.never !== undefined) {
+    out.push(...format.runTableLines(p, p.spec.timezone, c));
+    return out;
+  }
   out.push(`next ${p.runs.length} run${p.runs.length === 1 ? '' : 's'} after ${formatUtc(after)}`);
   out.push('');
   out.push(...format.runTableLines(p, p.spec.timezone, c));
@@ -117,6 +121,7 @@ function toJson(p: Preview, format: RunFormat) {
     policies: p.policies,
     runs: p.runs.map((run) => format.runJson(run, p.spec.timezone)),
     skipped: p.skipped,
+    ...(p.never === undefined ? {} : { never: format.neverJson(p.never) }),
     ...(p.hint === undefined ? {} : { hint: p.hint }),
   };
 }

@@ -19,7 +19,7 @@ import { type ZoneDataReport, zoneDataLines } from '../zone-data/report.ts';
 import type { Colours } from './colour.ts';
 import type { ListDeployment } from './job-list.ts';
 import { lagMs, pauseText, runHistoryLines } from './run-history.ts';
-import { type RunPreview, runJson, runTableLines } from './run-preview.ts';
+import { neverJson, type RunPreview, runJson, runTableLines } from './run-preview.ts';
 import { type RunSignal, runSignals } from './run-signals.ts';
 import { count, skipRangesSummary } from './skip-ranges.ts';
 import { wrap } from './table.ts';
@@ -117,6 +117,7 @@ export function describeJson({ input, state, signals, drift }: JobDescription) {
     covers: covering.covers,
     next: preview.runs.map((run) => runJson(run, job.timezone)),
     skipped: preview.skipped,
+    ...(preview.never === undefined ? {} : { never: neverJson(preview.never) }),
     zoneData: input.zoneData,
     deployment: input.deployment,
     pause: input.pause ?? null,

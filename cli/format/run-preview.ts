@@ -5,7 +5,9 @@
 
 import { formatLocal, formatUtc } from '#text/zone-time.ts';
 import {
+  type NeverRunsReason,
   nextOccurrences,
+  nextRun,
   type Occurrence,
   type ScheduleSpec,
 } from '../../functions/schedule/index.ts';
@@ -23,6 +25,8 @@ export interface RunPreview {
   readonly runs: readonly PreviewRun[];
   /** What a `skip` gap policy drops between `after` and the last run, one sentence each. */
   readonly skipped: readonly string[];
+  /** Why there is no run at all after `after`; undefined when there is one. */
+  readonly never: NeverRunsReason | undefined;
 }
 
 /**
@@ -37,7 +41,9 @@ export interface RunPreview {
 export function previewRuns(spec: ScheduleSpec, after: Date, count: number): RunPreview {
   const occurrences = nextOccurrences(spec, after, count);
   const last = occurrences.at(-1);
+  const answer = last === undefined ? nextRun(spec, after) : undefined;
   return {
+    never: answer?.kind === 'never' ? answer.reason : undefined,
     runs: occurrences.map((o) => ({ ...o, note: occurrenceNote(spec, o) })),
     skipped: last
       ? transitionReports(spec, after, last.at).flatMap((r) =>
@@ -56,6 +62,7 @@ export function previewRuns(spec: ScheduleSpec, after: Date, count: number): Run
  * //=> 'Sun 2027-03-28 03:30 +02:00 CEST  2027-03-28T01:30:00Z  2027-03-28T02:30'
  */
 export function runTableLines(preview: RunPreview, zone: string, c: Colours): string[] {
+  if (preview.never !== undefined) return neverLines(preview.never).map((l) => c.yellow(l));
   const table = plainTable(
     ['local', 'UTC', 'nominal'],
     preview.runs.map((run) => [formatLocal(run.at, zone), formatUtc(run.at), run.nominal]),
@@ -87,5 +94,44 @@ export function runJson(run: PreviewRun, zone: string) {
     nominal: run.nominal,
     dst: run.dst,
     note: run.note ?? null,
+  };
+}
+
+/**
+ * A schedule that never runs, in words: the reason, then how far the search went and why
+ * nothing can come later.
+ *
+ * @example
+ * neverLines(reason)
+ * //=> ["never runs: every local time it matches falls in Europe/Berlin's spring-forward gap …",
+ * //    '  searched up to 2600-01-04T00:00:00Z; what comes later repeats what came before …']
+ */
+export function neverLines(reason: NeverRunsReason): string[] {
+  const lines = [wrap(`never runs: ${reason.message}`, '')];
+  if (reason.cause === 'gap-skip') {
+    lines.push(
+      wrap(
+        `searched up to ${formatUtc(reason.searchedUntil)}; what comes later repeats what came before (the calendar every 400 years, and so do ${reason.timezone}'s rules by then), so no later run can come`,
+        '  ',
+      ),
+    );
+  }
+  return lines;
+}
+
+/**
+ * Why a schedule never runs, in `--json`: `{"cause", "message", "searchedUntil", "firstSkipped"}`.
+ *
+ * @example
+ * neverJson(reason)
+ * //=> { cause: 'gap-skip', message: 'every local time it matches …',
+ * //     searchedUntil: '2600-01-04T00:00:00.000Z', firstSkipped: '2027-03-28T02:30' }
+ */
+export function neverJson(reason: NeverRunsReason) {
+  return {
+    cause: reason.cause,
+    message: reason.message,
+    searchedUntil: reason.searchedUntil.toISOString(),
+    firstSkipped: reason.firstSkipped?.nominal ?? null,
   };
 }

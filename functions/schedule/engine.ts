@@ -1,8 +1,9 @@
 import { InvalidArgumentError } from './errors.ts';
 import { intlZoneRules } from './intl-zone-rules.ts';
+import { nextRunIn } from './next-run.ts';
 import { iterateOccurrencesIn, nextOccurrencesIn, occurrencesBetweenIn } from './occurrences.ts';
 import { transitionsIn, ZoneTables } from './time-zone.ts';
-import type { Occurrence, ScheduleSpec, ZoneRules, ZoneTransition } from './types.ts';
+import type { NextRun, Occurrence, ScheduleSpec, ZoneRules, ZoneTransition } from './types.ts';
 
 /** The options of `createEngine`. */
 export interface EngineOptions {
@@ -23,6 +24,8 @@ export interface ScheduleEngine {
   readonly zoneRules: ZoneRules;
   /** See the module-level `nextOccurrences`. */
   nextOccurrences(spec: ScheduleSpec, after: Date, count: number): Occurrence[];
+  /** See the module-level `nextRun`. */
+  nextRun(spec: ScheduleSpec, after: Date): NextRun;
   /** See the module-level `occurrencesBetween`. */
   occurrencesBetween(spec: ScheduleSpec, from: Date, to: Date): Occurrence[];
   /** See the module-level `iterateOccurrences`. */
@@ -64,6 +67,7 @@ export function createEngine(options: EngineOptions = {}): ScheduleEngine {
   return {
     zoneRules,
     nextOccurrences: (spec, after, count) => nextOccurrencesIn(tables, spec, after, count),
+    nextRun: (spec, after) => nextRunIn(tables, spec, after),
     occurrencesBetween: (spec, from, to) => occurrencesBetweenIn(tables, spec, from, to),
     iterateOccurrences: (spec, after) => iterateOccurrencesIn(tables, spec, after),
     zoneTransitions: (zone, from, to) => transitionsIn(tables, zone, from, to),

@@ -19,6 +19,7 @@ export {
   type TimeZoneProblem,
 } from './errors.ts';
 export { intlZoneRules } from './intl-zone-rules.ts';
+export { nextRun } from './next-run.ts';
 export {
   iterateOccurrences,
   nextOccurrences,
@@ -28,6 +29,7 @@ export {
 } from './occurrences.ts';
 export { parseCron } from './parse-cron.ts';
 export { periodBucket } from './period-bucket.ts';
+export { CYCLE_DAYS, INTL_RULES_REPEAT_FROM_MINUTE } from './search-bound.ts';
 export { shiftedTransitionRules } from './shifted-zone-rules.ts';
 export { zoneTransitions } from './time-zone.ts';
 export type {
@@ -35,6 +37,8 @@ export type {
   DayOfWeekSet,
   DstPolicies,
   GapPolicy,
+  NeverRunsReason,
+  NextRun,
   Occurrence,
   OverlapPolicy,
   ParsedCron,

@@ -1,4 +1,5 @@
 import { InvalidTimeZoneError } from './errors.ts';
+import { INTL_RULES_REPEAT_FROM_MINUTE } from './search-bound.ts';
 import type { ZoneRules } from './types.ts';
 
 const MINUTE_MS = 60_000;
@@ -94,7 +95,8 @@ function unreadable(text: string, zone: string): never {
  * The default of every engine, and the only rules the module-level functions use. Which
  * release of the database it holds is `process.versions.tz`. The samples come from the same
  * data luxon reads, through a `longOffset` formatter, which is several times faster than
- * luxon's `IANAZone.offset` (it formats to parts).
+ * luxon's `IANAZone.offset` (it formats to parts). Every zone repeats from the start of 2200
+ * (`INTL_RULES_REPEAT_FROM_MINUTE`).
  *
  * @example
  * intlZoneRules.offsetMinutesAt('Asia/Kolkata', 0)
@@ -110,4 +112,5 @@ export const intlZoneRules: ZoneRules = {
     }
     return parseLongOffsetMinutes(formatter.format(utcMinute * MINUTE_MS), zone);
   },
+  repeatsFromMinute: () => INTL_RULES_REPEAT_FROM_MINUTE,
 };

@@ -2,12 +2,13 @@ import { formatLocalMinute } from './civil-calendar.ts';
 import { InvalidArgumentError } from './errors.ts';
 import { LocalSlotMatcher, NO_SLOT } from './local-slots.ts';
 import { parseCron } from './parse-cron.ts';
+import { CYCLE_MINUTES, repeatStartMinute } from './search-bound.ts';
 import {
   COVER_MARGIN_MINUTES,
   defaultZoneTables,
   MAX_MINUTE,
   minuteOf,
-  type ZoneTable,
+  ZoneTable,
   type ZoneTables,
 } from './time-zone.ts';
 import type {
@@ -24,6 +25,14 @@ import { validateTimeZone } from './zone-name.ts';
 const MINUTE_MS = 60_000;
 const GAP_POLICIES: readonly GapPolicy[] = ['shift', 'transition', 'skip'];
 const OVERLAP_POLICIES: readonly OverlapPolicy[] = ['first', 'last', 'both'];
+/** A run and its local slot are less than a day apart: offsets stay within ±1439 minutes. */
+const MAX_OFFSET_MINUTES = 1439;
+/** A stretch without a candidate slot longer than this is jumped over, not sampled... */
+const JUMP_MIN_MINUTES = 14 * 1440;
+/** ...by a cursor that has gone this long without a run: it searches more than it lists. */
+const SEARCHING_MINUTES = 366 * 1440;
+/** What a probe table samples past the minute it is asked for (see `jumpOver`). */
+const PROBE_AHEAD_MINUTES = 10 * 1440;
 
 interface CompiledCron {
   readonly parsed: ParsedCron;
@@ -136,6 +145,12 @@ function occurrence(
 }
 
 /**
+ * Why a cursor has no more runs: it reached `limitMinute`; its search bound, past which no run
+ * can come (`repeatStartMinute`); or the end of `Date`'s range.
+ */
+export type CursorEnd = 'limit' | 'bound' | 'range';
+
+/**
  * Walks a schedule's runs forward in UTC, one segment of constant offset at a time.
  *
  * Inside a segment, a local slot L runs at L - offset, so runs come out sorted. The DST
@@ -150,29 +165,56 @@ function occurrence(
  *                           `first` drops the second copies, `last` the first ones
  * ```
  *
- * `limitMinute` stops the walk early for `occurrencesBetween`.
+ * `limitMinute` stops the walk early for `occurrencesBetween`. The walk also stops a cycle
+ * past the later of its last run and the zone's `repeatStartMinute`: no run can come after
+ * that (search-bound.ts), so a schedule that never runs is answered, not searched to the year
+ * 275760. Where no slot is near, it jumps straight to the next one (`jumpOver`).
  */
-class OccurrenceCursor {
+export class OccurrenceCursor {
+  /** Why `next()` last returned undefined. */
+  ended: CursorEnd | undefined;
   private nextMinute: number;
   private segment: number;
   private starts: number[];
+  private table: ZoneTable;
+  /** Whether `table` is this cursor's own probe table rather than the zone's shared one. */
+  private probing = false;
+  private readonly repeatStart: number;
+  private boundMinute: number;
+  /** Where the walk started, or the minute after its last run. */
+  private sinceMinute: number;
 
   constructor(
-    private readonly matcher: LocalSlotMatcher,
-    private readonly table: ZoneTable,
+    readonly matcher: LocalSlotMatcher,
+    table: ZoneTable,
     private readonly policies: DstPolicies,
     firstMinute: number,
     private readonly limitMinute: number,
   ) {
     this.nextMinute = firstMinute;
+    this.table = table;
     table.ensure(firstMinute, firstMinute);
     this.starts = table.starts;
     this.segment = table.segmentAt(firstMinute);
+    this.repeatStart = repeatStartMinute(table.rules, table.zone);
+    this.boundMinute = Math.max(firstMinute, this.repeatStart) + CYCLE_MINUTES;
+    this.sinceMinute = firstMinute;
+  }
+
+  /** The last minute the walk looks at, as it stands: it moves on with every run found. */
+  get searchedUntilMinute(): number {
+    return Math.min(this.boundMinute, this.limitMinute, MAX_MINUTE);
   }
 
   next(): Occurrence | undefined {
     const found = this.advance();
-    if (found === undefined || found.at.getTime() > this.limitMinute * MINUTE_MS) return undefined;
+    if (found === undefined) return undefined;
+    if (found.at.getTime() > this.limitMinute * MINUTE_MS) {
+      this.ended = 'limit';
+      return undefined;
+    }
+    this.sinceMinute = this.nextMinute;
+    this.boundMinute = Math.max(this.nextMinute, this.repeatStart) + CYCLE_MINUTES;
     return found;
   }
 
@@ -184,16 +226,24 @@ class OccurrenceCursor {
    * matcher search up to the segment's end, or up to the window before its next transition.
    */
   private advance(): Occurrence | undefined {
-    const { matcher, table } = this;
+    const matcher = this.matcher;
     for (;;) {
       const u = this.nextMinute;
-      if (u > this.limitMinute || u > MAX_MINUTE) return undefined;
-      if (
-        (u >= table.coverEnd - COVER_MARGIN_MINUTES ||
-          u < table.coverStart + COVER_MARGIN_MINUTES) &&
-        !this.coverMinute(u)
-      ) {
+      if (u > this.limitMinute || u > this.boundMinute || u > MAX_MINUTE) {
+        this.ended = u > this.limitMinute ? 'limit' : u > this.boundMinute ? 'bound' : 'range';
         return undefined;
+      }
+      let table = this.table;
+      if (
+        u >= table.coverEnd - COVER_MARGIN_MINUTES ||
+        u < table.coverStart + COVER_MARGIN_MINUTES
+      ) {
+        if (this.jumpOver(u)) continue;
+        if (!this.coverMinute(u)) {
+          this.ended = 'range';
+          return undefined;
+        }
+        table = this.table;
       }
       const s = this.segmentOf(u);
       const starts = this.starts;
@@ -238,6 +288,39 @@ class OccurrenceCursor {
       }
       this.nextMinute = regionEnd;
     }
+  }
+
+  /**
+   * At the end of the sampled range, moves past a stretch in which no run can be: true when it
+   * moved `nextMinute`, false when the next candidate is near and the table should grow.
+   *
+   * A run at t stands for a matching slot s with |s - t| <= 1439 (offsets are less than a day),
+   * so no run comes before `slot - 1439`, where `slot` is the first matching slot from
+   * `u - 1439` on. When that is more than two weeks past `u`, and the cursor has gone a year
+   * without a run (it is searching: "never", or a run years away), it goes there on a probe
+   * table of its own, sampled only around it, instead of sampling every day in between: a
+   * search to the bound then costs a few samples a year. A cursor that keeps finding runs
+   * grows the zone's shared table instead, which the next call finds sampled.
+   */
+  private jumpOver(u: number): boolean {
+    const table = this.table;
+    if (u < table.coverEnd - COVER_MARGIN_MINUTES) return false;
+    if (u - this.sinceMinute < SEARCHING_MINUTES) return false;
+    const slot = this.matcher.next(u - MAX_OFFSET_MINUTES, Number.POSITIVE_INFINITY);
+    const earliest = slot === NO_SLOT ? Number.POSITIVE_INFINITY : slot - MAX_OFFSET_MINUTES;
+    if (earliest <= u + JUMP_MIN_MINUTES) return false;
+    this.nextMinute = earliest;
+    if (earliest > this.limitMinute || earliest > this.boundMinute || earliest > MAX_MINUTE) {
+      return true;
+    }
+    if (!this.probing) {
+      this.table = new ZoneTable(table.zone, table.rules, PROBE_AHEAD_MINUTES);
+      this.probing = true;
+    }
+    this.table.restart(earliest);
+    this.starts = this.table.starts;
+    this.segment = this.table.segmentAt(earliest);
+    return true;
   }
 
   /**
@@ -352,7 +435,8 @@ class OccurrenceCursor {
   }
 }
 
-function cursorFor(
+/** A cursor over a valid schedule's runs from `firstMinute` on (UTC minutes since the epoch). */
+export function cursorFor(
   tables: ZoneTables,
   spec: ScheduleSpec,
   firstMinute: number,
@@ -370,6 +454,7 @@ function cursorFor(
  * The dispatcher asks which run a tick stands for, the CLI previews, tests pin DST nights:
  * all of them go through here so they never disagree. Runs are the sorted, distinct UTC
  * instants of the schedule's local slots under its DST policies (docs/semantics.md, "Time zones and daylight saving time").
+ * Fewer than `count` when no more can come: `nextRun` says why.
  *
  * @example
  * nextOccurrences({ cron: '30 2 * * *', timezone: 'Europe/Berlin' }, new Date('2023-03-26T00:59:59Z'), 1)
@@ -454,7 +539,9 @@ export function occurrencesBetweenIn(
  *
  * For callers that stream (simulations over years, "find the first run with property X")
  * without materialising an array. The spec is validated immediately, not at the first `next()`.
- * Runs are strictly increasing; the iterator ends only at the end of `Date`'s range.
+ * Runs are strictly increasing; the iterator ends when no run can come any more: a 400-year
+ * cycle past both its last run and the start of 2200, where the platform's zone rules repeat
+ * (search-bound.ts), or at the end of `Date`'s range.
  *
  * @example
  * const runs = iterateOccurrences({ cron: '0 9 * * 1-5', timezone: 'America/New_York' }, new Date('2026-03-06T00:00Z'));

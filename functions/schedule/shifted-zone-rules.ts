@@ -71,6 +71,12 @@ export function shiftedTransitionRules(
       if (ruleZone === zone && utcMinute >= low && utcMinute < high) return moved;
       return base.offsetMinutesAt(ruleZone, utcMinute);
     },
+    // Past the moved stretch the rules are the base's, and repeat where the base's do.
+    repeatsFromMinute(ruleZone: string): number | undefined {
+      const repeatsFrom = base.repeatsFromMinute?.(ruleZone);
+      if (repeatsFrom === undefined || ruleZone !== zone) return repeatsFrom;
+      return Math.max(repeatsFrom, high);
+    },
   };
 }
 

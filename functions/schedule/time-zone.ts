@@ -46,11 +46,25 @@ export class ZoneTable {
   offsets: number[] = [];
   coverStart = 0;
   coverEnd = 0;
-  private readonly rules: ZoneRules;
+  readonly rules: ZoneRules;
+  /** The least a forward extension samples: a year for shared tables, days for a probe. */
+  private readonly aheadMinutes: number;
 
-  constructor(zone: string, rules: ZoneRules) {
+  constructor(zone: string, rules: ZoneRules, aheadMinutes = 366 * DAY_MINUTES) {
     this.zone = zone;
     this.rules = rules;
+    this.aheadMinutes = aheadMinutes;
+  }
+
+  /**
+   * Forgets what was sampled and samples afresh around `utcMinute` only: how an iterator that
+   * jumps over months without a candidate slot avoids sampling them (see `OccurrenceCursor`).
+   * Iterators notice the new arrays, as after a far `ensure`.
+   */
+  restart(utcMinute: number): void {
+    this.starts = [];
+    this.offsets = [];
+    this.ensure(utcMinute, utcMinute);
   }
 
   /** The offset (whole minutes, floored) in force at a UTC minute, straight from the rules. */
@@ -83,16 +97,16 @@ export class ZoneTable {
       this.offsets = [this.sampleOffset(start)];
       this.coverStart = start;
       this.coverEnd = start;
-      this.extendForward(Math.max(to, start + 366 * DAY_MINUTES));
+      this.extendForward(Math.max(to, start + this.aheadMinutes));
       return;
     }
     if (from < this.coverStart) this.extendBackward(from);
     if (to > this.coverEnd) this.extendForward(to);
   }
 
-  /** Extends the sampled range forward by at least a year, so extensions stay rare. */
+  /** Extends the sampled range forward by at least `aheadMinutes`, so extensions stay rare. */
   private extendForward(toMinute: number): void {
-    const target = Math.min(MAX_MINUTE, Math.max(toMinute, this.coverEnd + 366 * DAY_MINUTES));
+    const target = Math.min(MAX_MINUTE, Math.max(toMinute, this.coverEnd + this.aheadMinutes));
     let previous = this.coverEnd;
     let previousOffset = this.offsets[this.offsets.length - 1] as number;
     while (previous < target) {

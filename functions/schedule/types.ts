@@ -85,6 +85,19 @@ export interface ZoneRules {
    * learns from it.
    */
   offsetMinutesAt(zone: string, utcMinute: number): number;
+  /**
+   * The UTC minute (since the epoch) from which `zone`'s offsets repeat every 146,097 days
+   * (400 Gregorian years): `offsetMinutesAt(zone, m + 146097 * 1440)` equals
+   * `offsetMinutesAt(zone, m)` for every m from it on. True of any zone past its last dated
+   * change, when only a yearly rule or a fixed offset is left.
+   *
+   * It bounds the search for a next run: a schedule with no run in the cycle after it has none
+   * (docs/semantics.md, "Limits"). Without it, or when it returns undefined, the engine
+   * searches to the end of `Date`'s range.
+   *
+   * @default none
+   */
+  repeatsFromMinute?(zone: string): number | undefined;
 }
 
 /** Day-of-month part of a parsed expression. */
@@ -125,4 +138,32 @@ export interface ParsedCron {
   readonly months: readonly number[];
   readonly daysOfWeek: DayOfWeekSet;
   readonly dayRule: 'and' | 'or';
+}
+
+/**
+ * The answer to "when does this schedule next run": its next run, or that it never will, and
+ * why. "Never" is an answer, not an error: a valid schedule can have no run left.
+ */
+export type NextRun =
+  | { readonly kind: 'runs'; readonly next: Occurrence }
+  | { readonly kind: 'never'; readonly reason: NeverRunsReason };
+
+/**
+ * Why a schedule has no run after an instant.
+ *
+ * `gap-skip`: every local slot the expression matches falls in a gap of the zone (its clocks
+ * jump over it) and the gap policy is `skip`; the search went one calendar-and-rules cycle
+ * past where the zone's rules repeat, so no later run can come (docs/semantics.md, "Limits").
+ * `end-of-range`: the search reached the end of `Date`'s range (the year 275760) first.
+ */
+export interface NeverRunsReason {
+  readonly cause: 'gap-skip' | 'end-of-range';
+  readonly timezone: string;
+  readonly policies: DstPolicies;
+  /** The first skipped slot after the instant asked about, and the clock change that skips it. */
+  readonly firstSkipped?: { readonly nominal: string; readonly transition: ZoneTransition };
+  /** Where the search stopped: no run up to here, and none can come after. */
+  readonly searchedUntil: Date;
+  /** The reason in words: lowercase, no trailing period. */
+  readonly message: string;
 }

@@ -5,6 +5,7 @@ import {
   intlZoneRules,
   iterateOccurrences,
   nextOccurrences,
+  nextRun,
   type Occurrence,
   occurrencesBetween,
   resolvePolicies,
@@ -436,6 +437,7 @@ const engines = new WeakMap<ZoneRules, ScheduleEngine>([
     {
       zoneRules: intlZoneRules,
       nextOccurrences,
+      nextRun,
       occurrencesBetween,
       iterateOccurrences,
       zoneTransitions,

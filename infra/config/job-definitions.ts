@@ -11,7 +11,8 @@ import type { z } from 'zod';
 import type { JobDefinition } from '#jobs/job.ts';
 import {
   isScheduleError,
-  nextOccurrences,
+  type NextRun,
+  nextRun,
   parseCron,
   type ScheduleSpec,
   validateTimeZone,
@@ -183,14 +184,14 @@ function engineIssues(job: Record<string, unknown>, jobId: string | undefined): 
       ...(jobId !== undefined ? { jobId } : {}),
       ...(dst !== undefined ? { dst: dst as NonNullable<ScheduleSpec['dst']> } : {}),
     };
-    let runs = 1;
+    let answer: NextRun | undefined;
     attempt(['schedule'], 'invalid-schedule', () => {
-      runs = nextOccurrences(spec, PROBE_INSTANT, 1).length;
+      answer = nextRun(spec, PROBE_INSTANT);
     });
-    if (runs === 0) {
+    if (answer?.kind === 'never') {
       problems.push({
         field: ['schedule'],
-        message: `'${schedule}' never runs in ${timezone}`,
+        message: `'${schedule}' never runs: ${answer.reason.message}`,
         code: 'never-runs',
       });
     }
