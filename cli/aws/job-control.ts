@@ -46,34 +46,64 @@ export class PauseEndInPastError extends CliError {
   }
 }
 
+/** What a pause asks for: only what is named changes on a job that is paused already. */
+export interface PauseRequest {
+  readonly job: JobDefinition;
+  readonly by: string;
+  /** Why; a re-pause without it keeps the pause's reason. */
+  readonly reason?: string;
+  /** The pause's end; `null` removes it (`--no-until`); undefined keeps a re-pause's end. */
+  readonly until?: Date | null;
+}
+
+/** What a pause did: `paused` a live job, `updated` a paused one, or `none` (nothing named). */
+export interface PauseChange {
+  readonly state: PauseState;
+  readonly change: 'paused' | 'updated' | 'none';
+  /** What changed and what was kept, in words (also the operator event's detail). */
+  readonly detail: string;
+}
+
+/** Reason given to a pause without `--reason`. */
+export const NO_REASON = 'no reason given';
+
 /**
  * Pauses a job by writing its state item: the next tick (within a minute) finds the pause
  * with the watermark it reads anyway, and records its run `skipped` (`paused`) without a
- * notification. Pausing a paused job updates who, why and until when, and keeps its start.
+ * notification.
+ *
+ * Pausing a paused job changes only what the request names (the reason, the end) and keeps
+ * the rest and the start; naming nothing writes nothing and records nothing, so `pause X`
+ * (or `pause X --json`) used to look never undoes a time-boxed pause. The state is read
+ * before it is written: two operators re-pausing the same job at once may each keep the
+ * other's older value, and the operator log shows both.
  *
  * @example
- * await pauseJob(deps, { job, by: 'alice@laptop', reason: 'db migration',
- *   until: new Date('2026-11-29T12:00Z') })
- * //=> { jobId: 'nightly', paused: true, until: '2026-11-29T12:00:00.000Z', … }
+ * await applyPause(deps, { job, by: 'bob@desk' }) // paused until 18:00 by alice
+ * //=> { change: 'none', detail: 'already paused; nothing named, nothing changed', state: { until: '…T18:00…' } }
  */
-export async function pauseJob(
-  deps: JobControlDeps,
-  input: {
-    readonly job: JobDefinition;
-    readonly by: string;
-    readonly reason: string;
-    readonly until?: Date;
-  },
-): Promise<PauseState> {
+export async function applyPause(deps: JobControlDeps, input: PauseRequest): Promise<PauseChange> {
   const now = deps.clock();
   if (input.until && input.until.getTime() <= now.getTime()) {
     throw new PauseEndInPastError(input.until, now);
   }
+  const before = pauseStateOf(input.job.id, await deps.ledger.getJobState(input.job.id), now);
+  if (before.paused && input.reason === undefined && input.until === undefined) {
+    return {
+      state: before,
+      change: 'none',
+      detail: 'already paused; nothing named, nothing changed',
+    };
+  }
+  const reason = input.reason ?? (before.paused ? before.reason : undefined) ?? NO_REASON;
+  const kept = before.paused && input.until === undefined ? before.until : undefined;
+  const until = input.until ?? (kept ? new Date(kept) : undefined);
+  const detail = pauseDetail(before, { reason, until });
   const state = await deps.ledger.pause(input.job.id, {
     at: now,
     by: input.by,
-    reason: input.reason,
-    ...(input.until ? { until: input.until } : {}),
+    reason,
+    ...(until ? { until } : {}),
   });
   await deps.log.record(
     {
@@ -81,12 +111,41 @@ export async function pauseJob(
       action: 'paused',
       at: now.toISOString(),
       by: input.by,
-      reason: input.reason,
-      ...(input.until ? { until: input.until.toISOString() } : {}),
+      reason,
+      ...(until ? { until: until.toISOString() } : {}),
+      detail,
     },
     retention(deps),
   );
-  return pauseStateOf(input.job.id, state, now);
+  return {
+    state: pauseStateOf(input.job.id, state, now),
+    change: before.paused ? 'updated' : 'paused',
+    detail,
+  };
+}
+
+/** A pause's change in words: new, or each field changed (old → new) or kept. */
+function pauseDetail(before: PauseState, after: { reason: string; until: Date | undefined }) {
+  if (!before.paused) return 'new pause';
+  const until = after.until?.toISOString() ?? 'none';
+  const field = (name: string, was: string, now: string) =>
+    was === now ? `${name} kept (${now})` : `${name} ${was} → ${now}`;
+  return (
+    `re-pause (paused since ${before.pausedAt} by ${before.pausedBy}): ` +
+    `${field('until', before.until ?? 'none', until)}; ${field('reason', before.reason ?? '', after.reason)}`
+  );
+}
+
+/**
+ * {@link applyPause}'s resulting state: what the simulation's operators and the tests call.
+ *
+ * @example
+ * await pauseJob(deps, { job, by: 'alice@laptop', reason: 'db migration',
+ *   until: new Date('2026-11-29T12:00Z') })
+ * //=> { jobId: 'nightly', paused: true, until: '2026-11-29T12:00:00.000Z', … }
+ */
+export async function pauseJob(deps: JobControlDeps, input: PauseRequest): Promise<PauseState> {
+  return (await applyPause(deps, input)).state;
 }
 
 function retention(deps: JobControlDeps) {

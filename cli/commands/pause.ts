@@ -3,13 +3,13 @@ import type { JobDefinition } from '#jobs/job.ts';
 import { formatLocal, formatUtc } from '#text/zone-time.ts';
 import type { JobsConfig } from '../../infra/config/load-jobs.ts';
 import { addConnectionOptions, type ConnectionOptions, connect } from '../aws/connection.ts';
-import type { PauseState } from '../deployed/pause-state.ts';
 import { wrap } from '../format/table.ts';
 import { instantOrDuration } from '../options.ts';
 
 interface PauseOptions extends ConnectionOptions {
   reason?: string;
-  until?: Date;
+  /** `false` from `--no-until`. */
+  until?: Date | false;
   json?: boolean;
 }
 
@@ -23,7 +23,11 @@ Example:
   $ zonecron pause berlin-nightly-report --reason "db migration" --until 6h
   from the next tick on (within a minute), the job's runs are recorded skipped
   (paused), with no notification; it resumes by itself after 6 hours, or with
-  zonecron resume. Who, when and why show in zonecron history.`;
+  zonecron resume. Who, when and why show in zonecron history.
+  $ zonecron pause berlin-nightly-report --reason "migration runs late"
+  on a paused job, changes only what is named: the end above is kept
+  (--until changes it, --no-until removes it); a bare pause of a paused job
+  changes nothing and only shows the pause.`;
 
 const RESUME_EXAMPLE = `
 Example:
@@ -39,12 +43,16 @@ export function registerPause(program: Command): void {
     .command('pause')
     .description("pause a job now, without a deploy: its runs are skipped until it's resumed")
     .argument('<jobId>', 'job id from the jobs file')
-    .option('--reason <text>', 'why, for whoever looks next (history, list, describe)')
+    .option(
+      '--reason <text>',
+      'why, for whoever looks next (history, list, describe); a re-pause keeps it',
+    )
     .option(
       '--until <when>',
       'resume by itself then: an ISO instant or a duration from now (2h, 1d)',
       (value: string) => instantOrDuration(value, new Date(), 1),
     )
+    .option('--no-until', 'no end: only zonecron resume ends it (a re-pause keeps its end)')
     .option('--json', 'print the pause as one JSON document');
   addConnectionOptions(pause, { table: true, config: true })
     .addHelpText('after', PAUSE_EXAMPLE)
@@ -80,32 +88,60 @@ async function prepare(jobId: string, options: ConnectionOptions) {
 }
 
 async function runPause(jobId: string, options: PauseOptions): Promise<void> {
-  const until = options.until;
+  const until = options.until === false ? null : options.until;
   const { config, job, connection, access, by, deps, onLedgerTable } = await prepare(
     jobId,
     options,
   );
   try {
-    const { pauseJob } = await import('../aws/job-control.ts');
-    const reason = options.reason ?? 'no reason given';
-    const state = await onLedgerTable(access.tableName, connection.clients, 'update', () =>
-      pauseJob(deps, { job, by, reason, ...(until ? { until } : {}) }),
+    const { applyPause } = await import('../aws/job-control.ts');
+    const request = {
+      job,
+      by,
+      ...(options.reason !== undefined ? { reason: options.reason } : {}),
+      ...(until !== undefined ? { until } : {}),
+    };
+    const result = await onLedgerTable(access.tableName, connection.clients, 'update', () =>
+      applyPause(deps, request),
     );
     if (options.json) {
-      process.stdout.write(`${JSON.stringify({ ...state, file: config.file }, null, 2)}\n`);
+      const doc = {
+        ...result.state,
+        change: result.change,
+        detail: result.detail,
+        file: config.file,
+      };
+      process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
       return;
     }
-    process.stdout.write(`${describePause(job, state)}\n`);
+    process.stdout.write(`${describePause(job, result)}\n`);
   } finally {
     connection.destroy();
   }
 }
 
-function describePause(job: JobDefinition, state: PauseState): string {
+function describePause(
+  job: JobDefinition,
+  { state, change, detail }: import('../aws/job-control.ts').PauseChange,
+): string {
   const until = state.until ? ` until ${state.until}` : '';
+  const head = change === 'none' ? `${job.id} is already paused` : `paused ${job.id}`;
   const lines = [
-    wrap(`paused ${job.id} since ${state.pausedAt}${until}`, ''),
+    wrap(`${head} since ${state.pausedAt}${until}`, ''),
     wrap(`by ${state.pausedBy}: ${state.reason}`, '  '),
+  ];
+  if (change === 'none') {
+    lines.push(
+      wrap(
+        'nothing changed: --reason or --until changes the pause (--no-until removes its end),' +
+          ` zonecron resume ${job.id} ends it`,
+        '  ',
+      ),
+    );
+    return lines.join('\n');
+  }
+  if (change === 'updated') lines.push(wrap(detail, '  '));
+  lines.push(
     wrap(
       'its runs are recorded skipped (paused) from the next tick on, without a notification;' +
         (state.until
@@ -113,7 +149,7 @@ function describePause(job: JobDefinition, state: PauseState): string {
           : ` zonecron resume ${job.id} ends the pause`),
       '  ',
     ),
-  ];
+  );
   return lines.join('\n');
 }
 

@@ -6,6 +6,7 @@ import {
   LEDGER_BY_JOB_PARTITION_KEY,
 } from '#ledger/index.ts';
 import {
+  applyPause,
   DisabledInConfigError,
   PauseEndInPastError,
   pauseJob,
@@ -57,8 +58,51 @@ describe.each(contract.stores)('pause, resume and the operator log on %s', (_nam
         by: 'alice@laptop',
         reason: 'db migration',
         until: until.toISOString(),
+        detail: 'new pause',
       },
     ]);
+  });
+
+  it('re-pauses by changing only what is named: a bare pause changes nothing and records nothing, a new reason keeps the end', async () => {
+    const { deps, log, clock } = await setup();
+    const until = '2026-12-02T05:00:00.000Z';
+    await pauseJob(deps, { job, by: 'alice@laptop', reason: 'INC-42', until: new Date(until) });
+    clock.set('2026-11-29T10:00:00.000Z');
+    const bare = await applyPause(deps, { job, by: 'bob@desk' });
+    expect(bare).toMatchObject({
+      change: 'none',
+      state: { pausedAt: NOW, pausedBy: 'alice@laptop', reason: 'INC-42', until },
+    });
+    expect(await log.read('nightly', new Date(0), 10)).toHaveLength(1);
+
+    const reasoned = await applyPause(deps, { job, by: 'bob@desk', reason: 'INC-42, runs late' });
+    expect(reasoned).toEqual({
+      change: 'updated',
+      state: expect.objectContaining({
+        pausedAt: NOW,
+        pausedBy: 'bob@desk',
+        reason: 'INC-42, runs late',
+        until,
+      }),
+      detail:
+        `re-pause (paused since ${NOW} by alice@laptop): until kept (${until}); ` +
+        'reason INC-42 → INC-42, runs late',
+    });
+    expect((await log.read('nightly', new Date(0), 10))[0]).toMatchObject({
+      action: 'paused',
+      by: 'bob@desk',
+      until,
+      detail: reasoned.detail,
+    });
+  });
+
+  it('re-pauses without an end only when told (until: null, --no-until), keeping the reason', async () => {
+    const { deps } = await setup();
+    await pauseJob(deps, { job, by: 'ops', reason: 'db', until: new Date('2026-11-30T00:00Z') });
+    const open = await applyPause(deps, { job, by: 'ops', until: null });
+    expect(open.state).toMatchObject({ paused: true, reason: 'db' });
+    expect(open.state.until).toBeUndefined();
+    expect(open.detail).toContain('until 2026-11-30T00:00:00.000Z → none; reason kept (db)');
   });
 
   it('reports a pause whose end has passed as ending: the dispatcher resumes it at the next tick', async () => {
