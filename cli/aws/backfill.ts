@@ -15,7 +15,7 @@ import { CliError } from '../errors.ts';
 export const DEFAULT_BACKFILL_MAX_RUNS = 1000;
 
 /** Why a backfill range was refused. */
-export type RangeProblem = 'empty-range' | 'in-the-future' | 'too-many-runs';
+export type RangeProblem = 'empty-range' | 'in-the-future' | 'too-many-runs' | 'beyond-retention';
 
 /** A backfill range that is refused before anything is read or delivered (exit code 2). */
 export class BackfillRangeError extends CliError {
@@ -86,6 +86,49 @@ export function backfillRuns(
     );
   }
   return head;
+}
+
+/**
+ * The oldest instant whose run the ledger still remembers: `retention.days` before now. A run
+ * before it may have been delivered and its item expired since, so the ledger cannot refuse
+ * it as a duplicate.
+ *
+ * @example
+ * retentionCutoff(new Date('2026-12-02T00:00Z'), 35) //=> 2026-10-28T00:00:00.000Z
+ */
+export function retentionCutoff(now: Date, retentionDays: number): Date {
+  return new Date(now.getTime() - retentionDays * 86_400_000);
+}
+
+/**
+ * Whether a backfill of `[from, …]` reaches past the ledger's retention: refused with a
+ * {@link BackfillRangeError} (`beyond-retention`, exit code 2) unless `force` (or a dry run,
+ * which delivers nothing); else the warning to print (undefined when within retention).
+ *
+ * @example
+ * checkRetention(job, new Date('2026-01-01T00:00Z'), { now, retentionDays: 35, force: true })
+ * //=> "--from 2026-01-01T00:00:00.000Z is older than the ledger's retention (35 days: …)"
+ */
+export function checkRetention(
+  job: JobDefinition,
+  range: { readonly from: Date; readonly to: Date },
+  opts: { readonly now: Date; readonly retentionDays: number; readonly force: boolean },
+): string | undefined {
+  const cutoff = retentionCutoff(opts.now, opts.retentionDays);
+  if (range.from.getTime() >= cutoff.getTime()) return undefined;
+  const what =
+    `--from ${range.from.toISOString()} is older than the ledger's retention (` +
+    `${opts.retentionDays} days: runs before ${cutoff.toISOString()}): their fates are forgotten,` +
+    ` so one delivered then would be delivered again`;
+  if (!opts.force) {
+    throw new BackfillRangeError(
+      'beyond-retention',
+      range,
+      `${what}; start at ${cutoff.toISOString()} or later, --dry-run to look, or --force` +
+        ` if '${job.id}' may receive those runs twice`,
+    );
+  }
+  return what;
 }
 
 /**

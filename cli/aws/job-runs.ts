@@ -19,7 +19,13 @@ export async function queryByJob<T>(
   client: Pick<DynamoDBClient, 'send'>,
   table: string,
   partition: string,
-  query: { readonly since?: Date; readonly sinceInclusive?: boolean; readonly limit: number },
+  query: {
+    readonly since?: Date;
+    readonly sinceInclusive?: boolean;
+    /** With `since`: only the items whose `at` is at or before it. */
+    readonly until?: Date;
+    readonly limit: number;
+  },
   decode: (item: Record<string, AttributeValue>) => T,
 ): Promise<ByJobPage<T>> {
   const { QueryCommand } = await import('@aws-sdk/client-dynamodb');
@@ -28,6 +34,8 @@ export async function queryByJob<T>(
   );
   const since = query.since;
   const after = query.sinceInclusive ? '>=' : '>';
+  const until = since ? query.until : undefined;
+  const atCondition = until ? '#at BETWEEN :since AND :until' : `#at ${after} :since`;
   const items: T[] = [];
   let startKey: QueryCommandOutput['LastEvaluatedKey'];
   do {
@@ -35,7 +43,7 @@ export async function queryByJob<T>(
       new QueryCommand({
         TableName: table,
         IndexName: LEDGER_BY_JOB_INDEX,
-        KeyConditionExpression: since ? `#job = :job AND #at ${after} :since` : '#job = :job',
+        KeyConditionExpression: since ? `#job = :job AND ${atCondition}` : '#job = :job',
         ExpressionAttributeNames: {
           '#job': LEDGER_BY_JOB_PARTITION_KEY,
           ...(since ? { '#at': LEDGER_BY_JOB_SORT_KEY } : {}),
@@ -43,6 +51,7 @@ export async function queryByJob<T>(
         ExpressionAttributeValues: {
           ':job': { S: partition },
           ...(since ? { ':since': { S: since.toISOString() } } : {}),
+          ...(until ? { ':until': { S: until.toISOString() } } : {}),
         },
         ScanIndexForward: false,
         Limit: query.limit - items.length,
@@ -67,7 +76,7 @@ export async function readJobRuns(
   client: Pick<DynamoDBClient, 'send'>,
   table: string,
   jobId: string,
-  query: { readonly since?: Date; readonly limit: number },
+  query: { readonly since?: Date; readonly until?: Date; readonly limit: number },
 ): Promise<RunItem[]> {
   const { decodeRun } = await import('#ledger/index.ts');
   const page = await queryByJob(

@@ -57,3 +57,33 @@ export function createOperatorLog(store: LedgerStore): OperatorLog {
     },
   };
 }
+
+/** One operator action as a command reports it: the log adds who and when. */
+export type OperatorActionRecord = Omit<OperatorEvent, 'at' | 'by'> & {
+  /** Days the ledger keeps the event (`retention.days`). */
+  readonly retentionDays?: number;
+};
+
+/**
+ * Records an action of the command now, by the caller's identity (the AWS ARN, or `user@host`
+ * against the sandbox): what `run`, `backfill` and `dlq redrive` call once they acted.
+ *
+ * @example
+ * await recordOperatorAction(access.log, connection, { jobId: 'nightly', action: 'ran',
+ *   runKey: outcome.key, detail: 'dispatched' });
+ */
+export async function recordOperatorAction(
+  log: OperatorLog,
+  connection: { readonly local: boolean; readonly region: string | undefined },
+  record: OperatorActionRecord,
+): Promise<OperatorEvent> {
+  const { callerIdentity } = await import('./caller-identity.ts');
+  const { retentionDays, ...rest } = record;
+  const event: OperatorEvent = {
+    ...rest,
+    at: new Date().toISOString(),
+    by: await callerIdentity(connection),
+  };
+  await log.record(event, retentionDays === undefined ? {} : { retentionDays });
+  return event;
+}

@@ -9,6 +9,7 @@ import { type Colours, coloursFor } from '../format/colour.ts';
 import { plainTable, wrap } from '../format/table.ts';
 import { exitOnInterrupt, INTERRUPTED_EXIT_CODE } from '../interrupt.ts';
 import { integerAtLeast, parseInstant } from '../options.ts';
+import { overlapChoiceOption } from './run.ts';
 
 interface BackfillOptions extends ConnectionOptions {
   from: Date;
@@ -16,6 +17,9 @@ interface BackfillOptions extends ConnectionOptions {
   dryRun?: boolean;
   maxRuns?: number;
   json?: boolean;
+  force?: boolean;
+  overlap?: import('../aws/run-guards.ts').OverlapChoice;
+  reason?: string;
 }
 
 const EXAMPLE = `
@@ -23,7 +27,9 @@ Example:
   $ zonecron backfill berlin-nightly-report --from 2026-11-01 --to 2026-11-08
   lists the job's runs in the range with their DST notes, then delivers each
   under its own key through the ledger: a run delivered before is refused, so a
-  second backfill of the same range delivers nothing. --dry-run only lists.`;
+  second backfill of the same range delivers nothing. --dry-run only lists.
+  A paused job, a run still running (forbid), or a --from older than the
+  ledger's retention is refused; --force goes ahead, and history records it.`;
 
 /** `zonecron backfill`: a range of a job's scheduled runs, each delivered exactly once. */
 export function registerBackfill(program: Command): void {
@@ -39,6 +45,12 @@ export function registerBackfill(program: Command): void {
       'refuse ranges with more runs than this (default 1000)',
       integerAtLeast(1),
     )
+    .addOption(overlapChoiceOption())
+    .option(
+      '--force',
+      "deliver even while paused, beside a running run, or past the ledger's retention",
+    )
+    .option('--reason <text>', 'why, for whoever looks next (history)')
     .option('--json', 'print one JSON document');
   addConnectionOptions(command, { table: true, dlq: true, config: true })
     .addHelpText('after', EXAMPLE)
@@ -46,13 +58,29 @@ export function registerBackfill(program: Command): void {
 }
 
 /** What became of one run, in the words of the listing and the JSON. */
-type RunResult = 'delivered' | 'already' | 'skipped' | 'failed' | 'not-attempted' | 'would-deliver';
+type RunResult =
+  | 'delivered'
+  | 'already'
+  | 'skipped'
+  | 'failed'
+  | 'not-attempted'
+  | 'would-deliver'
+  | 'forgotten';
 
-function resultOf(run: BackfillRun, outcome: RunOutcome | undefined, dryRun: boolean): RunResult {
-  if (dryRun)
+/** How a dry run reads the ledger: runs before `cutoffMs` (retention) may have been forgotten. */
+interface Reading {
+  readonly dryRun: boolean;
+  readonly cutoffMs: number;
+}
+
+function resultOf(run: BackfillRun, outcome: RunOutcome | undefined, reading: Reading): RunResult {
+  if (reading.dryRun) {
+    if (run.before === undefined && run.occurrence.at.getTime() < reading.cutoffMs)
+      return 'forgotten';
     return run.before === undefined || run.before.status === 'skipped'
       ? 'would-deliver'
       : 'already';
+  }
   if (!outcome) return 'not-attempted';
   switch (outcome.outcome) {
     case 'dispatched':
@@ -74,7 +102,7 @@ function statusOf(run: BackfillRun, outcome: RunOutcome | undefined): string | u
 async function runBackfill(jobId: string, options: BackfillOptions): Promise<void> {
   const { loadJob } = await import('../deployed/jobs-file.ts');
   const { config, job } = await loadJob(options.config ?? 'jobs.yaml', jobId);
-  const { backfillRuns, withLedgerState, DEFAULT_BACKFILL_MAX_RUNS } = await import(
+  const { backfillRuns, checkRetention, withLedgerState, DEFAULT_BACKFILL_MAX_RUNS } = await import(
     '../aws/backfill.ts'
   );
   const now = new Date();
@@ -85,10 +113,20 @@ async function runBackfill(jobId: string, options: BackfillOptions): Promise<voi
     now,
     options.maxRuns ?? DEFAULT_BACKFILL_MAX_RUNS,
   );
+  const force = options.force ?? false;
+  const retention = { now, retentionDays: config.retentionDays };
+  const forgotten = checkRetention(job, options, {
+    ...retention,
+    force: force || !!options.dryRun,
+  });
+  const warnings = forgotten ? [forgotten] : [];
   const connection = await connect(options);
   try {
     const { openLedger, onLedgerTable } = await import('../aws/ledger-access.ts');
     const access = openLedger(connection);
+    const overridden = await guard(job, options, connection, access, warnings);
+    if (forgotten && !options.dryRun) overridden.unshift('forced past the retention');
+    for (const warning of warnings) process.stderr.write(`${wrap(`warning: ${warning}`, '  ')}\n`);
     const runs = await onLedgerTable(access.tableName, connection.clients, 'read', () =>
       withLedgerState(access.ledger, job, occurrences),
     );
@@ -96,14 +134,55 @@ async function runBackfill(jobId: string, options: BackfillOptions): Promise<voi
       ? undefined
       : await deliverWithProgress(job, config, connection, runs);
     if (report && report.outcomes.length > 0) {
-      await recordBackfill(connection, access, job, options, report, config.retentionDays);
+      await recordBackfill(connection, access, job, options, report, {
+        retentionDays: config.retentionDays,
+        overridden: overridden.join('; '),
+      });
     }
-    await print(job, options, runs, report);
+    await print(job, { ...options, warnings, cutoffMs: cutoffMsOf(retention) }, runs, report);
     if (report?.stopped?.reason === 'interrupted') process.exitCode = INTERRUPTED_EXIT_CODE;
     else if (report?.stopped) process.exitCode = 1;
   } finally {
     connection.destroy();
   }
+}
+
+function cutoffMsOf({ now, retentionDays }: { now: Date; retentionDays: number }): number {
+  return now.getTime() - retentionDays * 86_400_000;
+}
+
+/**
+ * The pause and overlap guards: refused unless `--force` (or `--overlap allow`); a dry run
+ * only warns. Returns what `--force` overrode, for the operator log.
+ */
+async function guard(
+  job: JobDefinition,
+  options: BackfillOptions,
+  connection: import('../aws/connection.ts').OperateConnection,
+  access: import('../aws/ledger-access.ts').LedgerAccess,
+  warnings: string[],
+): Promise<string[]> {
+  const { readGuardState, checkGuards } = await import('../aws/run-guards.ts');
+  const { onLedgerTable } = await import('../aws/ledger-access.ts');
+  const { clients } = connection;
+  const state = await onLedgerTable(access.tableName, clients, 'read', () =>
+    readGuardState({ ...access, client: clients.dynamodb }, job, new Date()),
+  );
+  const choices = {
+    force: options.force ?? false,
+    ...(options.overlap ? { overlap: options.overlap } : {}),
+  };
+  if (!options.dryRun) {
+    const overridden = checkGuards(job, state, choices, 'backfill');
+    return overridden ? [overridden] : [];
+  }
+  try {
+    checkGuards(job, state, choices, 'backfill');
+  } catch (error) {
+    if (!isCliError(error)) throw error;
+    warnings.push(`without --dry-run this backfill is refused: ${error.message}`);
+  }
+  return [];
 }
 
 /**
@@ -154,6 +233,7 @@ interface Summary {
   readonly failed: number;
   readonly notAttempted: number;
   readonly wouldDeliver: number;
+  readonly forgotten: number;
 }
 
 function summarize(results: readonly RunResult[]): Summary {
@@ -166,6 +246,7 @@ function summarize(results: readonly RunResult[]): Summary {
     failed: count('failed'),
     notAttempted: count('not-attempted'),
     wouldDeliver: count('would-deliver'),
+    forgotten: count('forgotten'),
   };
 }
 
@@ -175,30 +256,35 @@ async function recordBackfill(
   job: JobDefinition,
   options: BackfillOptions,
   report: BackfillReport,
-  retentionDays: number,
+  log: { readonly retentionDays: number; readonly overridden: string },
 ): Promise<void> {
-  const { callerIdentity } = await import('../aws/caller-identity.ts');
   const { backfillLogDetail } = await import('../aws/backfill.ts');
+  const { recordOperatorAction } = await import('../aws/operator-log.ts');
   const detail = backfillLogDetail(options.from, options.to, report);
   const { onLedgerTable } = await import('../aws/ledger-access.ts');
   await onLedgerTable(access.tableName, connection.clients, 'update', async () =>
-    access.log.record(
-      {
-        jobId: job.id,
-        action: 'backfilled',
-        at: new Date().toISOString(),
-        by: await callerIdentity(connection),
-        detail,
-      },
-      { retentionDays },
-    ),
+    recordOperatorAction(access.log, connection, {
+      jobId: job.id,
+      action: 'backfilled',
+      from: options.from.toISOString(),
+      to: options.to.toISOString(),
+      detail: [detail, log.overridden].filter(Boolean).join('; '),
+      ...(options.reason ? { reason: options.reason } : {}),
+      retentionDays: log.retentionDays,
+    }),
   );
+}
+
+/** The command's options as the report reads them, with its warnings and retention cutoff. */
+interface PrintOptions extends BackfillOptions {
+  readonly warnings: readonly string[];
+  readonly cutoffMs: number;
 }
 
 /** Prints what the backfill found or did: the `--json` document or the text report. */
 async function print(
   job: JobDefinition,
-  options: BackfillOptions,
+  options: PrintOptions,
   runs: readonly BackfillRun[],
   report: BackfillReport | undefined,
 ): Promise<void> {
@@ -225,7 +311,7 @@ interface BackfillRow {
 
 async function rowsOf(
   job: JobDefinition,
-  options: BackfillOptions,
+  options: PrintOptions,
   runs: readonly BackfillRun[],
   report: BackfillReport | undefined,
 ): Promise<BackfillRow[]> {
@@ -238,7 +324,10 @@ async function rowsOf(
     return {
       run,
       outcome,
-      result: resultOf(run, outcome, options.dryRun ?? false),
+      result: resultOf(run, outcome, {
+        dryRun: options.dryRun ?? false,
+        cutoffMs: options.cutoffMs,
+      }),
       status: statusOf(run, outcome),
       note: occurrenceNote(spec, run.occurrence),
       local: formatLocal(run.occurrence.at, job.timezone),
@@ -249,7 +338,7 @@ async function rowsOf(
 
 function backfillJson(
   job: JobDefinition,
-  options: BackfillOptions,
+  options: PrintOptions,
   rows: readonly BackfillRow[],
   summary: Summary,
   report: BackfillReport | undefined,
@@ -272,6 +361,7 @@ function backfillJson(
     })),
     summary,
     stopped: report?.stopped ?? null,
+    warnings: options.warnings,
   };
 }
 
@@ -319,7 +409,11 @@ function summaryLines(
   if (dryRun) {
     return [
       wrap(
-        `dry run: ${summary.wouldDeliver} would be delivered, ${summary.already} already in the ledger; nothing was delivered`,
+        `dry run: ${summary.wouldDeliver} would be delivered, ${summary.already} already in the ledger` +
+          (summary.forgotten
+            ? `, ${summary.forgotten} older than the ledger's retention (forgotten: delivered then or not, the ledger cannot tell)`
+            : '') +
+          '; nothing was delivered',
         '',
       ),
     ];

@@ -19,6 +19,7 @@ interface RedriveOptions extends ConnectionOptions {
   key?: string;
   all?: boolean;
   json?: boolean;
+  reason?: string;
 }
 
 interface DiscardOptions extends ConnectionOptions {
@@ -73,6 +74,7 @@ function registerRedrive(dlq: Command): void {
     .description('deliver dead-lettered runs again under their original keys')
     .option(...KEY_OPTION)
     .option('--all', 'every run in the queue')
+    .option('--reason <text>', 'why, for the ledger (zonecron history shows it)')
     .option('--json', 'print one JSON document');
   addConnectionOptions(redrive, { table: true, dlq: true, config: true })
     .addHelpText(
@@ -82,7 +84,8 @@ Example:
   $ zonecron dlq redrive --key 3f2a9c1 --stack Zonecron
   makes one delivery attempt through the dispatcher under the run's original key
   and deletes the message once the run is delivered, or was delivered meanwhile;
-  a failed attempt keeps the message (and adds none).`,
+  a failed attempt keeps the message (and adds none). Each run's redrive is
+  recorded for zonecron history, with who, when, why and its result.`,
     )
     .action(runRedrive);
 }
@@ -257,6 +260,7 @@ async function runRedrive(options: RedriveOptions): Promise<void> {
         };
         reports.push(await redriveOne(dispatcher, ofKey, remove));
       }
+      await recordRedrives(connection, config.retentionDays, reports, options.reason);
     } finally {
       await releaseDeadLetters(
         connection.clients.sqs,
@@ -269,6 +273,30 @@ async function runRedrive(options: RedriveOptions): Promise<void> {
   }
   printRedrive(url, reports, options.json ?? false);
   if (reports.some((r) => r.result === 'failed' || r.result === 'refused')) process.exitCode = 1;
+}
+
+/** Each redrive as an operator event of its job: who, when, why, and what became of the run. */
+async function recordRedrives(
+  connection: OperateConnection,
+  retentionDays: number,
+  reports: readonly RedriveReport[],
+  reason: string | undefined,
+): Promise<void> {
+  const { openLedger, onLedgerTable } = await import('../aws/ledger-access.ts');
+  const { recordOperatorAction } = await import('../aws/operator-log.ts');
+  const access = openLedger(connection);
+  for (const r of reports) {
+    await onLedgerTable(access.tableName, connection.clients, 'update', () =>
+      recordOperatorAction(access.log, connection, {
+        jobId: r.jobId,
+        action: 'redriven',
+        runKey: r.key,
+        detail: `${r.result}: ${r.detail}`,
+        ...(reason ? { reason } : {}),
+        retentionDays,
+      }),
+    );
+  }
 }
 
 function printRedrive(url: string, reports: readonly RedriveReport[], json: boolean): void {

@@ -7,13 +7,14 @@ import {
   type OperateConnection,
 } from '../aws/connection.ts';
 import type { PauseState } from '../deployed/pause-state.ts';
-import { usageError } from '../errors.ts';
+import { isCliError, usageError } from '../errors.ts';
 import { type Colours, coloursFor } from '../format/colour.ts';
 import { wrap } from '../format/table.ts';
 import { integerAtLeast, parseInstant, parseSince } from '../options.ts';
 
 interface HistoryOptions extends ConnectionOptions {
   since: string;
+  scheduled?: boolean;
   limit: number;
   at?: Date;
   json?: boolean;
@@ -26,10 +27,13 @@ const RANGES_READ = 100;
 const EXAMPLE = `
 Example:
   $ zonecron history berlin-nightly-report --since 7d --table zonecron-ledger
-  lists the job's runs of the last 7 days, newest first: when, the local slot
+  lists what happened to the job's runs in the last 7 days (scheduled, decided,
+  delivered or redriven in them: a run backfilled today shows, however old),
+  newest first: when, the local slot
   they stand for, a note (gap, overlap, manual, backfill, paused), status,
   delivery attempts (#), dispatch lag and the key's first 7 characters; then
-  the job's pause, if any, and who paused, resumed, backfilled or discarded;
+  the job's pause, if any, and who paused, resumed, ran, backfilled,
+  redrove or discarded, when, why and what it changed;
   a long gap's older skipped runs are one line, as the ledger records them.
 
   $ zonecron history berlin-nightly-report --at 2027-03-28T01:30Z
@@ -42,13 +46,18 @@ export function registerHistory(program: Command): void {
     .command('history')
     .description("show a job's runs from the ledger: status, attempts, lag")
     .argument('<jobId>', 'job id')
-    .option('--since <when>', 'a duration back (24h, 7d, PT30M) or an ISO instant', '24h')
+    .option(
+      '--since <when>',
+      'what happened since: a duration back (24h, 7d, PT30M) or an ISO instant',
+      '24h',
+    )
+    .option('--scheduled', 'only the runs scheduled since --since (not those decided or delivered)')
     .option('--limit <n>', 'show at most n runs, newest first', integerAtLeast(1), 50)
     .option('--at <instant>', "one run's fate: the run at this ISO instant", parseInstant)
     .option('--json', 'print one JSON document')
     .option(
       '--config <file>',
-      'check that the job is in this jobs file (default: no check; with --at: jobs.yaml)',
+      'jobs file the job id is checked against (default: jobs.yaml, when there is one)',
     );
   addConnectionOptions(command, { table: true }).addHelpText('after', EXAMPLE).action(runHistory);
 }
@@ -62,29 +71,75 @@ interface JobHistory {
   readonly events: OperatorEvent[];
 }
 
-/** The runs, the pause and the operator's actions (pause, resume, backfill, discard). */
+/** The runs, the pause and the operator's actions (pause, resume, run, backfill, redrive, discard). */
 async function readHistory(
   connection: OperateConnection,
   jobId: string,
-  since: Date,
-  limit: number,
+  window: { readonly since: Date; readonly limit: number; readonly scheduled: boolean },
 ): Promise<JobHistory> {
   const { openLedger, onLedgerTable } = await import('../aws/ledger-access.ts');
   const { pauseStateOf } = await import('../deployed/pause-state.ts');
   const { readJobRuns } = await import('../aws/job-runs.ts');
+  const { readRunsInWindow } = await import('../aws/history-window.ts');
   const { readSkipRanges } = await import('../aws/skip-ranges.ts');
   const access = openLedger(connection);
   const client = connection.clients.dynamodb;
+  const { since, limit } = window;
   return onLedgerTable(access.tableName, connection.clients, 'read', async () => {
-    const runs = await readJobRuns(client, access.tableName, jobId, { since, limit });
+    const events = await access.log.read(jobId, since, limit);
+    const runs = window.scheduled
+      ? await readJobRuns(client, access.tableName, jobId, { since, limit })
+      : await readRunsInWindow({ ...access, client }, jobId, window, events);
     const read = await readSkipRanges(client, access.tableName, jobId, {
       since,
       limit: RANGES_READ,
     });
     const state = await access.ledger.getJobState(jobId);
-    const events = await access.log.read(jobId, since, limit);
     const pause = pauseStateOf(jobId, state, new Date());
     return { runs, ranges: read.ranges, rangesTruncated: read.truncated, pause, events };
+  });
+}
+
+/**
+ * Refuses a job id that neither the jobs file nor the ledger knows (exit code 2, with the
+ * jobs file's did-you-mean): a typo has no history, while a job removed from the file still
+ * has one (its runs, state or operator actions in the ledger).
+ */
+async function checkKnownJob(
+  connection: OperateConnection,
+  jobId: string,
+  configFile: string | undefined,
+): Promise<void> {
+  const { existsSync } = await import('node:fs');
+  const file = configFile ?? (existsSync('jobs.yaml') ? 'jobs.yaml' : undefined);
+  let unknownInFile: unknown;
+  if (file !== undefined) {
+    const { loadJob } = await import('../deployed/jobs-file.ts');
+    try {
+      await loadJob(file, jobId);
+      return;
+    } catch (error) {
+      if (!isCliError(error) || error.exitCode !== 2) throw error;
+      unknownInFile = error;
+    }
+  }
+  if (await ledgerKnows(connection, jobId)) return;
+  if (unknownInFile) throw unknownInFile;
+  throw usageError(
+    `unknown job '${jobId}': the ledger table '${connection.tableName()}' has no run, state or` +
+      ' operator action of it (pass --config <file> for the jobs to check against)',
+  );
+}
+
+async function ledgerKnows(connection: OperateConnection, jobId: string): Promise<boolean> {
+  const { openLedger, onLedgerTable } = await import('../aws/ledger-access.ts');
+  const { readJobRuns } = await import('../aws/job-runs.ts');
+  const access = openLedger(connection);
+  return onLedgerTable(access.tableName, connection.clients, 'read', async () => {
+    if (await access.ledger.getJobState(jobId)) return true;
+    const client = connection.clients.dynamodb;
+    if ((await readJobRuns(client, access.tableName, jobId, { limit: 1 })).length > 0) return true;
+    return (await access.log.read(jobId, new Date(0), 1)).length > 0;
   });
 }
 
@@ -101,11 +156,6 @@ function sinceOf(value: string): Date {
 async function runHistory(jobId: string, options: HistoryOptions): Promise<void> {
   if (options.at) return runFate(jobId, options.at, options);
   const since = sinceOf(options.since);
-  if (options.config !== undefined) {
-    // A job removed from the file still has a history; a typo in its id has none.
-    const { loadJob } = await import('../deployed/jobs-file.ts');
-    await loadJob(options.config, jobId);
-  }
   const connection = await connect(options);
   // Loaded here: the skip-range formatting reads the ledger's module, and `--help` loads none.
   const f: Formats = {
@@ -114,7 +164,9 @@ async function runHistory(jobId: string, options: HistoryOptions): Promise<void>
   };
   let history: JobHistory;
   try {
-    history = await readHistory(connection, jobId, since, options.limit);
+    await checkKnownJob(connection, jobId, options.config);
+    const window = { since, limit: options.limit, scheduled: options.scheduled ?? false };
+    history = await readHistory(connection, jobId, window);
   } finally {
     connection.destroy();
   }

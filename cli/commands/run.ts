@@ -1,5 +1,6 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { addConnectionOptions, type ConnectionOptions, connect } from '../aws/connection.ts';
+import type { OverlapChoice } from '../aws/run-guards.ts';
 import { CliError, describeError, isCliError } from '../errors.ts';
 import { wrap } from '../format/table.ts';
 import { parseInstant } from '../options.ts';
@@ -7,6 +8,9 @@ import { parseInstant } from '../options.ts';
 interface RunOptions extends ConnectionOptions {
   at?: Date;
   json?: boolean;
+  force?: boolean;
+  overlap?: OverlapChoice;
+  reason?: string;
 }
 
 const EXAMPLE = `
@@ -14,7 +18,9 @@ Example:
   $ zonecron run berlin-nightly-report --table zonecron-ledger
   delivers one run now, through the dispatcher, under the manual key of this
   minute (periodBucket('manual:<jobId>', at)): a second run of the same minute
-  is refused, and a manual run never collides with a scheduled one.`;
+  is refused, and a manual run never collides with a scheduled one. A paused
+  job is refused (--force delivers anyway), and so is a forbid job with a run
+  still running (--overlap allow delivers beside it). Recorded for history.`;
 
 /** `zonecron run`: a hand-triggered run through the dispatcher's claim and delivery path. */
 export function registerRun(program: Command): void {
@@ -27,20 +33,45 @@ export function registerRun(program: Command): void {
       'the run instant, ISO (default: now; cut to the minute)',
       parseInstant,
     )
+    .addOption(overlapChoiceOption())
+    .option('--force', 'deliver even while the job is paused or a run is still running')
+    .option('--reason <text>', 'why, for whoever looks next (history)')
     .option('--json', 'print the outcome as one JSON document');
   addConnectionOptions(command, { table: true, dlq: true, config: true })
     .addHelpText('after', EXAMPLE)
     .action(runJob);
 }
 
+/**
+ * `--overlap skip|allow` of `run` and `backfill`: what happens when a run of the job is still
+ * running (default: the job's `concurrency`, forbid → skip, allow → allow).
+ */
+export function overlapChoiceOption(): Option {
+  return new Option(
+    '--overlap <choice>',
+    "when a run of the job is still running: skip (refuse) or allow (default: the job's concurrency, forbid: skip)",
+  ).choices(['skip', 'allow']);
+}
+
 async function runJob(jobId: string, options: RunOptions): Promise<void> {
   const { loadJob } = await import('../deployed/jobs-file.ts');
-  const { config } = await loadJob(options.config ?? 'jobs.yaml', jobId);
+  const { config, job } = await loadJob(options.config ?? 'jobs.yaml', jobId);
   const { dispatcherFor } = await import('../aws/operator-dispatcher.ts');
   const { describeOutcome } = await import('../format/outcome.ts');
   const connection = await connect(options);
   const { clients } = connection;
   try {
+    const { openLedger, onLedgerTable } = await import('../aws/ledger-access.ts');
+    const { readGuardState, checkGuards } = await import('../aws/run-guards.ts');
+    const access = openLedger(connection);
+    const guard = await onLedgerTable(access.tableName, clients, 'read', () =>
+      readGuardState({ ...access, client: clients.dynamodb }, job, new Date()),
+    );
+    const choices = {
+      force: options.force ?? false,
+      ...(options.overlap ? { overlap: options.overlap } : {}),
+    };
+    const overridden = checkGuards(job, guard, choices, 'run');
     const { dispatcher } = dispatcherFor(connection, config);
     let outcome: Awaited<ReturnType<typeof dispatcher.runManually>>;
     try {
@@ -51,6 +82,17 @@ async function runJob(jobId: string, options: RunOptions): Promise<void> {
         cause: error,
       });
     }
+    const { recordOperatorAction } = await import('../aws/operator-log.ts');
+    await onLedgerTable(access.tableName, clients, 'update', async () =>
+      recordOperatorAction(access.log, connection, {
+        jobId,
+        action: 'ran',
+        runKey: outcome.key,
+        detail: [describeOutcome(outcome), overridden].filter(Boolean).join('; '),
+        ...(options.reason ? { reason: options.reason } : {}),
+        retentionDays: config.retentionDays,
+      }),
+    );
     if (options.json) {
       process.stdout.write(`${JSON.stringify(outcome, null, 2)}\n`);
     } else {

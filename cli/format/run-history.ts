@@ -44,9 +44,27 @@ export function runHistoryLines(
   for (const range of pending) rows.push(...skipRangeLines(range, c));
   const out = [columnTable(['at (UTC)', 'nominal', 'note', 'status', '#', 'lag', 'key'], rows)];
   for (const run of runs.filter((r) => r.lastError).slice(0, 5)) {
-    out.push(c.dim(`  ${run.key.slice(0, 7)}: ${run.lastError}`.slice(0, 80)));
+    out.push(c.dim(errorLine(run).slice(0, 80)));
   }
   return out;
+}
+
+/**
+ * A run's last error under its current state: the error as it stands for a run that is
+ * failed or awaiting a retry, else what the run is now, then the error it got over (a
+ * redrive that succeeded keeps the item's `lastError`).
+ *
+ * @example
+ * errorLine({ key: 'e471202…', status: 'succeeded', generation: 1, lastError: 'timeout', … })
+ * //=> '  e471202: now succeeded (redrive 1); earlier: timeout'
+ */
+export function errorLine(run: RunItem): string {
+  const key = run.key.slice(0, 7);
+  if (run.status === 'failed' || run.status === 'delivery-failed') {
+    return `  ${key}: ${run.lastError}`;
+  }
+  const redrive = run.generation > 0 ? ` (redrive ${run.generation})` : '';
+  return `  ${key}: now ${run.status}${redrive}; earlier: ${run.lastError}`;
 }
 
 function runRow(run: RunItem, c: Colours): ColumnRow {

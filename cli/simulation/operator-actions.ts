@@ -146,6 +146,8 @@ async function backfill(
       jobId: ctx.job.id,
       action: 'backfilled',
       at: now.toISOString(),
+      from: step.from.toISOString(),
+      to: step.to.toISOString(),
       by: SIMULATED_OPERATOR,
       detail,
     });

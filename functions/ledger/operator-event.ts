@@ -8,13 +8,18 @@ import {
 } from './ledger-table.ts';
 import { UpdateExpression } from './update-expression.ts';
 
-/** What an operator did to a job by hand. */
-export type OperatorAction = 'paused' | 'resumed' | 'backfilled' | 'discarded';
+/**
+ * What an operator did to a job by hand: every command that changes a job's state or delivers
+ * one of its runs (`pause`, `resume`, `run`, `backfill`, `dlq redrive`, `dlq discard`).
+ */
+export type OperatorAction = 'paused' | 'resumed' | 'ran' | 'backfilled' | 'redriven' | 'discarded';
 
 const ACTIONS: ReadonlySet<string> = new Set<OperatorAction>([
   'paused',
   'resumed',
+  'ran',
   'backfilled',
+  'redriven',
   'discarded',
 ]);
 
@@ -30,9 +35,15 @@ export interface OperatorEvent {
   readonly reason?: string;
   /** A pause's end (`--until`), UTC ISO. */
   readonly until?: string;
-  /** The run the action concerns (a discarded dead letter). */
+  /** The range a backfill covered, UTC ISO (inclusive): `history` shows its runs in its window. */
+  readonly from?: string;
+  readonly to?: string;
+  /** The run the action concerns (a manual run, a redriven or discarded dead letter). */
   readonly runKey?: string;
-  /** One line of facts: what a backfill delivered, what a resume caught up. */
+  /**
+   * One line of facts, what the action changed: what a pause kept, what a run or backfill
+   * delivered, what a resume caught up, what a guard `--force` overrode.
+   */
   readonly detail?: string;
 }
 
@@ -68,7 +79,7 @@ export function encodeOperatorEvent(
       LEDGER_TTL_ATTRIBUTE,
       av.n(Math.floor(Date.parse(event.at) / 1000) + options.retentionDays * 86_400),
     );
-  for (const name of ['reason', 'until', 'runKey', 'detail'] as const) {
+  for (const name of ['reason', 'until', 'from', 'to', 'runKey', 'detail'] as const) {
     const value = event[name];
     if (value !== undefined) u.set(name, av.s(value));
   }
@@ -100,6 +111,8 @@ export function decodeOperatorEvent(item: Item): OperatorEvent | undefined {
     by: optionalText(item, 'by') ?? 'unknown',
     ...optional('reason'),
     ...optional('until'),
+    ...optional('from'),
+    ...optional('to'),
     ...optional('runKey'),
     ...optional('detail'),
   };

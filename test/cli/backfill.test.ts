@@ -2,7 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { periodBucket } from '../../functions/schedule/index.ts';
 import { type SandboxCli, startSandboxCli } from './sandbox-cli.ts';
 
-const JOBS = `jobs:
+// The ranges are of 2026's spring-forward night: the ledger keeps them for the test to read
+// (a backfill older than the retention is refused without --force).
+const JOBS = `retention: { days: 3650 }
+jobs:
   - id: berlin-nightly
     description: a nightly report in Berlin
     schedule: '30 2 * * *'

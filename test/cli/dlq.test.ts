@@ -84,6 +84,8 @@ describe('zonecron dlq on the sandbox', () => {
     expect(doc.runs).toMatchObject([{ key, status: 'failed', attempts: 2 }]);
     expect(doc.events).toMatchObject([
       { action: 'discarded', by: OPERATOR, reason: 're-run by hand', runKey: key },
+      { action: 'redriven', by: OPERATOR, runKey: key, detail: expect.stringMatching(/^failed: /) },
+      { action: 'ran', by: OPERATOR, runKey: key, detail: expect.stringContaining('dead-letter') },
     ]);
   });
 
@@ -105,5 +107,24 @@ describe('zonecron dlq on the sandbox', () => {
     expect(JSON.parse(again.stdout).runs).toMatchObject([{ key, result: 'already-delivered' }]);
     expect(deadLetters()).toEqual([]);
     expect(env.delivered('flaky-target')).toHaveLength(1);
+
+    const doc = await history();
+    const run = doc.runs.find((r: { key: string }) => r.key === key);
+    expect(run).toMatchObject({ status: 'dispatched', generation: 1 });
+    expect(
+      doc.events
+        .filter((e: { runKey?: string }) => e.runKey === key)
+        .map((e: { action: string; detail: string }) => [e.action, e.detail.split(':')[0]]),
+    ).toEqual([
+      ['redriven', 'already-delivered'],
+      ['redriven', 'redriven'],
+      ['ran', expect.any(String)],
+    ]);
+    const text = await env.cli(['history', 'flaky', '--since', '2026-11-01T00:00Z']);
+    expect(text.stdout).toMatch(
+      new RegExp(
+        `  ${key.slice(0, 7)}: now dispatched \\(redrive 1\\); earlier: QueueDoesNotExist`,
+      ),
+    );
   });
 });

@@ -32,6 +32,13 @@ const JOBS = `jobs:
       arn: arn:aws:sqs:us-east-1:000000000000:latest-target
     catchup:
       policy: latest
+  - id: maintained
+    description: hourly, paused for maintenance by the tests of run and backfill
+    schedule: '0 * * * *'
+    timezone: UTC
+    target:
+      type: sqs
+      arn: arn:aws:sqs:us-east-1:000000000000:maintained-target
 `;
 const OPERATOR = `${TEST_USER}@${hostname()}`;
 
@@ -180,5 +187,100 @@ describe('zonecron pause and resume on the sandbox', () => {
     expect(result.stderr).toMatch(
       /^zonecron: error: --until 2020-01-01T00:00:00.000Z is not in the future/,
     );
+  });
+});
+
+describe('a re-pause keeps what it was not told to change; looking never mutates', () => {
+  const pause = (...args: string[]) =>
+    env.cli(['pause', 'latest-only', '--config', env.config, ...args]);
+
+  it('a bare pause (and pause --json) of a paused job changes nothing: the end and the reason stay, nothing is recorded', async () => {
+    const first = JSON.parse((await pause('--until', '4h', '--reason', 'INC-42', '--json')).stdout);
+    expect(first).toMatchObject({ change: 'paused', reason: 'INC-42', until: expect.any(String) });
+
+    const bare = await pause();
+    expect(bare.code).toBe(0);
+    const said = bare.stdout.replace(/\s+/g, ' ');
+    expect(said).toContain(
+      `latest-only is already paused since ${first.pausedAt} until ${first.until}`,
+    );
+    expect(said).toContain('nothing changed: --reason or --until changes the pause');
+    const looked = JSON.parse((await pause('--json')).stdout);
+    expect(looked).toMatchObject({
+      change: 'none',
+      paused: true,
+      pausedAt: first.pausedAt,
+      reason: 'INC-42',
+      until: first.until,
+    });
+
+    const described = await env.cli(['describe', 'latest-only', '--config', env.config]);
+    expect(described.stdout.replace(/\s+/g, ' ')).toContain(
+      `PAUSED since ${first.pausedAt} until ${first.until} by ${OPERATOR}: INC-42`,
+    );
+
+    const reasoned = JSON.parse((await pause('--reason', 'INC-42: runs late', '--json')).stdout);
+    expect(reasoned).toMatchObject({ change: 'updated', until: first.until });
+    expect(reasoned.detail).toContain(`until kept (${first.until})`);
+
+    const open = JSON.parse((await pause('--no-until', '--json')).stdout);
+    expect(open).toMatchObject({ change: 'updated', reason: 'INC-42: runs late' });
+    expect(open.until).toBeUndefined();
+
+    // Since this pause: the catch-up test above resumed the same job moments before.
+    const since = ['--since', first.pausedAt];
+    const history = await env.cli(['history', 'latest-only', ...since, '--json']);
+    const events = JSON.parse(history.stdout).events;
+    expect(events.map((e: { action: string; detail: string }) => e.detail)).toEqual([
+      expect.stringContaining(`until ${first.until} → none`),
+      expect.stringContaining('reason INC-42 → INC-42: runs late'),
+      'new pause',
+    ]);
+    await env.cli(['resume', 'latest-only', '--config', env.config]);
+  });
+});
+
+describe('run and backfill honour a pause unless --force, and the operator log records it', () => {
+  const withConfig = (...args: string[]) => env.cli([...args, '--config', env.config]);
+
+  it('refuses a run of a paused job with exit code 1, delivering nothing; --force delivers and history says it was forced', async () => {
+    await withConfig('pause', 'maintained', '--reason', 'billing maintenance', '--until', '2h');
+    const refused = await withConfig('run', 'maintained');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /^zonecron: error: 'maintained' is paused \(since .* by .*: billing maintenance\); nothing was delivered: zonecron resume maintained first, or run \.\.\. --force/,
+    );
+    expect(env.delivered('maintained-target')).toEqual([]);
+
+    const forced = await withConfig('run', 'maintained', '--force', '--reason', 'INC-7', '--json');
+    expect(forced.code).toBe(0);
+    expect(JSON.parse(forced.stdout)).toMatchObject({ outcome: 'dispatched' });
+    expect(env.delivered('maintained-target')).toHaveLength(1);
+
+    const history = await env.cli(['history', 'maintained', '--since', '1h', '--json']);
+    const [ran] = JSON.parse(history.stdout).events;
+    expect(ran).toMatchObject({
+      action: 'ran',
+      by: OPERATOR,
+      reason: 'INC-7',
+      runKey: JSON.parse(forced.stdout).key,
+      detail: expect.stringContaining('forced past the pause'),
+    });
+  });
+
+  it('refuses a backfill of a paused job with exit code 1; a dry run only warns; --force delivers', async () => {
+    const ago = (h: number) => new Date(Date.now() - h * 3_600_000).toISOString();
+    const args = ['backfill', 'maintained', '--from', ago(3), '--to', ago(1)];
+    const refused = await withConfig(...args);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("'maintained' is paused");
+    expect(refused.stderr).toContain('backfill ... --force');
+    const dry = await withConfig(...args, '--dry-run');
+    expect(dry.code).toBe(0);
+    expect(dry.stderr).toContain('warning: without --dry-run this backfill is refused');
+    const forced = await withConfig(...args, '--force', '--json');
+    expect(forced.code).toBe(0);
+    expect(JSON.parse(forced.stdout).summary.delivered).toBe(2);
+    await withConfig('resume', 'maintained');
   });
 });
