@@ -14,7 +14,7 @@ export interface LedgerAccess {
   readonly store: LedgerStore;
   /** Runs, job states, the sweep cursor: the dispatcher's own ledger code. */
   readonly ledger: Ledger;
-  /** Who paused, resumed, backfilled or discarded what. */
+  /** Who paused, resumed, ran, backfilled, redrove or discarded what. */
   readonly log: OperatorLog;
 }
 

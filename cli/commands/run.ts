@@ -49,7 +49,8 @@ export function registerRun(program: Command): void {
 export function overlapChoiceOption(): Option {
   return new Option(
     '--overlap <choice>',
-    "when a run of the job is still running: skip (refuse) or allow (default: the job's concurrency, forbid: skip)",
+    'when a run of the job is still running: skip refuses, allow delivers beside it' +
+      ' (default: skip under concurrency forbid, else allow)',
   ).choices(['skip', 'allow']);
 }
 

@@ -1,6 +1,10 @@
+import { writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { DeleteItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LEDGER_PARTITION_KEY } from '#ledger/index.ts';
 import { periodBucket } from '../../functions/schedule/index.ts';
-import { type SandboxCli, startSandboxCli } from './sandbox-cli.ts';
+import { type SandboxCli, sandboxClients, startSandboxCli } from './sandbox-cli.ts';
 
 // The ranges are of 2026's spring-forward night: the ledger keeps them for the test to read
 // (a backfill older than the retention is refused without --force).
@@ -130,5 +134,154 @@ describe('zonecron backfill on the sandbox', () => {
     expect(tooMany.stderr).toBe(
       "zonecron: error: the range holds more than 2 runs of 'berlin-nightly'; narrow --from/--to, or raise the limit with --max-runs <n> if you mean it\n",
     );
+  });
+});
+
+describe("a backfill shows in history as what happened in the window, whatever its runs' instants", () => {
+  it('history --since 24h lists the runs of March backfilled today; --scheduled only the runs scheduled in it', async () => {
+    const recent = await env.cli(['history', 'berlin-nightly', '--since', '24h', '--json']);
+    expect(recent.code).toBe(0);
+    const doc = JSON.parse(recent.stdout);
+    expect(doc.runs.map((r: { at: string; origin: string }) => [r.at, r.origin])).toEqual(
+      [...RUNS].reverse().map((at) => [at, 'backfill']),
+    );
+    expect(doc.events.map((e: { action: string }) => e.action)).toEqual([
+      'backfilled',
+      'backfilled',
+    ]);
+    expect(doc.events[0]).toMatchObject({
+      from: '2026-03-28T00:00:00.000Z',
+      to: '2026-03-30T23:59:00.000Z',
+    });
+    const scheduled = await env.cli([
+      'history',
+      'berlin-nightly',
+      '--since',
+      '24h',
+      '--scheduled',
+      '--json',
+    ]);
+    expect(JSON.parse(scheduled.stdout).runs).toEqual([]);
+  });
+});
+
+describe('run and backfill with a run of a forbid job still running', () => {
+  // The forbid test above left the run of 2026-03-01T10:00 dispatched, within its maxRuntime.
+  it('refuses a run by hand with exit code 1 and says how to go ahead; --overlap allow delivers beside it', async () => {
+    const refused = await env.cli(['run', 'exclusive', '--config', env.config]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /^zonecron: error: run [0-9a-f]{7} at 2026-03-01T10:00:00.000Z is dispatched \(concurrency forbid\); nothing was delivered: wait for it, or pass --overlap allow \(or --force\)/,
+    );
+    expect(env.delivered('exclusive-target')).toHaveLength(1);
+    const allowed = await env.cli([
+      'run',
+      'exclusive',
+      '--overlap',
+      'allow',
+      '--config',
+      env.config,
+      '--json',
+    ]);
+    expect(allowed.code).toBe(0);
+    expect(env.delivered('exclusive-target')).toHaveLength(2);
+    const history = await env.cli(['history', 'exclusive', '--since', '1h', '--json']);
+    expect(JSON.parse(history.stdout).events[0]).toMatchObject({
+      action: 'ran',
+      detail: expect.stringContaining('(overlap allow)'),
+    });
+  });
+
+  it('refuses a backfill with exit code 1 before delivering anything; --overlap skip refuses for a job that allows overlap too', async () => {
+    const range = ['--from', '2026-03-02T10:00Z', '--to', '2026-03-02T11:00Z'];
+    const refused = await env.cli(['backfill', 'exclusive', ...range, '--config', env.config]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('is dispatched (concurrency forbid); nothing was delivered');
+    expect(env.delivered('exclusive-target')).toHaveLength(2);
+    const first = await env.cli(['run', 'berlin-nightly', '--config', env.config]);
+    expect(first.code).toBe(0);
+    const later = new Date(Date.now() + 120_000).toISOString();
+    const skip = await env.cli([
+      'run',
+      'berlin-nightly',
+      '--at',
+      later,
+      '--overlap',
+      'skip',
+      '--config',
+      env.config,
+    ]);
+    expect(skip.code).toBe(1);
+    expect(skip.stderr).toContain('(concurrency allow, --overlap skip); nothing was delivered');
+    const bad = await env.cli([
+      'run',
+      'exclusive',
+      '--overlap',
+      'sometimes',
+      '--config',
+      env.config,
+    ]);
+    expect(bad.code).toBe(2);
+  });
+});
+
+describe("a backfill older than the ledger's retention", () => {
+  let shortRetention: string;
+  beforeAll(() => {
+    shortRetention = join(dirname(env.config), 'short-retention.yaml');
+    writeFileSync(
+      shortRetention,
+      JOBS.replace('retention: { days: 3650 }', 'retention: { days: 35 }'),
+    );
+  });
+  const old = (...args: string[]) =>
+    env.cli(['backfill', 'berlin-nightly', ...RANGE, '--config', shortRetention, ...args]);
+
+  it("is refused with exit code 2, saying the runs' fates are forgotten and how to go ahead", async () => {
+    const refused = await old();
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      "--from 2026-03-28T00:00:00.000Z is older than the ledger's retention (35 days: runs before",
+    );
+    expect(refused.stderr).toContain('their fates are forgotten');
+    expect(refused.stderr).toContain('--dry-run to look, or --force');
+  });
+
+  it('a dry run warns and says forgotten, not would-deliver, for a run the ledger has no item of', async () => {
+    const clients = sandboxClients(env.sandbox);
+    // As the table's TTL would have done: the first run's item is gone.
+    await clients.dynamodb.send(
+      new DeleteItemCommand({
+        TableName: env.sandbox.tableName,
+        Key: {
+          [LEDGER_PARTITION_KEY]: {
+            S: periodBucket('berlin-nightly', new Date(RUNS[0] as string)),
+          },
+        },
+      }),
+    );
+    clients.destroy();
+    const dry = await old('--dry-run', '--json');
+    expect(dry.code).toBe(0);
+    expect(dry.stderr).toContain(
+      "warning: --from 2026-03-28T00:00:00.000Z is older than the ledger's retention",
+    );
+    const doc = JSON.parse(dry.stdout);
+    expect(doc.runs.map((r: { result: string }) => r.result)).toEqual([
+      'forgotten',
+      'already',
+      'already',
+    ]);
+    expect(doc.summary).toMatchObject({ forgotten: 1, wouldDeliver: 0 });
+    expect(doc.warnings).toHaveLength(1);
+  });
+
+  it('--force delivers, warning, and the operator log says the retention was forced', async () => {
+    const forced = await old('--force', '--json');
+    expect(forced.code).toBe(0);
+    expect(forced.stderr).toContain('warning: --from');
+    expect(JSON.parse(forced.stdout).summary).toMatchObject({ delivered: 1, already: 2 });
+    const history = await env.cli(['history', 'berlin-nightly', '--since', '1h', '--json']);
+    expect(JSON.parse(history.stdout).events[0].detail).toContain('forced past the retention');
   });
 });

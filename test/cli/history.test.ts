@@ -187,3 +187,25 @@ describe('zonecron history --at answers for one run', () => {
     expect(result.code).toBe(1);
   });
 });
+
+describe('zonecron history refuses a job id it cannot know', () => {
+  it('exits 2 with a did-you-mean for a typo of a job in the jobs file', async () => {
+    const result = await runCli(['history', 'minutly', '--config', config, ...connection], {
+      env: ENV,
+    });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(
+      /^zonecron: error: unknown job 'minutly' in .*jobs\.yaml; did you mean 'minutely'\?/,
+    );
+  });
+
+  it('exits 2 for an id neither the jobs file nor the ledger knows, and shows a job the file no longer has from the ledger', async () => {
+    const typo = await runCli(['history', 'nope-job', ...connection], { env: ENV });
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/^zonecron: error: unknown job 'nope-job' in jobs\.yaml/);
+    // The repository's jobs.yaml has no 'minutely': the ledger's runs of it are its history.
+    const removed = await history(['--since', '2023-06-01T00:00Z']);
+    expect(removed.code).toBe(0);
+  });
+});
