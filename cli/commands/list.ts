@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import type { JobsConfig } from '../../infra/config/load-jobs.ts';
 import { addConnectionOptions, type ConnectionOptions } from '../aws/connection.ts';
 import type { Deployment, ReadContext } from '../aws/deployment.ts';
@@ -12,6 +12,8 @@ export interface ListOptions extends ConnectionOptions {
   /** False with `--no-expressions`: compare the schedules' states only. */
   expressions?: boolean;
   json?: boolean;
+  /** `-o wide`: every column, none cut; the default table fits 80 columns. */
+  output?: 'table' | 'wide';
 }
 
 const EXAMPLE = `
@@ -33,6 +35,11 @@ export function registerList(program: Command): void {
       '--no-expressions',
       "against a stack, compare the schedules' states only (no GetSchedule per job)",
     )
+    .addOption(
+      new Option('-o, --output <layout>', 'table fits 80 columns; wide shows every column whole')
+        .choices(['table', 'wide'])
+        .default('table'),
+    )
     .option('--json', 'print one JSON document');
   addConnectionOptions(command, { table: true, config: true })
     .addHelpText('after', EXAMPLE)
@@ -42,7 +49,7 @@ export function registerList(program: Command): void {
       process.stdout.write(
         options.json
           ? `${JSON.stringify(listJson(list), null, 2)}\n`
-          : `${listText(list, coloursFor(process.stdout))}\n`,
+          : `${listText(list, coloursFor(process.stdout), options.output)}\n`,
       );
     });
 }
