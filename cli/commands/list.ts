@@ -4,7 +4,7 @@ import { addConnectionOptions, type ConnectionOptions } from '../aws/connection.
 import type { Deployment, ReadContext } from '../aws/deployment.ts';
 import { coloursFor } from '../format/colour.ts';
 import type { JobList, JobListInput } from '../format/job-list.ts';
-import { parseInstant } from '../options.ts';
+import { utcInstantArgument } from '../instant.ts';
 
 /** `list`'s options, as commander parses them. */
 export interface ListOptions extends ConnectionOptions {
@@ -30,7 +30,11 @@ export function registerList(program: Command): void {
   const command = program
     .command('list')
     .description('list every job: state, next run, last run, deployed schedule drift')
-    .option('--after <instant>', 'next runs after this ISO instant (default: now)', parseInstant)
+    .option(
+      '--after <instant>',
+      'next runs after this ISO instant (default: now)',
+      utcInstantArgument,
+    )
     .option(
       '--no-expressions',
       "against a stack, compare the schedules' states only (no GetSchedule per job)",

@@ -5,11 +5,13 @@ import type { JobsConfig } from '../../infra/config/load-jobs.ts';
 import { addConnectionOptions, type ConnectionOptions, connect } from '../aws/connection.ts';
 import type { PauseState } from '../deployed/pause-state.ts';
 import { wrap } from '../format/table.ts';
-import { instantOrDuration } from '../options.ts';
+import { type InstantInput, whenArgument } from '../instant.ts';
 
 interface PauseOptions extends ConnectionOptions {
   reason?: string;
-  until?: Date;
+  /** Read in `--tz` or the job's zone once the job is known ({@link untilOf}). */
+  until?: InstantInput;
+  tz?: string;
   json?: boolean;
 }
 
@@ -42,9 +44,10 @@ export function registerPause(program: Command): void {
     .option('--reason <text>', 'why, for whoever looks next (history, list, describe)')
     .option(
       '--until <when>',
-      'resume by itself then: an ISO instant or a duration from now (2h, 1d)',
-      (value: string) => instantOrDuration(value, new Date(), 1),
+      "resume by itself then: a duration from now (2h, 1d), or an instant; a date or local time is in the job's zone",
+      whenArgument,
     )
+    .option('--tz <zone>', "read a date or local --until in this zone (default: the job's)")
     .option('--json', 'print the pause as one JSON document');
   addConnectionOptions(pause, { table: true, config: true })
     .addHelpText('after', PAUSE_EXAMPLE)
@@ -80,12 +83,12 @@ async function prepare(jobId: string, options: ConnectionOptions) {
 }
 
 async function runPause(jobId: string, options: PauseOptions): Promise<void> {
-  const until = options.until;
   const { config, job, connection, access, by, deps, onLedgerTable } = await prepare(
     jobId,
     options,
   );
   try {
+    const until = await untilOf(options, job);
     const { pauseJob } = await import('../aws/job-control.ts');
     const reason = options.reason ?? 'no reason given';
     const state = await onLedgerTable(access.tableName, connection.clients, 'update', () =>
@@ -99,6 +102,19 @@ async function runPause(jobId: string, options: PauseOptions): Promise<void> {
   } finally {
     connection.destroy();
   }
+}
+
+/**
+ * `--until` as an instant: a duration counts from now; a date (`2026-12-02`, `tomorrow`) is
+ * the start of that day and a local time that time, in `--tz` or the job's zone, so
+ * `--until 2026-12-02` for a New York job ends at midnight in New York.
+ */
+async function untilOf(options: PauseOptions, job: JobDefinition): Promise<Date | undefined> {
+  if (options.until === undefined) return undefined;
+  const { resolveInstant } = await import('../instant.ts');
+  const { checkZone } = await import('../schedule-input.ts');
+  const zone = options.tz === undefined ? job.timezone : await checkZone(options.tz);
+  return resolveInstant(options.until, { zone, now: new Date(), direction: 1 });
 }
 
 function describePause(job: JobDefinition, state: PauseState): string {

@@ -2,10 +2,11 @@ import type { Command } from 'commander';
 import { addConnectionOptions, type ConnectionOptions, connect } from '../aws/connection.ts';
 import { CliError, describeError, isCliError } from '../errors.ts';
 import { wrap } from '../format/table.ts';
-import { parseInstant } from '../options.ts';
+import { type InstantInput, instantArgument } from '../instant.ts';
 
 interface RunOptions extends ConnectionOptions {
-  at?: Date;
+  /** Read in the job's zone when it is a date or a local time. */
+  at?: InstantInput;
   json?: boolean;
 }
 
@@ -24,8 +25,8 @@ export function registerRun(program: Command): void {
     .argument('<jobId>', 'job id from the jobs file')
     .option(
       '--at <instant>',
-      'the run instant, ISO (default: now; cut to the minute)',
-      parseInstant,
+      "the run instant (default: now; cut to the minute); a local time in the job's zone",
+      instantArgument,
     )
     .option('--json', 'print the outcome as one JSON document');
   addConnectionOptions(command, { table: true, dlq: true, config: true })
@@ -35,7 +36,9 @@ export function registerRun(program: Command): void {
 
 async function runJob(jobId: string, options: RunOptions): Promise<void> {
   const { loadJob } = await import('../deployed/jobs-file.ts');
-  const { config } = await loadJob(options.config ?? 'jobs.yaml', jobId);
+  const { config, job } = await loadJob(options.config ?? 'jobs.yaml', jobId);
+  const { resolveInstant } = await import('../instant.ts');
+  const at = options.at && resolveInstant(options.at, { zone: job.timezone, now: new Date() });
   const { dispatcherFor } = await import('../aws/operator-dispatcher.ts');
   const { describeOutcome } = await import('../format/outcome.ts');
   const connection = await connect(options);
@@ -44,7 +47,7 @@ async function runJob(jobId: string, options: RunOptions): Promise<void> {
     const { dispatcher } = dispatcherFor(connection, config);
     let outcome: Awaited<ReturnType<typeof dispatcher.runManually>>;
     try {
-      outcome = await dispatcher.runManually({ jobId, ...(options.at ? { at: options.at } : {}) });
+      outcome = await dispatcher.runManually({ jobId, ...(at ? { at } : {}) });
     } catch (error) {
       if (isCliError(error)) throw error;
       throw new CliError(`manual run of '${jobId}' failed: ${describeError(error, clients)}`, {
