@@ -6,7 +6,7 @@
 import type { Problem } from './validation-report.ts';
 
 /** What kind of failure: by exit code, and an invalid jobs file on its own. */
-export type ErrorCode = 'usage' | 'invalid-config' | 'failure' | 'interrupted';
+export type ErrorCode = 'usage' | 'invalid-config' | 'failure';
 
 /** `{"error": {…}}`: what `--json` prints on stdout when a command fails. */
 export interface ErrorDocument {
@@ -14,7 +14,7 @@ export interface ErrorDocument {
     readonly code: ErrorCode;
     /** The message stderr's `zonecron: error:` line gives, without that prefix. */
     readonly message: string;
-    /** The exit code the command ends with: 1, 2 or 130 (docs/cli.md, "Exit codes"). */
+    /** The exit code the command ends with, 1 or 2 (docs/cli.md, "Exit codes"). */
     readonly exitCode: number;
     /** The jobs file's problems, as `validate --json` gives them; [] for other failures. */
     readonly problems: readonly Problem[];
@@ -36,12 +36,6 @@ export function errorDocument(
   problems: readonly Problem[] = [],
 ): ErrorDocument {
   const code: ErrorCode =
-    problems.length > 0
-      ? 'invalid-config'
-      : exitCode === 2
-        ? 'usage'
-        : exitCode === 130
-          ? 'interrupted'
-          : 'failure';
+    problems.length > 0 ? 'invalid-config' : exitCode === 2 ? 'usage' : 'failure';
   return { error: { code, message, exitCode, problems } };
 }
