@@ -78,37 +78,64 @@ Examples:
   return program;
 }
 
+/** What went wrong, once: stderr's message, the exit code, a jobs file's problems. */
+interface Failure {
+  readonly message: string;
+  readonly exitCode: number;
+  readonly problems?: readonly import('./format/validation-report.ts').Problem[];
+}
+
 /**
- * Writes what went wrong to stderr and returns the exit code, by family (docs/architecture.md,
+ * Writes what went wrong to stderr and returns the failure, by family (docs/architecture.md,
  * "Errors"): a `ConfigError` lists its issues; a `CliError` is printed as is with its exit
  * code; every other error (the engine's, the ledger's, the dispatcher's, the app's, the SDK's)
  * is one line from `describeError`, exit code 1.
  */
-async function report(error: unknown): Promise<number> {
+async function report(error: unknown): Promise<Failure> {
   const { isConfigError, formatConfigIssue } = await import('../infra/config/config-error.ts');
   if (isConfigError(error)) {
+    const { problemOfIssue } = await import('./format/validation-report.ts');
     const issues = error.issues;
     const only = issues[0];
+    const problems = issues.map(problemOfIssue);
     if (issues.length === 1 && only && only.line === 0) {
       // The file as a whole (missing, unreadable): one line says it all.
-      process.stderr.write(`zonecron: error: ${formatConfigIssue(only)}\n`);
-      return 1;
+      const message = formatConfigIssue(only);
+      process.stderr.write(`zonecron: error: ${message}\n`);
+      return { message, exitCode: 1, problems };
     }
     for (const issue of issues) process.stderr.write(`${formatConfigIssue(issue)}\n`);
     const files = [...new Set(issues.map((i) => i.file))].join(', ');
-    process.stderr.write(
-      `zonecron: error: ${issues.length} problem${issues.length === 1 ? '' : 's'} in ${files}\n`,
-    );
-    return 1;
+    const message = `${issues.length} problem${issues.length === 1 ? '' : 's'} in ${files}`;
+    process.stderr.write(`zonecron: error: ${message}\n`);
+    return { message, exitCode: 1, problems };
   }
   const endpoint = (error as { endpoint?: string } | undefined)?.endpoint;
-  process.stderr.write(
-    `zonecron: error: ${describeError(error, endpoint === undefined ? {} : { endpoint })}\n`,
-  );
+  const message = describeError(error, endpoint === undefined ? {} : { endpoint });
+  process.stderr.write(`zonecron: error: ${message}\n`);
   if (process.env.ZONECRON_DEBUG && error instanceof Error && error.stack) {
     process.stderr.write(`${error.stack}\n`);
   }
-  return isCliError(error) ? error.exitCode : 1;
+  return { message, exitCode: isCliError(error) ? error.exitCode : 1 };
+}
+
+/**
+ * Whether the command line asks for `--json` (before any `--`), and the command is not
+ * `validate`, whose `--json` document says itself what went wrong.
+ */
+function wantsErrorDocument(argv: readonly string[]): boolean {
+  const args = argv.slice(2);
+  const end = args.indexOf('--');
+  const flags = end === -1 ? args : args.slice(0, end);
+  return flags.includes('--json') && args.find((arg) => !arg.startsWith('-')) !== 'validate';
+}
+
+/** With `--json`, the failure as one document on stdout (`cli/format/error-document.ts`). */
+async function writeErrorDocument(failure: Failure): Promise<void> {
+  if (!wantsErrorDocument(process.argv)) return;
+  const { errorDocument } = await import('./format/error-document.ts');
+  const doc = errorDocument(failure.message, failure.exitCode, failure.problems);
+  process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
 }
 
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -121,12 +148,20 @@ try {
 } catch (error) {
   if (error instanceof InvalidArgumentError) {
     // A value a command checked itself (`history --since`): commander has not printed it.
-    process.stderr.write(`zonecron: error: ${oneLine(error.message)}\n`);
+    const message = oneLine(error.message);
+    process.stderr.write(`zonecron: error: ${message}\n`);
     process.exitCode = USAGE_EXIT_CODE;
+    await writeErrorDocument({ message, exitCode: USAGE_EXIT_CODE });
   } else if (error instanceof CommanderError) {
     // Commander printed it: a bad flag or value, or help for a missing subcommand.
     process.exitCode = error.exitCode === 0 ? 0 : USAGE_EXIT_CODE;
+    if (error.exitCode !== 0) {
+      const message = oneLine(error.message).replace(/^error: /, '');
+      await writeErrorDocument({ message, exitCode: USAGE_EXIT_CODE });
+    }
   } else {
-    process.exitCode = await report(error);
+    const failure = await report(error);
+    process.exitCode = failure.exitCode;
+    await writeErrorDocument(failure);
   }
 }

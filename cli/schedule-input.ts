@@ -82,9 +82,28 @@ export function findJob<Job extends { readonly id: string }>(
   const job = config.jobs.find((j) => j.id === jobId);
   if (job !== undefined) return job;
   const ids = config.jobs.map((j) => j.id);
-  const closest = closestName(jobId, ids, { maxDistance: Math.max(2, jobId.length >> 2) });
-  const mean = closest === undefined ? '' : `; did you mean '${closest}'?`;
+  const mean = didYouMean(jobId, ids);
   const more = ids.length > LISTED_IDS ? ', …' : '';
   const known = `${ids.length} job${ids.length === 1 ? '' : 's'}: ${ids.slice(0, LISTED_IDS).join(', ')}${more}`;
   throw usageError(`unknown job '${jobId}' in ${config.file}${mean} (${known})`);
+}
+
+/**
+ * The ids an unknown one may have meant: those it begins (a prefix typed for the whole id),
+ * else the closest by spelling; '' when none is near.
+ *
+ * @example
+ * didYouMean('berlin', ['berlin-nightly-report', 'berlin-weekly', 'ny-billing-sync'])
+ * //=> "; did you mean one of the ids starting with 'berlin': berlin-nightly-report, berlin-weekly?"
+ */
+function didYouMean(jobId: string, ids: readonly string[]): string {
+  const prefixed = jobId === '' ? [] : ids.filter((id) => id.startsWith(jobId));
+  if (prefixed.length === 1) return `; did you mean '${prefixed[0]}'?`;
+  if (prefixed.length > 1) {
+    const listed = prefixed.slice(0, LISTED_IDS).join(', ');
+    const more = prefixed.length > LISTED_IDS ? `, … (${prefixed.length})` : '';
+    return `; did you mean one of the ids starting with '${jobId}': ${listed}${more}?`;
+  }
+  const closest = closestName(jobId, ids, { maxDistance: Math.max(2, jobId.length >> 2) });
+  return closest === undefined ? '' : `; did you mean '${closest}'?`;
 }

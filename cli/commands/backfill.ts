@@ -7,13 +7,21 @@ import { addConnectionOptions, type ConnectionOptions, connect } from '../aws/co
 import { CliError, describeError, isCliError } from '../errors.ts';
 import { type Colours, coloursFor } from '../format/colour.ts';
 import { plainTable, wrap } from '../format/table.ts';
+import { type InstantInput, instantArgument } from '../instant.ts';
 import { exitOnInterrupt, INTERRUPTED_EXIT_CODE } from '../interrupt.ts';
-import { integerAtLeast, parseInstant } from '../options.ts';
+import { integerAtLeast } from '../options.ts';
 import { overlapChoiceOption } from './run.ts';
+
+/** The flags as commander reads them: the range's ends not yet read in a zone. */
+interface BackfillFlags extends Omit<BackfillOptions, 'from' | 'to'> {
+  from: InstantInput;
+  to: InstantInput;
+}
 
 interface BackfillOptions extends ConnectionOptions {
   from: Date;
   to: Date;
+  tz?: string;
   dryRun?: boolean;
   maxRuns?: number;
   json?: boolean;
@@ -37,8 +45,17 @@ export function registerBackfill(program: Command): void {
     .command('backfill')
     .description("deliver a job's scheduled runs of a past range, each at most once")
     .argument('<jobId>', 'job id from the jobs file')
-    .requiredOption('--from <instant>', 'first instant of the range, ISO (inclusive)', parseInstant)
-    .requiredOption('--to <instant>', 'last instant of the range, ISO (inclusive)', parseInstant)
+    .requiredOption(
+      '--from <instant>',
+      "first instant of the range (inclusive); a date or local time in the job's zone",
+      instantArgument,
+    )
+    .requiredOption(
+      '--to <instant>',
+      'last instant of the range (inclusive); a date means to the end of that day',
+      instantArgument,
+    )
+    .option('--tz <zone>', "read dates and local times in this zone (default: the job's)")
     .option('--dry-run', 'list the runs and what the ledger has; deliver nothing')
     .option(
       '--max-runs <n>',
@@ -99,9 +116,10 @@ function statusOf(run: BackfillRun, outcome: RunOutcome | undefined): string | u
   return run.before?.status;
 }
 
-async function runBackfill(jobId: string, options: BackfillOptions): Promise<void> {
+async function runBackfill(jobId: string, flags: BackfillFlags): Promise<void> {
   const { loadJob } = await import('../deployed/jobs-file.ts');
-  const { config, job } = await loadJob(options.config ?? 'jobs.yaml', jobId);
+  const { config, job } = await loadJob(flags.config ?? 'jobs.yaml', jobId);
+  const options = await rangeOf(flags, job);
   const { backfillRuns, checkRetention, withLedgerState, DEFAULT_BACKFILL_MAX_RUNS } = await import(
     '../aws/backfill.ts'
   );
@@ -183,6 +201,23 @@ async function guard(
     warnings.push(`without --dry-run this backfill is refused: ${error.message}`);
   }
   return [];
+}
+
+/**
+ * The range's ends as instants: a date or a local time read in `--tz` or the job's zone, a
+ * date-only `--to` to the end of its day, so `--from 2025-06-02 --to 2025-06-06` is Monday to
+ * Friday in the job's zone.
+ */
+async function rangeOf(flags: BackfillFlags, job: JobDefinition): Promise<BackfillOptions> {
+  const { resolveInstant } = await import('../instant.ts');
+  const { checkZone } = await import('../schedule-input.ts');
+  const zone = flags.tz === undefined ? job.timezone : await checkZone(flags.tz);
+  const now = new Date();
+  return {
+    ...flags,
+    from: resolveInstant(flags.from, { zone, now }),
+    to: resolveInstant(flags.to, { zone, now, bound: 'end' }),
+  };
 }
 
 /**

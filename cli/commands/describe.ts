@@ -4,13 +4,15 @@ import { addConnectionOptions, type ConnectionOptions } from '../aws/connection.
 import type { Deployment, ReadContext } from '../aws/deployment.ts';
 import { coloursFor } from '../format/colour.ts';
 import type { DescribeInput, JobDescription } from '../format/job-description.ts';
-import { integerAtLeast, parseInstant } from '../options.ts';
+import { type InstantInput, instantArgument } from '../instant.ts';
+import { integerAtLeast } from '../options.ts';
 
 /** `describe`'s options, as commander parses them. */
 export interface DescribeOptions extends ConnectionOptions {
   count: number;
   last: number;
-  after?: Date;
+  /** Read in the job's zone when it is a date or a local time. */
+  after?: InstantInput;
   json?: boolean;
 }
 
@@ -48,7 +50,11 @@ export function registerDescribe(program: Command): void {
       integerAtLeast(1, RUNS_READ),
       10,
     )
-    .option('--after <instant>', 'next runs after this ISO instant (default: now)', parseInstant)
+    .option(
+      '--after <instant>',
+      "next runs after this instant (default: now); a date or local time in the job's zone",
+      instantArgument,
+    )
     .option('--json', 'print one JSON document');
   addConnectionOptions(command, { table: true, config: true })
     .addHelpText('after', EXAMPLE)
@@ -85,9 +91,12 @@ export async function buildDescription(
   const { openDeployment, OFFLINE_NOTE } = await import('../aws/deployment.ts');
   const { describeJob } = await import('../format/job-description.ts');
   const { config, job } = await loadJob(options.config ?? 'jobs.yaml', jobId);
+  const { resolveInstant } = await import('../instant.ts');
   const offline = await offlineInput(config.file, job, {
     now: context.now,
-    after: options.after ?? context.now,
+    after: options.after
+      ? resolveInstant(options.after, { zone: job.timezone, now: context.now })
+      : context.now,
     count: options.count,
     lastCount: options.last,
   });

@@ -11,12 +11,14 @@ import { usageError } from '../errors.ts';
 import { type Colours, coloursFor } from '../format/colour.ts';
 import type { DstNight } from '../format/dst-nights.ts';
 import { wrap } from '../format/table.ts';
-import { gapOption, overlapOption, parseInstant } from '../options.ts';
+import { type InstantInput, instantArgument } from '../instant.ts';
+import { gapOption, overlapOption } from '../options.ts';
 import { asUsage, checkZone, sentenceOf } from '../schedule-input.ts';
 
 interface ExplainOptions {
   tz?: string;
-  after?: Date;
+  /** Read in `--tz` when it is a date or a local time. */
+  after?: InstantInput;
   gap?: GapPolicy;
   overlap?: OverlapPolicy;
   jobId?: string;
@@ -43,8 +45,8 @@ export function registerExplain(program: Command): void {
     .option('--tz <zone>', 'IANA time zone: also say what its DST nights do to the schedule')
     .option(
       '--after <instant>',
-      `DST nights in the ${LOOKAHEAD_MONTHS} months after this ISO instant (default: now)`,
-      parseInstant,
+      `DST nights in the ${LOOKAHEAD_MONTHS} months after this instant (default: now; a date or local time in --tz)`,
+      instantArgument,
     )
     .addOption(gapOption())
     .addOption(overlapOption())
@@ -72,6 +74,7 @@ async function zoneReport(
   const { dstNights, policySummary } = await import('../format/dst-nights.ts');
   const { nextRun } = await import('../../functions/schedule/index.ts');
   await checkZone(zone);
+  const { resolveInstant } = await import('../instant.ts');
   const dst = {
     ...(options.gap ? { gap: options.gap } : {}),
     ...(options.overlap ? { overlap: options.overlap } : {}),
@@ -82,7 +85,8 @@ async function zoneReport(
     ...(options.jobId ? { jobId: options.jobId } : {}),
     ...(options.gap || options.overlap ? { dst } : {}),
   };
-  const after = options.after ?? new Date();
+  const now = new Date();
+  const after = options.after ? resolveInstant(options.after, { zone, now }) : now;
   const until = DateTime.fromJSDate(after, { zone: 'UTC' })
     .plus({ months: LOOKAHEAD_MONTHS })
     .toJSDate();

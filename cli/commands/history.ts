@@ -10,13 +10,15 @@ import type { PauseState } from '../deployed/pause-state.ts';
 import { isCliError, usageError } from '../errors.ts';
 import { type Colours, coloursFor } from '../format/colour.ts';
 import { wrap } from '../format/table.ts';
-import { integerAtLeast, parseInstant, parseSince } from '../options.ts';
+import { type InstantInput, instantArgument, whenArgument } from '../instant.ts';
+import { integerAtLeast } from '../options.ts';
 
 interface HistoryOptions extends ConnectionOptions {
   since: string;
   scheduled?: boolean;
   limit: number;
-  at?: Date;
+  at?: InstantInput;
+  tz?: string;
   json?: boolean;
   config?: string;
 }
@@ -48,12 +50,13 @@ export function registerHistory(program: Command): void {
     .argument('<jobId>', 'job id')
     .option(
       '--since <when>',
-      'what happened since: a duration back (24h, 7d, PT30M) or an ISO instant',
+      "what happened since: a duration back (24h, 7d, PT30M) or an instant; a date or local time in the job's zone",
       '24h',
     )
     .option('--scheduled', 'only the runs scheduled since --since (not those decided or delivered)')
     .option('--limit <n>', 'show at most n runs, newest first', integerAtLeast(1), 50)
-    .option('--at <instant>', "one run's fate: the run at this ISO instant", parseInstant)
+    .option('--at <instant>', "one run's fate: the run at this instant", instantArgument)
+    .option('--tz <zone>', "read dates and local times in this zone (default: the job's)")
     .option('--json', 'print one JSON document')
     .option(
       '--config <file>',
@@ -143,19 +146,41 @@ async function ledgerKnows(connection: OperateConnection, jobId: string): Promis
   });
 }
 
-/** `--since` as an instant; a bad value is a usage error worded as commander words its own. */
-function sinceOf(value: string): Date {
+/** `--since` as written; a bad value is a usage error worded as commander words its own. */
+function sinceInput(value: string): InstantInput {
   try {
-    return parseSince(value, new Date());
+    return whenArgument(value);
   } catch (error) {
     if (!(error instanceof InvalidArgumentError)) throw error;
     throw usageError(`option '--since <when>' argument '${value}' is invalid. ${error.message}`);
   }
 }
 
+/**
+ * An instant of `history` (`--since`, `--at`): a date or local time read in `--tz` or, when
+ * neither is given, in the zone the jobs file gives the job (`--config`, default jobs.yaml),
+ * which is read only then; a duration counts back from now.
+ */
+async function historyInstant(
+  input: InstantInput,
+  jobId: string,
+  options: HistoryOptions,
+): Promise<Date> {
+  const { resolveInstant } = await import('../instant.ts');
+  const { checkZone } = await import('../schedule-input.ts');
+  const local = input.kind === 'wall' || input.kind === 'day';
+  let zone = 'UTC';
+  if (options.tz !== undefined) zone = await checkZone(options.tz);
+  else if (local) {
+    const { loadJob } = await import('../deployed/jobs-file.ts');
+    zone = (await loadJob(options.config ?? 'jobs.yaml', jobId)).job.timezone;
+  }
+  return resolveInstant(input, { zone, now: new Date(), direction: -1 });
+}
+
 async function runHistory(jobId: string, options: HistoryOptions): Promise<void> {
-  if (options.at) return runFate(jobId, options.at, options);
-  const since = sinceOf(options.since);
+  if (options.at) return runFate(jobId, await historyInstant(options.at, jobId, options), options);
+  const since = await historyInstant(sinceInput(options.since), jobId, options);
   const connection = await connect(options);
   // Loaded here: the skip-range formatting reads the ledger's module, and `--help` loads none.
   const f: Formats = {

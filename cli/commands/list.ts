@@ -1,10 +1,10 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import type { JobsConfig } from '../../infra/config/load-jobs.ts';
 import { addConnectionOptions, type ConnectionOptions } from '../aws/connection.ts';
 import type { Deployment, ReadContext } from '../aws/deployment.ts';
 import { coloursFor } from '../format/colour.ts';
 import type { JobList, JobListInput } from '../format/job-list.ts';
-import { parseInstant } from '../options.ts';
+import { utcInstantArgument } from '../instant.ts';
 
 /** `list`'s options, as commander parses them. */
 export interface ListOptions extends ConnectionOptions {
@@ -12,6 +12,8 @@ export interface ListOptions extends ConnectionOptions {
   /** False with `--no-expressions`: compare the schedules' states only. */
   expressions?: boolean;
   json?: boolean;
+  /** `-o wide`: every column, none cut; the default table fits 80 columns. */
+  output?: 'table' | 'wide';
 }
 
 const EXAMPLE = `
@@ -28,10 +30,19 @@ export function registerList(program: Command): void {
   const command = program
     .command('list')
     .description('list every job: state, next run, last run, deployed schedule drift')
-    .option('--after <instant>', 'next runs after this ISO instant (default: now)', parseInstant)
+    .option(
+      '--after <instant>',
+      'next runs after this ISO instant (default: now)',
+      utcInstantArgument,
+    )
     .option(
       '--no-expressions',
       "against a stack, compare the schedules' states only (no GetSchedule per job)",
+    )
+    .addOption(
+      new Option('-o, --output <layout>', 'table fits 80 columns; wide shows every column whole')
+        .choices(['table', 'wide'])
+        .default('table'),
     )
     .option('--json', 'print one JSON document');
   addConnectionOptions(command, { table: true, config: true })
@@ -42,7 +53,7 @@ export function registerList(program: Command): void {
       process.stdout.write(
         options.json
           ? `${JSON.stringify(listJson(list), null, 2)}\n`
-          : `${listText(list, coloursFor(process.stdout))}\n`,
+          : `${listText(list, coloursFor(process.stdout), options.output)}\n`,
       );
     });
 }

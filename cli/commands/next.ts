@@ -5,14 +5,16 @@ import { usageError } from '../errors.ts';
 import { type Colours, coloursFor } from '../format/colour.ts';
 import type { RunPreview } from '../format/run-preview.ts';
 import { wrap } from '../format/table.ts';
-import { gapOption, integerAtLeast, overlapOption, parseInstant } from '../options.ts';
+import { type InstantInput, instantArgument } from '../instant.ts';
+import { gapOption, integerAtLeast, overlapOption } from '../options.ts';
 import { checkZone, findJob, sentenceOf } from '../schedule-input.ts';
 
 type RunFormat = typeof import('../format/run-preview.ts');
 
 interface NextOptions {
   tz?: string;
-  after?: Date;
+  /** Read in `--tz` (UTC with --config) when it is a date or a local time. */
+  after?: InstantInput;
   count: number;
   gap?: GapPolicy;
   overlap?: OverlapPolicy;
@@ -42,8 +44,8 @@ export function registerNext(program: Command): void {
     .option('--tz <zone>', 'IANA time zone of the expression, e.g. Europe/Berlin')
     .option(
       '--after <instant>',
-      'runs strictly after this ISO instant (default: now)',
-      parseInstant,
+      'runs strictly after this instant (default: now; a date or local time in --tz)',
+      instantArgument,
     )
     .option('-n, --count <n>', `how many runs (1-${MAX_COUNT})`, integerAtLeast(1, MAX_COUNT), 10)
     .addOption(gapOption())
@@ -127,8 +129,8 @@ function toJson(p: Preview, format: RunFormat) {
 }
 
 async function runNext(expression: string | undefined, options: NextOptions): Promise<void> {
-  const after = options.after ?? new Date();
   const file = options.config ?? options.jobs;
+  const after = await afterOf(options, file === undefined);
   const previews =
     file === undefined
       ? [await previewExpression(expression, options, after)]
@@ -145,6 +147,16 @@ async function runNext(expression: string | undefined, options: NextOptions): Pr
   const c = coloursFor(process.stdout);
   const blocks = previews.map((p) => render(p, after, c, format).join('\n'));
   process.stdout.write(`${blocks.join('\n\n')}\n`);
+}
+
+/** `--after` as an instant: a date or local time in `--tz`, or in UTC with `--config`. */
+async function afterOf(options: NextOptions, inTz: boolean): Promise<Date> {
+  const now = new Date();
+  if (options.after === undefined) return now;
+  const { resolveInstant } = await import('../instant.ts');
+  const local = options.after.kind === 'wall' || options.after.kind === 'day';
+  const zone = inTz && local && options.tz !== undefined ? await checkZone(options.tz) : 'UTC';
+  return resolveInstant(options.after, { zone, now });
 }
 
 /** `next "<expr>" --tz <zone>`: what the command line says, checked as usage, then previewed. */

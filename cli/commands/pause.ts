@@ -4,12 +4,13 @@ import { formatLocal, formatUtc } from '#text/zone-time.ts';
 import type { JobsConfig } from '../../infra/config/load-jobs.ts';
 import { addConnectionOptions, type ConnectionOptions, connect } from '../aws/connection.ts';
 import { wrap } from '../format/table.ts';
-import { instantOrDuration } from '../options.ts';
+import { type InstantInput, whenArgument } from '../instant.ts';
 
 interface PauseOptions extends ConnectionOptions {
   reason?: string;
-  /** `false` from `--no-until`. */
-  until?: Date | false;
+  /** Read in `--tz` or the job's zone once the job is known ({@link untilOf}); `false` from `--no-until`. */
+  until?: InstantInput | false;
+  tz?: string;
   json?: boolean;
 }
 
@@ -49,10 +50,11 @@ export function registerPause(program: Command): void {
     )
     .option(
       '--until <when>',
-      'resume by itself then: an ISO instant or a duration from now (2h, 1d)',
-      (value: string) => instantOrDuration(value, new Date(), 1),
+      "resume by itself then: a duration from now (2h, 1d), or an instant; a date or local time is in the job's zone",
+      whenArgument,
     )
     .option('--no-until', 'no end: only zonecron resume ends it (a re-pause keeps its end)')
+    .option('--tz <zone>', "read a date or local --until in this zone (default: the job's)")
     .option('--json', 'print the pause as one JSON document');
   addConnectionOptions(pause, { table: true, config: true })
     .addHelpText('after', PAUSE_EXAMPLE)
@@ -88,12 +90,12 @@ async function prepare(jobId: string, options: ConnectionOptions) {
 }
 
 async function runPause(jobId: string, options: PauseOptions): Promise<void> {
-  const until = options.until === false ? null : options.until;
   const { config, job, connection, access, by, deps, onLedgerTable } = await prepare(
     jobId,
     options,
   );
   try {
+    const until = await untilOf(options, job);
     const { applyPause } = await import('../aws/job-control.ts');
     const request = {
       job,
@@ -118,6 +120,24 @@ async function runPause(jobId: string, options: PauseOptions): Promise<void> {
   } finally {
     connection.destroy();
   }
+}
+
+/**
+ * `--until` as an instant: a duration counts from now; a date (`2026-12-02`, `tomorrow`) is
+ * the start of that day and a local time that time, in `--tz` or the job's zone, so
+ * `--until 2026-12-02` for a New York job ends at midnight in New York. `null` for
+ * `--no-until` (the end removed); `undefined` when neither was given (the end kept).
+ */
+async function untilOf(
+  options: PauseOptions,
+  job: JobDefinition,
+): Promise<Date | null | undefined> {
+  if (options.until === undefined) return undefined;
+  if (options.until === false) return null;
+  const { resolveInstant } = await import('../instant.ts');
+  const { checkZone } = await import('../schedule-input.ts');
+  const zone = options.tz === undefined ? job.timezone : await checkZone(options.tz);
+  return resolveInstant(options.until, { zone, now: new Date(), direction: 1 });
 }
 
 function describePause(

@@ -3,10 +3,11 @@ import { addConnectionOptions, type ConnectionOptions, connect } from '../aws/co
 import type { OverlapChoice } from '../aws/run-guards.ts';
 import { CliError, describeError, isCliError } from '../errors.ts';
 import { wrap } from '../format/table.ts';
-import { parseInstant } from '../options.ts';
+import { type InstantInput, instantArgument } from '../instant.ts';
 
 interface RunOptions extends ConnectionOptions {
-  at?: Date;
+  /** Read in the job's zone when it is a date or a local time. */
+  at?: InstantInput;
   json?: boolean;
   force?: boolean;
   overlap?: OverlapChoice;
@@ -30,8 +31,8 @@ export function registerRun(program: Command): void {
     .argument('<jobId>', 'job id from the jobs file')
     .option(
       '--at <instant>',
-      'the run instant, ISO (default: now; cut to the minute)',
-      parseInstant,
+      "the run instant (default: now; cut to the minute); a local time in the job's zone",
+      instantArgument,
     )
     .addOption(overlapChoiceOption())
     .option('--force', 'deliver even while the job is paused or a run is still running')
@@ -57,6 +58,8 @@ export function overlapChoiceOption(): Option {
 async function runJob(jobId: string, options: RunOptions): Promise<void> {
   const { loadJob } = await import('../deployed/jobs-file.ts');
   const { config, job } = await loadJob(options.config ?? 'jobs.yaml', jobId);
+  const { resolveInstant } = await import('../instant.ts');
+  const at = options.at && resolveInstant(options.at, { zone: job.timezone, now: new Date() });
   const { dispatcherFor } = await import('../aws/operator-dispatcher.ts');
   const { describeOutcome } = await import('../format/outcome.ts');
   const connection = await connect(options);
@@ -76,7 +79,7 @@ async function runJob(jobId: string, options: RunOptions): Promise<void> {
     const { dispatcher } = dispatcherFor(connection, config);
     let outcome: Awaited<ReturnType<typeof dispatcher.runManually>>;
     try {
-      outcome = await dispatcher.runManually({ jobId, ...(options.at ? { at: options.at } : {}) });
+      outcome = await dispatcher.runManually({ jobId, ...(at ? { at } : {}) });
     } catch (error) {
       if (isCliError(error)) throw error;
       throw new CliError(`manual run of '${jobId}' failed: ${describeError(error, clients)}`, {

@@ -11,6 +11,9 @@ interface SandboxCommandOptions {
   json?: boolean;
 }
 
+/** A TCP port a server can listen on; anything else is a usage error naming the flag. */
+const TCP_PORT = integerAtLeast(1, 65_535);
+
 const EXAMPLE = `
 Example:
   $ zonecron sandbox
@@ -28,8 +31,8 @@ export function registerSandbox(program: Command): void {
       '--config <file>',
       'create a queue for every SQS target of this jobs file (default: jobs.yaml if present)',
     )
-    .option('--dynamodb-port <n>', 'port of the ledger (default: a free one)', integerAtLeast(0))
-    .option('--sqs-port <n>', 'port of the queues (default: a free one)', integerAtLeast(0))
+    .option('--dynamodb-port <n>', 'port of the ledger (default: a free one)', TCP_PORT)
+    .option('--sqs-port <n>', 'port of the queues (default: a free one)', TCP_PORT)
     .option('--json', 'print the endpoints and the environment as one JSON document')
     .addHelpText('after', EXAMPLE)
     .action(runSandbox);

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import type { JobsConfig } from '../../infra/config/load-jobs.ts';
 import { CliError, usageError } from '../errors.ts';
-import { integerAtLeast, parseInstant } from '../options.ts';
+import { utcInstantArgument } from '../instant.ts';
+import { integerAtLeast } from '../options.ts';
 import type { FaultPlan } from '../simulation/fault-plan.ts';
 import type { SimulationResult } from '../simulation/run-simulation.ts';
 import type { SimulationWindow } from '../simulation/windows.ts';
@@ -40,12 +41,16 @@ export function registerSimulate(program: Command): void {
     .command('simulate')
     .description('run the real dispatcher over simulated time, locally')
     .option('--config <file>', 'jobs file', 'jobs.yaml')
-    .option('--from <instant>', 'start of the window, ISO (default: see below)', parseInstant)
-    .option('--to <instant>', 'end of the window, ISO (default: --from + 1 day)', parseInstant)
+    .option('--from <instant>', 'start of the window, ISO (default: see below)', utcInstantArgument)
+    .option(
+      '--to <instant>',
+      'end of the window, ISO (default: --from + 1 day)',
+      utcInstantArgument,
+    )
     .option(
       '--after <instant>',
       'without --from/--to, the DST changes after this instant (default: now)',
-      parseInstant,
+      utcInstantArgument,
     )
     .option(
       '--duplicate-ticks <n>',

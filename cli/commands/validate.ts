@@ -13,7 +13,7 @@ import {
   type ValidationReport,
   validationJson,
 } from '../format/validation-report.ts';
-import { parseInstant } from '../options.ts';
+import { utcInstantArgument } from '../instant.ts';
 
 interface ValidateOptions {
   config?: string;
@@ -53,7 +53,7 @@ export function registerValidate(program: Command): void {
     .option(
       '--after <instant>',
       'look for DST changes in the year after (default: now)',
-      parseInstant,
+      utcInstantArgument,
     )
     .option('--stack-name <name>', "the stack's name, as cdk's -c stackName (default: Zonecron)")
     .option('--json', 'print one JSON document, also when the file is invalid')

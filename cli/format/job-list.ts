@@ -20,14 +20,7 @@ import {
 } from '../deployed/schedule-drift.ts';
 import type { Colours } from './colour.ts';
 import { pauseText } from './run-history.ts';
-import {
-  type ColumnRow,
-  columnTable,
-  columnWidths,
-  hardWrap,
-  TERMINAL_COLUMNS,
-  wrap,
-} from './table.ts';
+import { columnTable, columnWidths, fitWidths, TERMINAL_COLUMNS, truncate, wrap } from './table.ts';
 
 /** What `list` knows: the jobs file, and whatever of the deployment it read. */
 export interface JobListInput {
@@ -195,44 +188,123 @@ export function listJson({ input, jobs, group }: JobList) {
   };
 }
 
-/** Widest schedule or zone before it wraps; job ids get what is left of 80 columns. */
-const SCHEDULE_WIDTH = 20;
-/** Narrowest a job id wraps at, however wide the other columns. */
-const MIN_ID_WIDTH = 12;
-/** Widest run status before it wraps (`skipped (catch-up-latest)`). */
-const STATUS_WIDTH = 20;
+/** The colours a cell of `list` may take. */
+type Tint = 'dim' | 'yellow' | 'red' | 'green';
 
-/** The table's head: two lines per column, like its rows; the last run's only when read. */
-const HEAD: ColumnRow = ['job\ntarget', 'schedule\nzone', 'next run: local\nUTC'];
-const LAST_HEAD = 'last run: status\nUTC';
+/** A column of the `list` table: its head, its cell for a job, whether it may be cut. */
+interface ListColumn {
+  readonly head: string;
+  /** The cell as plain text (it is cut before it is coloured), and its colour. */
+  readonly cell: (job: ListedJob) => { readonly text: string; readonly colour?: Tint };
+  /** False for the job id: a reader greps for it, so it is never cut. */
+  readonly shrinkable: boolean;
+}
+
+const JOB_COLUMN: ListColumn = { head: 'job', cell: (j) => ({ text: j.id }), shrinkable: false };
+const SCHEDULE_COLUMN: ListColumn = {
+  head: 'schedule',
+  cell: (j) => ({ text: j.schedule }),
+  shrinkable: true,
+};
+const ZONE_COLUMN: ListColumn = {
+  head: 'zone',
+  cell: (j) => ({ text: j.timezone }),
+  shrinkable: true,
+};
+const NEXT_COLUMN: ListColumn = { head: 'next run', cell: nextCell, shrinkable: false };
+const LAST_COLUMN: ListColumn = { head: 'last run', cell: lastCell, shrinkable: true };
+
+/** `-o wide` only: what the default table leaves out, never cut. */
+const WIDE_COLUMNS: Record<string, ListColumn> = {
+  target: { head: 'target', cell: (j) => ({ text: j.target }), shrinkable: false },
+  state: { head: 'state', cell: stateCell, shrinkable: false },
+  nextUtc: {
+    head: 'next run (UTC)',
+    cell: (j) => (j.next ? { text: utcMinute(j.next) } : { text: '—', colour: 'dim' }),
+    shrinkable: false,
+  },
+  lastUtc: {
+    head: 'last run (UTC)',
+    cell: (j) => (j.last ? { text: utcMinute(j.last.at) } : { text: '—', colour: 'dim' }),
+    shrinkable: false,
+  },
+};
+
+/** How `list` lays its table out: `table` fits 80 columns, `wide` shows every column whole. */
+export type ListLayout = 'table' | 'wide';
+
+function columnsFor(layout: ListLayout, withLast: boolean): ListColumn[] {
+  const { target, state, nextUtc, lastUtc } = WIDE_COLUMNS;
+  if (layout === 'table') {
+    return [
+      JOB_COLUMN,
+      SCHEDULE_COLUMN,
+      ZONE_COLUMN,
+      NEXT_COLUMN,
+      ...(withLast ? [LAST_COLUMN] : []),
+    ];
+  }
+  const wide = [JOB_COLUMN, target, state, SCHEDULE_COLUMN, ZONE_COLUMN, NEXT_COLUMN, nextUtc];
+  return (withLast ? [...wide, LAST_COLUMN, lastUtc] : wide).filter(
+    (column): column is ListColumn => column !== undefined,
+  );
+}
 
 /**
- * The text of `list`: a headline, the notes on what was not read, one two-line row per job
- * (pause and drift under it), and the group's drift.
+ * The text of `list`: a headline, the notes on what was not read, one line per job (its id
+ * whole, so `zonecron list | grep <id>` finds it; pause and drift on lines of their own under
+ * it), and the group's drift. The `table` layout fits 80 columns by cutting the schedule, the
+ * zone and the last run with `…`; `wide` cuts nothing and adds target, state and UTC times.
  *
  * @example
  * listText(jobList(input), c).split('\n')[0]
  * //=> 'jobs.yaml: 6 jobs (6 enabled) · offline, from the jobs file alone'
  */
-export function listText(list: JobList, c: Colours): string {
-  const withLast = list.input.lastRuns !== undefined;
-  const head = withLast ? [...HEAD, LAST_HEAD] : HEAD;
-  const rest = list.jobs.map((job) => restOfRow(job, withLast, c));
-  const restWidth = columnWidths([head.slice(1), ...rest]).reduce((sum, w) => sum + w + 2, 0);
-  const idWidth = Math.max(MIN_ID_WIDTH, TERMINAL_COLUMNS - restWidth);
-  const rows = list.jobs.flatMap((job, i) => [
-    [idCell(job, idWidth, c), ...(rest[i] ?? [])],
+export function listText(list: JobList, c: Colours, layout: ListLayout = 'table'): string {
+  const columns = columnsFor(layout, list.input.lastRuns !== undefined);
+  const cells = list.jobs.map((job) => columns.map((column) => column.cell(job)));
+  const natural = columnWidths([
+    columns.map((column) => column.head),
+    ...cells.map((row) => row.map((cell) => cell.text)),
+  ]);
+  const widths =
+    layout === 'wide'
+      ? natural
+      : fitWidths(
+          natural,
+          columns.map((column) => column.shrinkable),
+          TERMINAL_COLUMNS,
+        );
+  const render = (text: string, i: number, colour?: Tint) => {
+    const cut = truncate(text, widths[i] ?? text.length);
+    return colour ? c[colour](cut) : cut;
+  };
+  const rows = list.jobs.flatMap((job, j) => [
+    (cells[j] ?? []).map((cell, i) => render(cell.text, i, cell.colour)),
     ...notesUnder(job, c),
   ]);
   return [
     ...headline(list.input, list.jobs),
     '',
     columnTable(
-      head.map((title) => title.split('\n').map(c.dim).join('\n')),
+      columns.map((column, i) => c.dim(render(column.head, i))),
       rows,
     ),
     ...groupLines(list, c),
   ].join('\n');
+}
+
+/** The next run in the job's zone; `disabled` or `paused` instead when it will not run. */
+function nextCell(job: ListedJob): { text: string; colour?: Tint } {
+  if (job.state === 'disabled') return { text: 'disabled', colour: 'dim' };
+  if (job.state === 'paused') return { text: 'paused', colour: 'yellow' };
+  return job.nextLocal ? { text: job.nextLocal } : { text: '—', colour: 'dim' };
+}
+
+function stateCell(job: ListedJob): { text: string; colour?: Tint } {
+  if (job.state === 'paused') return { text: 'paused', colour: 'yellow' };
+  if (job.state === 'disabled') return { text: 'disabled', colour: 'dim' };
+  return { text: 'enabled' };
 }
 
 function headline(input: JobListInput, jobs: readonly ListedJob[]): string[] {
@@ -259,38 +331,26 @@ function headline(input: JobListInput, jobs: readonly ListedJob[]): string[] {
   ];
 }
 
-function idCell(job: ListedJob, width: number, c: Colours): string {
-  const state =
-    job.state === 'paused' ? c.yellow('paused') : job.state === 'disabled' ? c.dim('disabled') : '';
-  return `${hardWrap(job.id, width)}\n${state ? `${job.target} · ${state}` : job.target}`;
-}
-
-/** The cells after the job's: schedule and zone, next run, and the last run when read. */
-function restOfRow(job: ListedJob, withLast: boolean, c: Colours): ColumnRow {
-  const cells = [
-    `${wrap(job.schedule, '', SCHEDULE_WIDTH)}\n${hardWrap(job.timezone, SCHEDULE_WIDTH)}`,
-    job.next ? `${job.nextLocal}\n${utcMinute(job.next)}` : c.dim('—'),
-  ];
-  if (!withLast) return cells;
-  const last = job.last
-    ? `${wrap(lastStatus(job.last, c), '', STATUS_WIDTH)}\n${utcMinute(job.last.at)}`
-    : c.dim('—');
-  return [...cells, last];
-}
-
 /** `2026-12-01 01:30 UTC` */
 function utcMinute(iso: string): string {
   return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 }
 
-function lastStatus(last: LastRunJson, c: Colours): string {
-  if (last.status === 'not-recorded') return c.yellow('not recorded');
-  if (last.status === 'skipped') return c.yellow(`skipped (${last.skipReason ?? 'unknown'})`);
-  if (last.status === 'failed') {
-    return c.red(last.failure === 'delivery' ? 'dead-lettered' : 'failed');
+/** The last scheduled run's status, coloured by what it asks of a reader. */
+function lastCell(job: ListedJob): { text: string; colour?: Tint } {
+  const last = job.last;
+  if (!last) return { text: '—', colour: 'dim' };
+  if (last.status === 'not-recorded') return { text: 'not recorded', colour: 'yellow' };
+  if (last.status === 'skipped') {
+    return { text: `skipped (${last.skipReason ?? 'unknown'})`, colour: 'yellow' };
   }
-  if (last.status === 'claimed' || last.status === 'delivery-failed') return c.yellow(last.status);
-  return c.green(last.status);
+  if (last.status === 'failed') {
+    return { text: last.failure === 'delivery' ? 'dead-lettered' : 'failed', colour: 'red' };
+  }
+  if (last.status === 'claimed' || last.status === 'delivery-failed') {
+    return { text: last.status, colour: 'yellow' };
+  }
+  return { text: last.status, colour: 'green' };
 }
 
 function notesUnder(job: ListedJob, c: Colours): string[] {

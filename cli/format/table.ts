@@ -154,3 +154,45 @@ export function columnWidths(rows: readonly (ColumnRow | string)[]): number[] {
   }
   return widths;
 }
+
+/**
+ * Cuts `text` to at most `width` columns, ending in `…` when it was longer, so a column can
+ * be narrowed without wrapping its row onto a second line.
+ *
+ * @example
+ * truncate('America/New_York', 10) //=> 'America/N…'
+ * truncate('UTC', 10)              //=> 'UTC'
+ */
+export function truncate(text: string, width: number): string {
+  const chars = [...text];
+  if (chars.length <= width) return text;
+  return width <= 0 ? '' : `${chars.slice(0, width - 1).join('')}…`;
+}
+
+/**
+ * Narrows columns until a row of them, two spaces apart, fits `maxColumns`: the widest of the
+ * shrinkable ones loses a column at a time, none below `minWidth`. Columns not shrinkable
+ * (a job id, which a reader greps for) keep their width, even when the row then stays wider.
+ *
+ * @example
+ * fitWidths([21, 15, 16, 21], [false, true, true, false], 74)
+ * //=> [21, 13, 13, 21]
+ */
+export function fitWidths(
+  widths: readonly number[],
+  shrinkable: readonly boolean[],
+  maxColumns: number,
+  minWidth = 6,
+): number[] {
+  const fitted = [...widths];
+  const total = () => fitted.reduce((sum, w) => sum + w, 0) + 2 * (fitted.length - 1);
+  while (total() > maxColumns) {
+    let widest = -1;
+    fitted.forEach((w, i) => {
+      if (shrinkable[i] && w > minWidth && (widest < 0 || w > (fitted[widest] ?? 0))) widest = i;
+    });
+    if (widest < 0) break;
+    fitted[widest] = (fitted[widest] ?? 0) - 1;
+  }
+  return fitted;
+}

@@ -16,9 +16,9 @@ export interface CronHint {
    * `seconds`: six fields, seconds first, Unix weekday numbers; `aws`: EventBridge, year last,
    * weekdays 1=SUN-7=SAT; `quartz`: seconds first, `?`, weekdays 1=SUN-7=SAT;
    * `weekday-numbers`: five fields with `?` and numbered weekdays, which zonecron counts from
-   * 0=SUN.
+   * 0=SUN; `rate` and `at`: EventBridge Scheduler's `rate(…)` and one-time `at(…)`, not cron.
    */
-  readonly style: 'seconds' | 'aws' | 'quartz' | 'weekday-numbers';
+  readonly style: 'seconds' | 'aws' | 'quartz' | 'weekday-numbers' | 'rate' | 'at';
   /** The five-field expression that means the same, when there is exactly one. */
   readonly suggestion?: string;
   /** One lowercase sentence without a trailing period, for after an error message. */
@@ -29,6 +29,8 @@ const LOOKS_LIKE = {
   seconds: 'it looks like an expression with seconds first',
   aws: 'it looks like an AWS EventBridge expression (year last, weekdays 1=SUN-7=SAT)',
   quartz: 'it looks like a Quartz expression (seconds first, weekdays 1=SUN-7=SAT)',
+  rate: "rate(…) is AWS EventBridge Scheduler's rate expression, not cron",
+  at: "at(…) is AWS EventBridge Scheduler's one-time schedule, not cron",
 } as const;
 
 /**
@@ -53,6 +55,8 @@ const LOOKS_LIKE = {
  * //=> undefined
  */
 export function cronHint(expression: string): CronHint | undefined {
+  const scheduler = schedulerExpressionHint(expression);
+  if (scheduler !== undefined) return scheduler;
   const wrapped = /^\s*cron\((.*)\)\s*$/is.exec(expression);
   const fields = (wrapped?.[1] ?? expression).trim().split(/\s+/);
   if (wrapped !== null && fields.length === 5) {
@@ -96,10 +100,65 @@ function fromAws(fields: readonly string[]): CronHint {
     string,
     string,
   ];
-  if (year !== '*' && year !== '?') {
+  const fiveFields = convertWeekdays('aws', [minute, hour, anyDay(dom), month], dow);
+  if (year === '*' || year === '?') return fiveFields;
+  if (fiveFields.suggestion === undefined) {
     return unconvertible('aws', `year '${year}' cannot be kept: zonecron has no year field`);
   }
-  return convertWeekdays('aws', [minute, hour, anyDay(dom), month], dow);
+  return unconvertible(
+    'aws',
+    `AWS cron has 6 fields and zonecron's 5, with no year: year '${year}' cannot be kept; write \`${fiveFields.suggestion}\`, which runs every year (set enabled: false once ${year} is over)`,
+  );
+}
+
+const RATE = /^\s*rate\(\s*(\d+)\s+(minutes?|hours?|days?)\s*\)\s*$/i;
+const AT = /^\s*at\((.*)\)\s*$/is;
+
+/**
+ * EventBridge Scheduler's other two forms, which are not cron: `rate(n unit)`, written in cron
+ * as a step where one divides evenly, and the one-time `at(…)`, which zonecron has no form for.
+ *
+ * @example
+ * schedulerExpressionHint('rate(15 minutes)')?.suggestion //=> '*\/15 * * * *'
+ */
+function schedulerExpressionHint(expression: string): CronHint | undefined {
+  const rate = RATE.exec(expression);
+  if (rate !== null) return rateHint(Number(rate[1]), (rate[2] ?? '').toLowerCase());
+  if (/^\s*rate\(/i.test(expression)) {
+    return {
+      style: 'rate',
+      text: `${LOOKS_LIKE.rate}: write a cron expression instead, such as \`*/15 * * * *\` for rate(15 minutes)`,
+    };
+  }
+  const at = AT.exec(expression);
+  if (at === null) return undefined;
+  const when = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})/.exec((at[1] ?? '').trim());
+  const yearly = when
+    ? `; \`${Number(when[5])} ${Number(when[4])} ${Number(when[3])} ${Number(when[2])} *\` runs at that local time every year (set enabled: false after it ran)`
+    : '';
+  return {
+    style: 'at',
+    text: `${LOOKS_LIKE.at}: zonecron schedules repeat, so write a five-field cron expression${yearly}, or run a job once by hand with zonecron run <jobId>`,
+  };
+}
+
+function rateHint(n: number, unit: string): CronHint {
+  const every = (step: number, within: number, form: (s: string) => string) => {
+    if (step < 1 || within % step !== 0) {
+      return unconvertible(
+        'rate',
+        `every ${n} ${unit} has no cron form: cron steps restart each ${unit.startsWith('minute') ? 'hour' : 'day'}; pick a step that divides ${within}`,
+      );
+    }
+    return suggest('rate', form(step === 1 ? '*' : `*/${step}`));
+  };
+  if (unit.startsWith('minute')) return every(n, 60, (m) => `${m} * * * *`);
+  if (unit.startsWith('hour')) return every(n, 24, (h) => `0 ${h} * * *`);
+  if (n === 1) return suggest('rate', '0 0 * * *');
+  return unconvertible(
+    'rate',
+    `every ${n} days has no cron form (day-of-month steps restart each month): \`0 0 */${n} * *\` is the nearest`,
+  );
 }
 
 /** `sec min hour dom month dow [year]`: Quartz when it has `?` or a year, else Unix-style. */

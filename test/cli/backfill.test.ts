@@ -25,6 +25,13 @@ jobs:
       type: sqs
       arn: arn:aws:sqs:us-east-1:000000000000:exclusive-target
     concurrency: forbid
+  - id: ny-daily
+    description: every day at 09:00 in New York
+    schedule: '0 9 * * *'
+    timezone: America/New_York
+    target:
+      type: sqs
+      arn: arn:aws:sqs:us-east-1:000000000000:ny-daily-target
 `;
 // Around the 2026 spring-forward night: 02:30 does not exist on 2026-03-29 in Berlin.
 const RANGE = ['--from', '2026-03-28T00:00Z', '--to', '2026-03-30T23:59Z'];
@@ -38,6 +45,49 @@ afterAll(() => env.stop());
 
 const backfill = (...args: string[]) =>
   env.cli(['backfill', 'berlin-nightly', ...RANGE, '--config', env.config, ...args]);
+
+describe("zonecron backfill reads dates in the job's zone", () => {
+  it('gives five runs of a daily job for Monday to Friday, a date-only --to including its day, and echoes the UTC range', async () => {
+    const result = await env.cli([
+      'backfill',
+      'ny-daily',
+      '--from',
+      '2026-03-23',
+      '--to',
+      '2026-03-27',
+      '--dry-run',
+      '--json',
+      '--config',
+      env.config,
+    ]);
+    expect(result.code).toBe(0);
+    const doc = JSON.parse(result.stdout);
+    expect([doc.from, doc.to]).toEqual(['2026-03-23T04:00:00.000Z', '2026-03-28T03:59:59.999Z']);
+    expect(doc.runs.map((r: { at: string }) => r.at)).toEqual(
+      ['23', '24', '25', '26', '27'].map((day) => `2026-03-${day}T13:00:00.000Z`),
+    );
+  });
+
+  it('reads them in --tz when given', async () => {
+    const result = await env.cli([
+      'backfill',
+      'ny-daily',
+      '--from',
+      '2026-03-23',
+      '--to',
+      '2026-03-27',
+      '--tz',
+      'UTC',
+      '--dry-run',
+      '--config',
+      env.config,
+    ]);
+    expect(result.code).toBe(0);
+    expect(result.stdout.replace(/\s+/g, ' ')).toContain(
+      '5 runs from 2026-03-23T00:00:00Z to 2026-03-27T23:59:59Z',
+    );
+  });
+});
 
 describe('zonecron backfill on the sandbox', () => {
   it('lists the runs with their DST notes in a dry run and delivers nothing', async () => {

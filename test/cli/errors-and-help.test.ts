@@ -66,17 +66,17 @@ describe('zonecron on bad input', () => {
     },
     {
       name: 'a value the command checks itself',
-      args: ['history', 'nightly', '--table', 'ledger', '--since', 'yesterday'],
+      args: ['history', 'nightly', '--table', 'ledger', '--since', 'soon'],
       code: 2,
       message:
-        "zonecron: error: option '--since <when>' argument 'yesterday' is invalid. 'yesterday' is neither a duration (e.g. 24h, 7d, PT30M) nor an ISO 8601 date-time",
+        "zonecron: error: option '--since <when>' argument 'soon' is invalid. 'soon' is neither a duration (e.g. 24h, 7d, PT30M) nor an instant (allowed 2026-12-02T09:00Z or …+01:00; in the zone 2026-12-02T09:00, 2026-12-02, today, tomorrow or yesterday, with a time or not (tomorrow 09:00); now)",
     },
     {
       name: 'a bad date',
       args: ['simulate', '--from', '2023-02-30T25:00'],
       code: 2,
       message:
-        "zonecron: error: option '--from <instant>' argument '2023-02-30T25:00' is invalid. '2023-02-30T25:00' is not an ISO 8601 date-time (e.g. 2023-03-26T01:30:00Z)",
+        "zonecron: error: option '--from <instant>' argument '2023-02-30T25:00' is invalid. '2023-02-30T25:00' is not an instant (allowed 2026-12-02T09:00Z or …+01:00; in the zone 2026-12-02T09:00, 2026-12-02, today, tomorrow or yesterday, with a time or not (tomorrow 09:00); now)",
     },
     {
       name: 'a missing jobs file',
@@ -96,7 +96,28 @@ describe('zonecron on bad input', () => {
       args: ['history', 'nightly', '--since', 'bogus', '--table', 'ledger'],
       code: 2,
       message:
-        "zonecron: error: option '--since <when>' argument 'bogus' is invalid. 'bogus' is neither a duration (e.g. 24h, 7d, PT30M) nor an ISO 8601 date-time",
+        "zonecron: error: option '--since <when>' argument 'bogus' is invalid. 'bogus' is neither a duration (e.g. 24h, 7d, PT30M) nor an instant (allowed 2026-12-02T09:00Z or …+01:00; in the zone 2026-12-02T09:00, 2026-12-02, today, tomorrow or yesterday, with a time or not (tomorrow 09:00); now)",
+    },
+    {
+      name: 'a port no server can listen on',
+      args: ['sandbox', '--sqs-port', '99999'],
+      code: 2,
+      message:
+        "zonecron: error: option '--sqs-port <n>' argument '99999' is invalid. '99999' is out of range (allowed 1 to 65535)",
+    },
+    {
+      name: 'a prefix of job ids',
+      args: ['describe', 'london', '--config', 'test/cli/fixtures/berlin.yaml'],
+      code: 2,
+      message:
+        "zonecron: error: unknown job 'london' in test/cli/fixtures/berlin.yaml; did you mean 'london-half-hourly'? (3 jobs: berlin-nightly, london-half-hourly, switched-off)",
+    },
+    {
+      name: 'an EventBridge rate expression',
+      args: ['explain', 'rate(15 minutes)'],
+      code: 2,
+      message:
+        "zonecron: error: expected 5 fields but got 2 at position 16: zonecron expressions have 5 fields (minute hour day-of-month month day-of-week); rate(…) is AWS EventBridge Scheduler's rate expression, not cron: write it as `*/15 * * * *`",
     },
     {
       name: 'an unknown command',

@@ -38,12 +38,20 @@ describe('zonecron list, offline from the jobs file', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(
-      /berlin-nightly +30 2 \* \* \* +2027-03-28 03:30 CEST\nlambda +Europe\/Berlin +2027-03-28 01:30 UTC\n/,
+      /\nberlin-nightly +30 2 \* \* \* +Europe\/Berlin +2027-03-28 03:30 CEST\n/,
     );
-    expect(result.stdout).toMatch(/switched-off +0 \* \* \* \* +—\nsns · disabled +UTC\n/);
+    expect(result.stdout).toMatch(/\nswitched-off +0 \* \* \* \* +UTC +disabled\n/);
     expect(result.stdout).toContain('note: offline: from the jobs file alone');
     expect(overlongLines(result.stdout)).toEqual([]);
     expect(hasAnsi(result.stdout)).toBe(false);
+  });
+
+  it('with -o wide, adds target, state and the UTC times, on one line per job', async () => {
+    const result = await runCli(['list', '--config', FIXTURE, '--after', AFTER, '-o', 'wide']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(
+      /\nberlin-nightly +lambda +enabled +30 2 \* \* \* +Europe\/Berlin +2027-03-28 03:30 CEST +2027-03-28 01:30 UTC\n/,
+    );
   });
 
   it('prints {file, after, deployment, jobs, group} with --json, nothing of a deployment read', async () => {

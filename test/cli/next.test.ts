@@ -154,6 +154,27 @@ describe('zonecron next', () => {
     );
   });
 
+  it.each([
+    [
+      'a date as midnight in --tz',
+      ['--tz', 'Asia/Tokyo', '--after', '2027-03-27'],
+      '2027-03-26T15:00:00.000Z',
+    ],
+    [
+      'a local time in --tz',
+      ['--tz', 'Asia/Tokyo', '--after', '2027-03-27T08:00'],
+      '2027-03-26T23:00:00.000Z',
+    ],
+    [
+      'an instant with an offset as written',
+      ['--tz', 'Asia/Tokyo', '--after', '2027-03-27T08:00Z'],
+      '2027-03-27T08:00:00.000Z',
+    ],
+  ])('reads --after given as %s', async (_what, args, after) => {
+    const doc = (await nextJson(['0 9 * * *', ...args, '-n', '1'])) as NextJson & { after: string };
+    expect(doc.after).toBe(after);
+  });
+
   it('previews every job of a jobs file', async () => {
     const result = await runCli([
       'next',

@@ -39,6 +39,13 @@ const JOBS = `jobs:
     target:
       type: sqs
       arn: arn:aws:sqs:us-east-1:000000000000:maintained-target
+  - id: ny-sync
+    description: a New York job, paused until a date
+    schedule: '0 9 * * *'
+    timezone: America/New_York
+    target:
+      type: sqs
+      arn: arn:aws:sqs:us-east-1:000000000000:ny-sync-target
 `;
 const OPERATOR = `${TEST_USER}@${hostname()}`;
 
@@ -172,6 +179,20 @@ describe('zonecron pause and resume on the sandbox', () => {
     expect(await d.ledger.getRun(periodBucket('latest-only', duringPause))).toMatchObject({
       skipReason: 'paused',
     });
+  });
+
+  it("reads a date-only --until as midnight in the job's zone, or in --tz", async () => {
+    const config = ['--config', env.config];
+    const pausedUntil = async (...args: string[]) => {
+      const result = await env.cli(['pause', 'ny-sync', ...args, '--json', ...config]);
+      await env.cli(['resume', 'ny-sync', ...config]);
+      expect(result.code).toBe(0);
+      return JSON.parse(result.stdout).until;
+    };
+    expect(await pausedUntil('--until', '2099-12-02')).toBe('2099-12-02T05:00:00.000Z');
+    expect(await pausedUntil('--until', '2099-12-02', '--tz', 'Europe/Berlin')).toBe(
+      '2099-12-01T23:00:00.000Z',
+    );
   });
 
   it('refuses --until in the past with exit code 2 and says why', async () => {

@@ -169,7 +169,7 @@ describe('zonecron validate', () => {
   });
 
   it('prints one JSON document for a command line it refuses, and exit code 2', async () => {
-    const result = await runCli(['validate', '--json', '--after', 'tomorrow']);
+    const result = await runCli(['validate', '--json', '--after', 'soon']);
     expect(result.code).toBe(2);
     const doc = JSON.parse(result.stdout) as { valid: boolean; problems: { code: string }[] };
     expect(doc.valid).toBe(false);

@@ -168,8 +168,43 @@ describe('listText', () => {
       jobList({ file: 'jobs.yaml', jobs: JOBS, after: AFTER, deployment: OFFLINE }),
       plain,
     );
-    expect(text).toContain('next run: local');
+    expect(text).toContain('next run');
     expect(text).not.toContain('last run');
+  });
+});
+
+describe('listText layout', () => {
+  const long = makeJob({
+    id: 'finance-berlin-nightly-report',
+    schedule: '0 9 * * MON-FRI',
+    timezone: 'America/Argentina/ComodRivadavia',
+  });
+  const input = () => ({ ...deployedInput(), jobs: [...JOBS, long] });
+  const jobLines = (text: string, id: string) =>
+    text.split('\n').filter((l) => l.startsWith(`${id} `));
+
+  it('puts each job on one line with its id whole, and fits 80 columns by cutting with …', () => {
+    const text = listText(jobList(input()), plain);
+    for (const job of [...JOBS, long]) {
+      expect(jobLines(text, job.id)).toHaveLength(1);
+    }
+    expect(text.split('\n').filter((line) => [...line].length > 80)).toEqual([]);
+    expect(jobLines(text, long.id)[0]).toMatch(/ Ameri\S*… /);
+  });
+
+  it('keeps an id whole even when the line then passes 80 columns', () => {
+    const id = 'an-id-so-long-that-nothing-else-could-fit-beside-it-in-eighty-columns';
+    const text = listText(jobList({ ...input(), jobs: [makeJob({ id })] }), plain);
+    expect(jobLines(text, id)).toHaveLength(1);
+  });
+
+  it('with wide, cuts nothing and shows target, state and the UTC times', () => {
+    const text = listText(jobList(input()), plain, 'wide');
+    const line = jobLines(text, long.id)[0] ?? '';
+    expect(line).toContain('America/Argentina/ComodRivadavia');
+    expect(line).toContain('0 9 * * MON-FRI');
+    expect(text).not.toContain('…');
+    expect(jobLines(text, 'hourly')[0]).toMatch(/^hourly +sqs +paused /);
   });
 });
 

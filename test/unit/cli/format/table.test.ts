@@ -1,6 +1,6 @@
 import pc from 'picocolors';
 import { describe, expect, it } from 'vitest';
-import { visibleWidth, wrap } from '../../../../cli/format/table.ts';
+import { fitWidths, truncate, visibleWidth, wrap } from '../../../../cli/format/table.ts';
 
 const colour = pc.createColors(true);
 // biome-ignore lint/suspicious/noControlCharactersInRegex: removing ANSI escapes on purpose
@@ -32,5 +32,24 @@ describe('wrap', () => {
       .map((word, i) => (i % 2 === 0 ? colour.bold(word) : colour.yellow(word)))
       .join(' ');
     expect(stripAnsi(wrap(coloured, colour.dim('  ↳ '), 40))).toBe(wrap(SENTENCE, '  ↳ ', 40));
+  });
+});
+
+describe('truncate', () => {
+  it.each([
+    ['keeps a text that fits', 'UTC', 5, 'UTC'],
+    ['ends a cut text in an ellipsis, within the width', 'America/New_York', 10, 'America/N…'],
+  ])('%s', (_name, text, width, expected) => {
+    expect(truncate(text, width)).toBe(expected);
+  });
+});
+
+describe('fitWidths', () => {
+  it('narrows the widest shrinkable column first until the row fits', () => {
+    expect(fitWidths([21, 15, 16, 21], [false, true, true, false], 74)).toEqual([21, 13, 13, 21]);
+  });
+
+  it('never narrows a column that may not shrink, nor one below the minimum', () => {
+    expect(fitWidths([70, 10], [false, true], 60)).toEqual([70, 6]);
   });
 });

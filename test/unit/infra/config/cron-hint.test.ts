@@ -5,6 +5,36 @@ const AWS = 'it looks like an AWS EventBridge expression (year last, weekdays 1=
 const QUARTZ = 'it looks like a Quartz expression (seconds first, weekdays 1=SUN-7=SAT)';
 const SECONDS = 'it looks like an expression with seconds first';
 
+const RATE = "rate(…) is AWS EventBridge Scheduler's rate expression, not cron";
+
+describe('cronHint for EventBridge Scheduler rate(…) and at(…)', () => {
+  it.each([
+    ['rate(5 minutes)', '*/5 * * * *'],
+    ['rate(1 minute)', '* * * * *'],
+    ['rate(6 hours)', '0 */6 * * *'],
+    ['rate(1 day)', '0 0 * * *'],
+  ])('says %s is not cron and writes it as %s', (expression, to) => {
+    expect(cronHint(expression)).toEqual({
+      style: 'rate',
+      suggestion: to,
+      text: `${RATE}: write it as \`${to}\``,
+    });
+  });
+
+  it('says a rate that no cron step matches has no cron form', () => {
+    expect(cronHint('rate(7 minutes)')?.text).toBe(
+      `${RATE}, but every 7 minutes has no cron form: cron steps restart each hour; pick a step that divides 60`,
+    );
+  });
+
+  it('says at(…) is one-time, and gives the yearly expression of its local time', () => {
+    expect(cronHint('at(2026-12-02T09:30:00)')).toEqual({
+      style: 'at',
+      text: "at(…) is AWS EventBridge Scheduler's one-time schedule, not cron: zonecron schedules repeat, so write a five-field cron expression; `30 9 2 12 *` runs at that local time every year (set enabled: false after it ran), or run a job once by hand with zonecron run <jobId>",
+    });
+  });
+});
+
 describe('cronHint', () => {
   it.each([
     { name: 'an AWS cron(…)', expression: 'cron(30 2 * * ? *)', style: 'aws', to: '30 2 * * *' },
@@ -83,7 +113,7 @@ describe('cronHint', () => {
     {
       name: 'a year other than *',
       expression: '30 2 * * ? 2027',
-      text: `${AWS}, but year '2027' cannot be kept: zonecron has no year field`,
+      text: `${AWS}, but AWS cron has 6 fields and zonecron's 5, with no year: year '2027' cannot be kept; write \`30 2 * * *\`, which runs every year (set enabled: false once 2027 is over)`,
     },
     {
       name: 'six Quartz/Spring fields with numbered weekdays',
