@@ -146,7 +146,7 @@ export function openJobsBundle(url: URL): {
   const file = () => (text ??= readBundleFile(url));
   const whole = () => {
     if (!parsed) {
-      parsed = parseBundle(url, file());
+      parsed = parseBundle(url.pathname, file());
       for (const job of parsed.jobs) found.set(job.id, job);
     }
     return parsed;
@@ -166,6 +166,24 @@ export function openJobsBundle(url: URL): {
   };
 }
 
+/**
+ * A whole jobs bundle from its bytes, read elsewhere than beside a handler (the CLI reads the
+ * deployed dispatcher's); `name` says where it came from in an error.
+ *
+ * @example
+ * parseJobsBundle(bytes, 'Zonecron-Dispatcher:jobs.json').jobs[0]?.id //=> 'daily'
+ */
+export function parseJobsBundle(text: Buffer, name: string): JobsBundle {
+  checkVersion(text, name);
+  return parseBundle(name, text);
+}
+
+function checkVersion(text: Buffer, name: string): void {
+  if (!text.subarray(0, VERSION_PREFIX.length).equals(Buffer.from(VERSION_PREFIX))) {
+    throw new InvalidJobsBundleError(name, `it does not start with ${VERSION_PREFIX}`);
+  }
+}
+
 function readBundleFile(url: URL): Buffer {
   let text: Buffer;
   try {
@@ -174,9 +192,7 @@ function readBundleFile(url: URL): Buffer {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     return Buffer.from(serializeJobsBundle(emptyJobsBundle()));
   }
-  if (!text.subarray(0, VERSION_PREFIX.length).equals(Buffer.from(VERSION_PREFIX))) {
-    throw new InvalidJobsBundleError(url.pathname, `it does not start with ${VERSION_PREFIX}`);
-  }
+  checkVersion(text, url.pathname);
   return text;
 }
 
@@ -188,10 +204,10 @@ function findJob(text: Buffer, id: string): JobDefinition | undefined {
   return JSON.parse(line.endsWith(',') ? line.slice(0, -1) : line) as JobDefinition;
 }
 
-function parseBundle(url: URL, text: Buffer): JobsBundle {
+function parseBundle(name: string, text: Buffer): JobsBundle {
   const parsed = JSON.parse(text.toString('utf8')) as Partial<JobsBundle>;
   if (!Array.isArray(parsed.jobs)) {
-    throw new InvalidJobsBundleError(url.pathname, 'jobs is not a list');
+    throw new InvalidJobsBundleError(name, 'jobs is not a list');
   }
   return {
     version: 2,
