@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import type { JobDefinition } from '#jobs/job.ts';
 import type { RunOutcome } from '../../functions/dispatcher/planned-run.ts';
-import type { JobsConfig } from '../../infra/config/load-jobs.ts';
 import type { BackfillReport, BackfillRun } from '../aws/backfill.ts';
 import { addConnectionOptions, type ConnectionOptions, connect } from '../aws/connection.ts';
+import type { OperatedJobs } from '../aws/operated-job.ts';
 import { CliError, describeError, isCliError } from '../errors.ts';
 import { type Colours, coloursFor } from '../format/colour.ts';
 import { plainTable, wrap } from '../format/table.ts';
@@ -117,8 +117,22 @@ function statusOf(run: BackfillRun, outcome: RunOutcome | undefined): string | u
 }
 
 async function runBackfill(jobId: string, flags: BackfillFlags): Promise<void> {
-  const { loadJob } = await import('../deployed/jobs-file.ts');
-  const { config, job } = await loadJob(flags.config ?? 'jobs.yaml', jobId);
+  const connection = await connect(flags);
+  try {
+    await backfill(connection, jobId, flags);
+  } finally {
+    connection.destroy();
+  }
+}
+
+/** The backfill on a resolved connection, of the job as deployed (or as the jobs file says). */
+async function backfill(
+  connection: import('../aws/connection.ts').OperateConnection,
+  jobId: string,
+  flags: BackfillFlags,
+): Promise<void> {
+  const { loadOperatedJob } = await import('../aws/operated-job.ts');
+  const { config, job } = await loadOperatedJob(connection, flags.config ?? 'jobs.yaml', jobId);
   const options = await rangeOf(flags, job);
   const { backfillRuns, checkRetention, withLedgerState, DEFAULT_BACKFILL_MAX_RUNS } = await import(
     '../aws/backfill.ts'
@@ -138,31 +152,26 @@ async function runBackfill(jobId: string, flags: BackfillFlags): Promise<void> {
     force: force || !!options.dryRun,
   });
   const warnings = forgotten ? [forgotten] : [];
-  const connection = await connect(options);
-  try {
-    const { openLedger, onLedgerTable } = await import('../aws/ledger-access.ts');
-    const access = openLedger(connection);
-    const overridden = await guard(job, options, connection, access, warnings);
-    if (forgotten && !options.dryRun) overridden.unshift('forced past the retention');
-    for (const warning of warnings) process.stderr.write(`${wrap(`warning: ${warning}`, '  ')}\n`);
-    const runs = await onLedgerTable(access.tableName, connection.clients, 'read', () =>
-      withLedgerState(access.ledger, job, occurrences),
-    );
-    const report = options.dryRun
-      ? undefined
-      : await deliverWithProgress(job, config, connection, runs);
-    if (report && report.outcomes.length > 0) {
-      await recordBackfill(connection, access, job, options, report, {
-        retentionDays: config.retentionDays,
-        overridden: overridden.join('; '),
-      });
-    }
-    await print(job, { ...options, warnings, cutoffMs: cutoffMsOf(retention) }, runs, report);
-    if (report?.stopped?.reason === 'interrupted') process.exitCode = INTERRUPTED_EXIT_CODE;
-    else if (report?.stopped) process.exitCode = 1;
-  } finally {
-    connection.destroy();
+  const { openLedger, onLedgerTable } = await import('../aws/ledger-access.ts');
+  const access = openLedger(connection);
+  const overridden = await guard(job, options, connection, access, warnings);
+  if (forgotten && !options.dryRun) overridden.unshift('forced past the retention');
+  for (const warning of warnings) process.stderr.write(`${wrap(`warning: ${warning}`, '  ')}\n`);
+  const runs = await onLedgerTable(access.tableName, connection.clients, 'read', () =>
+    withLedgerState(access.ledger, job, occurrences),
+  );
+  const report = options.dryRun
+    ? undefined
+    : await deliverWithProgress(job, config, connection, runs);
+  if (report && report.outcomes.length > 0) {
+    await recordBackfill(connection, access, job, options, report, {
+      retentionDays: config.retentionDays,
+      overridden: overridden.join('; '),
+    });
   }
+  await print(job, { ...options, warnings, cutoffMs: cutoffMsOf(retention) }, runs, report);
+  if (report?.stopped?.reason === 'interrupted') process.exitCode = INTERRUPTED_EXIT_CODE;
+  else if (report?.stopped) process.exitCode = 1;
 }
 
 function cutoffMsOf({ now, retentionDays }: { now: Date; retentionDays: number }): number {
@@ -227,7 +236,7 @@ async function rangeOf(flags: BackfillFlags, job: JobDefinition): Promise<Backfi
  */
 async function deliverWithProgress(
   job: JobDefinition,
-  config: JobsConfig,
+  config: OperatedJobs,
   connection: import('../aws/connection.ts').OperateConnection,
   runs: readonly BackfillRun[],
 ): Promise<BackfillReport> {

@@ -87,35 +87,43 @@ export async function buildDescription(
   options: DescribeOptions,
   context: ReadContext,
 ): Promise<JobDescription> {
-  const { loadJob } = await import('../deployed/jobs-file.ts');
   const { openDeployment, OFFLINE_NOTE } = await import('../aws/deployment.ts');
   const { describeJob } = await import('../format/job-description.ts');
-  const { config, job } = await loadJob(options.config ?? 'jobs.yaml', jobId);
-  const { resolveInstant } = await import('../instant.ts');
-  const offline = await offlineInput(config.file, job, {
-    now: context.now,
-    after: options.after
-      ? resolveInstant(options.after, { zone: job.timezone, now: context.now })
-      : context.now,
-    count: options.count,
-    lastCount: options.last,
-  });
+  const file = options.config ?? 'jobs.yaml';
   const deployment = await openDeployment(options, context.env);
-  if (!deployment) {
-    return describeJob({
-      ...offline,
-      deployment: { ...offline.deployment, notes: [OFFLINE_NOTE] },
-    });
-  }
   try {
+    const { config, job } = await jobToDescribe(deployment, file, jobId);
+    const { resolveInstant } = await import('../instant.ts');
+    const offline = await offlineInput(config.file, job, {
+      now: context.now,
+      after: options.after
+        ? resolveInstant(options.after, { zone: job.timezone, now: context.now })
+        : context.now,
+      count: options.count,
+      lastCount: options.last,
+    });
+    if (!deployment) {
+      const notes = [OFFLINE_NOTE];
+      return describeJob({ ...offline, deployment: { ...offline.deployment, notes } });
+    }
     const deployed = await readDeployedJob(deployment, job, {
       now: context.now,
       retentionDays: config.retentionDays,
     });
     return describeJob({ ...offline, ...deployed });
   } finally {
-    deployment.connection.destroy();
+    deployment?.connection.destroy();
   }
+}
+
+/** The job as deployed when a deployment is named (warning of a differing jobs file), else the file's. */
+async function jobToDescribe(deployment: Deployment | undefined, file: string, jobId: string) {
+  if (!deployment) {
+    const { loadJob } = await import('../deployed/jobs-file.ts');
+    return loadJob(file, jobId);
+  }
+  const { loadOperatedJob } = await import('../aws/operated-job.ts');
+  return loadOperatedJob(deployment.connection, file, jobId);
 }
 
 /**

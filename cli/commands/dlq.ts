@@ -237,8 +237,6 @@ async function deleteAll(
 async function runRedrive(options: RedriveOptions): Promise<void> {
   if (!options.key === !options.all) throw usageError('pass exactly one of --key <key> or --all');
   checkKey(options.key);
-  const { loadJobsFile } = await import('../../infra/config/load-jobs.ts');
-  const config = loadJobsFile(options.config ?? 'jobs.yaml');
   const { releaseDeadLetters } = await import('../aws/dead-letter-queue.ts');
   const { dispatcherFor } = await import('../aws/operator-dispatcher.ts');
   const { redriveOne } = await import('../aws/dead-letter-actions.ts');
@@ -247,10 +245,16 @@ async function runRedrive(options: RedriveOptions): Promise<void> {
   let url = '';
   try {
     url = connection.dlqUrl();
+    const { loadOperatedJobs, warnOfDifferences } = await import('../aws/operated-job.ts');
+    const file = options.config ?? 'jobs.yaml';
+    const loaded = await loadOperatedJobs(connection, file);
+    const config = loaded.jobs;
     const messages = await readQueue(connection, url, false);
     const handled: QueuedDeadLetter[] = [];
     try {
       const { selected, keys } = selectMessages(messages, options, url);
+      const jobIds = new Set(selected.map((m) => m.body?.jobId));
+      for (const id of jobIds) if (id) await warnOfDifferences(loaded, file, id);
       const { dispatcher } = dispatcherFor(connection, config);
       for (const key of keys) {
         const ofKey = selected.filter((m) => m.body?.key === key);

@@ -104,8 +104,8 @@ async function readHistory(
 }
 
 /**
- * Refuses a job id that neither the jobs file nor the ledger knows (exit code 2, with the
- * jobs file's did-you-mean): a typo has no history, while a job removed from the file still
+ * Refuses a job id that neither the deployed jobs, the jobs file nor the ledger knows (exit
+ * code 2, with a did-you-mean): a typo has no history, while a job removed from the file still
  * has one (its runs, state or operator actions in the ledger).
  */
 async function checkKnownJob(
@@ -116,10 +116,10 @@ async function checkKnownJob(
   const { existsSync } = await import('node:fs');
   const file = configFile ?? (existsSync('jobs.yaml') ? 'jobs.yaml' : undefined);
   let unknownInFile: unknown;
-  if (file !== undefined) {
-    const { loadJob } = await import('../deployed/jobs-file.ts');
+  if (file !== undefined || connection.stack) {
+    const { loadOperatedJob } = await import('../aws/operated-job.ts');
     try {
-      await loadJob(file, jobId);
+      await loadOperatedJob(connection, file ?? 'jobs.yaml', jobId);
       return;
     } catch (error) {
       if (!isCliError(error) || error.exitCode !== 2) throw error;
@@ -165,6 +165,7 @@ async function historyInstant(
   input: InstantInput,
   jobId: string,
   options: HistoryOptions,
+  connection: OperateConnection,
 ): Promise<Date> {
   const { resolveInstant } = await import('../instant.ts');
   const { checkZone } = await import('../schedule-input.ts');
@@ -172,16 +173,23 @@ async function historyInstant(
   let zone = 'UTC';
   if (options.tz !== undefined) zone = await checkZone(options.tz);
   else if (local) {
-    const { loadJob } = await import('../deployed/jobs-file.ts');
-    zone = (await loadJob(options.config ?? 'jobs.yaml', jobId)).job.timezone;
+    const { loadOperatedJob } = await import('../aws/operated-job.ts');
+    zone = (await loadOperatedJob(connection, options.config ?? 'jobs.yaml', jobId)).job.timezone;
   }
   return resolveInstant(input, { zone, now: new Date(), direction: -1 });
 }
 
 async function runHistory(jobId: string, options: HistoryOptions): Promise<void> {
-  if (options.at) return runFate(jobId, await historyInstant(options.at, jobId, options), options);
-  const since = await historyInstant(sinceInput(options.since), jobId, options);
+  const input = options.at ?? sinceInput(options.since);
   const connection = await connect(options);
+  let since: Date;
+  try {
+    since = await historyInstant(input, jobId, options, connection);
+  } catch (error) {
+    connection.destroy();
+    throw error;
+  }
+  if (options.at) return runFate(jobId, since, options, connection);
   // Loaded here: the skip-range formatting reads the ledger's module, and `--help` loads none.
   const f: Formats = {
     ...(await import('../format/run-history.ts')),
@@ -252,11 +260,15 @@ function rangesLine(
 }
 
 /** `history --at`: the one run's fate; the jobs file is read only when the ledger has no item. */
-async function runFate(jobId: string, at: Date, options: HistoryOptions): Promise<void> {
+async function runFate(
+  jobId: string,
+  at: Date,
+  options: HistoryOptions,
+  connection: OperateConnection,
+): Promise<void> {
   const { readRunFate } = await import('../aws/run-fate.ts');
   const { runFateJson, runFateLines } = await import('../format/run-fate.ts');
-  const { loadJob } = await import('../deployed/jobs-file.ts');
-  const connection = await connect(options);
+  const { loadOperatedJob } = await import('../aws/operated-job.ts');
   let fate: Awaited<ReturnType<typeof readRunFate>>;
   try {
     const { openLedger, onLedgerTable } = await import('../aws/ledger-access.ts');
@@ -264,7 +276,8 @@ async function runFate(jobId: string, at: Date, options: HistoryOptions): Promis
     const sources = {
       ledger: access.ledger,
       loadJob: async () => {
-        const { config, job } = await loadJob(options.config ?? 'jobs.yaml', jobId);
+        const file = options.config ?? 'jobs.yaml';
+        const { config, job } = await loadOperatedJob(connection, file, jobId);
         return { job, retentionDays: config.retentionDays };
       },
     };

@@ -1,7 +1,7 @@
 import { type Command, Option } from 'commander';
-import type { JobsConfig } from '../../infra/config/load-jobs.ts';
 import { addConnectionOptions, type ConnectionOptions } from '../aws/connection.ts';
 import type { Deployment, ReadContext } from '../aws/deployment.ts';
+import type { OperatedJobs } from '../aws/operated-job.ts';
 import { coloursFor } from '../format/colour.ts';
 import type { JobList, JobListInput } from '../format/job-list.ts';
 import { utcInstantArgument } from '../instant.ts';
@@ -67,16 +67,21 @@ export function registerList(program: Command): void {
  * list.jobs.map((job) => job.state) //=> ['enabled', 'enabled', 'disabled']
  */
 export async function buildJobList(options: ListOptions, context: ReadContext): Promise<JobList> {
-  const { loadJobsFile } = await import('../../infra/config/load-jobs.ts');
   const { openDeployment, OFFLINE_NOTE } = await import('../aws/deployment.ts');
   const { jobList } = await import('../format/job-list.ts');
-  const config = loadJobsFile(options.config ?? 'jobs.yaml');
+  const file = options.config ?? 'jobs.yaml';
   const at = { now: context.now, after: options.after ?? context.now };
   const deployment = await openDeployment(options, context.env);
   if (!deployment) {
+    const { loadJobsFile } = await import('../../infra/config/load-jobs.ts');
+    const config = loadJobsFile(file);
     return jobList({ ...offlineInput(config, at.after), deployment: offlineOf(OFFLINE_NOTE) });
   }
   try {
+    const { loadOperatedJobs, warnOfFileDifferences } = await import('../aws/operated-job.ts');
+    const loaded = await loadOperatedJobs(deployment.connection, file);
+    await warnOfFileDifferences(loaded, file);
+    const config = loaded.jobs;
     const compare = options.expressions !== false;
     return jobList(await readJobListInput(deployment, config, { ...at, compare }));
   } finally {
@@ -84,7 +89,7 @@ export async function buildJobList(options: ListOptions, context: ReadContext): 
   }
 }
 
-function offlineInput(config: JobsConfig, after: Date) {
+function offlineInput(config: Pick<OperatedJobs, 'file' | 'jobs'>, after: Date) {
   return { file: config.file, jobs: config.jobs, after };
 }
 
@@ -104,7 +109,7 @@ function offlineOf(note: string): JobListInput['deployment'] {
  */
 export async function readJobListInput(
   deployment: Deployment,
-  config: JobsConfig,
+  config: Pick<OperatedJobs, 'file' | 'jobs'>,
   at: { readonly now: Date; readonly after: Date; readonly compare: boolean },
 ): Promise<JobListInput> {
   const { readPauseStates } = await import('../aws/job-control.ts');
@@ -146,7 +151,7 @@ const NOT_COMPARED_NOTE =
  */
 async function readSchedules(
   deployment: Deployment,
-  config: JobsConfig,
+  config: Pick<OperatedJobs, 'file' | 'jobs'>,
   at: { readonly now: Date; readonly compare: boolean },
 ): Promise<Pick<JobListInput, 'schedules' | 'coverings'>> {
   const { listDeployedSchedules, getDeployedSchedules } = await import(

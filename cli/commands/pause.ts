@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import type { JobDefinition } from '#jobs/job.ts';
 import { formatLocal, formatUtc } from '#text/zone-time.ts';
-import type { JobsConfig } from '../../infra/config/load-jobs.ts';
 import { addConnectionOptions, type ConnectionOptions, connect } from '../aws/connection.ts';
+import type { OperatedJobs } from '../aws/operated-job.ts';
 import { wrap } from '../format/table.ts';
 import { type InstantInput, whenArgument } from '../instant.ts';
 
@@ -73,9 +73,16 @@ export function registerPause(program: Command): void {
 
 /** What a pause or resume needs: the connection, the job, the ledger, who is asking. */
 async function prepare(jobId: string, options: ConnectionOptions) {
-  const { loadJob } = await import('../deployed/jobs-file.ts');
-  const { config, job } = await loadJob(options.config ?? 'jobs.yaml', jobId);
   const connection = await connect(options);
+  const { loadOperatedJob } = await import('../aws/operated-job.ts');
+  const { config, job } = await loadOperatedJob(
+    connection,
+    options.config ?? 'jobs.yaml',
+    jobId,
+  ).catch((error: unknown) => {
+    connection.destroy();
+    throw error;
+  });
   const { openLedger, onLedgerTable } = await import('../aws/ledger-access.ts');
   const { callerIdentity } = await import('../aws/caller-identity.ts');
   const access = openLedger(connection);
@@ -218,7 +225,7 @@ type CatchUpReport = import('../aws/backfill.ts').BackfillReport;
 /** `--catch-up`: the paused runs the job's catch-up policy picks, through the backfill route. */
 async function catchUpPause(
   job: JobDefinition,
-  config: JobsConfig,
+  config: OperatedJobs,
   connection: import('../aws/connection.ts').OperateConnection,
   access: import('../aws/ledger-access.ts').LedgerAccess,
   pause: { from: Date; to: Date },

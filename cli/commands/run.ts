@@ -56,15 +56,15 @@ export function overlapChoiceOption(): Option {
 }
 
 async function runJob(jobId: string, options: RunOptions): Promise<void> {
-  const { loadJob } = await import('../deployed/jobs-file.ts');
-  const { config, job } = await loadJob(options.config ?? 'jobs.yaml', jobId);
-  const { resolveInstant } = await import('../instant.ts');
-  const at = options.at && resolveInstant(options.at, { zone: job.timezone, now: new Date() });
   const { dispatcherFor } = await import('../aws/operator-dispatcher.ts');
   const { describeOutcome } = await import('../format/outcome.ts');
   const connection = await connect(options);
   const { clients } = connection;
   try {
+    const { loadOperatedJob } = await import('../aws/operated-job.ts');
+    const { config, job } = await loadOperatedJob(connection, options.config ?? 'jobs.yaml', jobId);
+    const { resolveInstant } = await import('../instant.ts');
+    const at = options.at && resolveInstant(options.at, { zone: job.timezone, now: new Date() });
     const { openLedger, onLedgerTable } = await import('../aws/ledger-access.ts');
     const { readGuardState, checkGuards } = await import('../aws/run-guards.ts');
     const access = openLedger(connection);
