@@ -1,4 +1,3 @@
-import { DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { GetScheduleCommand } from '@aws-sdk/client-scheduler';
 import pc from 'picocolors';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -317,14 +316,15 @@ describe('zonecron describe --stack, the ledger on DynamoDB Local, Scheduler and
     );
   });
 
-  it('refuses an unknown job id as a usage error before it asks AWS anything', async () => {
-    stack.cloudFormation.resetHistory();
+  // The stack is looked up first: its deployed jobs, not the file, say which ids exist.
+  it('refuses an unknown job id as a usage error before it reads the schedules', async () => {
+    stack.scheduler.resetHistory();
     const failure = await describeJob('nigthly').catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(CliError);
     expect(failure).toMatchObject({ exitCode: 2 });
     expect((failure as Error).message).toMatch(
       /^unknown job 'nigthly' in .*; did you mean 'nightly'\?/,
     );
-    expect(stack.cloudFormation.commandCalls(DescribeStacksCommand)).toEqual([]);
+    expect(stack.scheduler.calls()).toEqual([]);
   });
 });

@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { GetFunctionCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import {
   GetScheduleCommand,
   ListSchedulesCommand,
@@ -12,15 +14,23 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { vi } from 'vitest';
 import { type JobDefinition, tracksCompletion } from '#jobs/job.ts';
+import { emptyJobsBundle, serializeJobsBundle } from '#jobs/jobs-bundle.ts';
 import { createDynamoLedger, createLedgerStore, type Ledger } from '#ledger/index.ts';
 import type { DeployedSchedule } from '../../cli/deployed/deployed-schedule.ts';
 import { type Occurrence, periodBucket } from '../../functions/schedule/index.ts';
+import { parseJobsConfig } from '../../infra/config/load-jobs.ts';
 import { createLedgerTable, LOCAL_CREDENTIALS, localDynamoClient } from '../support/ledger.ts';
+import { type ObjectServer, serveObject, zipArchive } from '../support/zip.ts';
 
 const schedulerMock = () => mockClient(SchedulerClient);
 const cloudFormationMock = () => mockClient(CloudFormationClient);
 type SchedulerMock = ReturnType<typeof schedulerMock>;
 type CloudFormationMock = ReturnType<typeof cloudFormationMock>;
+const lambdaMock = () => mockClient(LambdaClient);
+type LambdaMock = ReturnType<typeof lambdaMock>;
+
+/** Its dispatcher function, the stack output `DispatcherFunctionName`. */
+export const DISPATCHER_FUNCTION = 'Prod-Zonecron-Dispatcher';
 
 /** The fake stack's name, as `--stack` or `ZONECRON_STACK` give it. */
 export const STACK_NAME = 'Prod-Zonecron';
@@ -41,14 +51,26 @@ export interface FakeStack {
   readonly options: { readonly stack: string; readonly endpointUrl: string[] };
   readonly scheduler: SchedulerMock;
   readonly cloudFormation: CloudFormationMock;
+  /** With a deployed jobs file: Lambda's `GetFunction` of the dispatcher, and its package. */
+  readonly dispatcher?: { readonly lambda: LambdaMock; readonly package: ObjectServer };
   stop(): void;
+}
+
+/** The jobs the fake stack's dispatcher was deployed with (a jobs file's text), and its retention. */
+export interface DeployedJobsFile {
+  readonly jobsYaml: string;
+  /** The dispatcher's `RETENTION_DAYS`. @default the file's retention.days */
+  readonly retentionDays?: number;
 }
 
 /**
  * A stack for `list` and `describe` run in-process: CloudFormation's `DescribeStacks` and the
  * schedule group's `ListSchedules` and `GetSchedule` answer from `aws-sdk-client-mock` (neither
  * has an emulator here), the ledger is a fresh table on the run's DynamoDB Local, and the
- * SDK's credential chain finds dummy keys in the environment.
+ * SDK's credential chain finds dummy keys in the environment. With `deployed`, the stack has a
+ * dispatcher whose `GetFunction` (Lambda has no emulator here) points at a zip package with
+ * that file's `jobs.json`, served with byte ranges from a local HTTP server as S3 serves a
+ * pre-signed URL. `jobsYaml` null writes no local jobs file.
  *
  * @example
  * const stack = await startFakeStack(inject('dynamoEndpoint'), jobsYaml, schedules);
@@ -56,8 +78,9 @@ export interface FakeStack {
  */
 export async function startFakeStack(
   dynamoEndpoint: string,
-  jobsYaml: string,
+  jobsYaml: string | null,
   schedules: readonly DeployedSchedule[],
+  deployed?: DeployedJobsFile,
 ): Promise<FakeStack> {
   vi.stubEnv('AWS_ACCESS_KEY_ID', LOCAL_CREDENTIALS.accessKeyId);
   vi.stubEnv('AWS_SECRET_ACCESS_KEY', LOCAL_CREDENTIALS.secretAccessKey);
@@ -65,7 +88,8 @@ export async function startFakeStack(
   const tableName = await createLedgerTable(client, 'list');
   const dir = mkdtempSync(join(tmpdir(), 'zonecron-fake-stack-'));
   const config = join(dir, 'jobs.yaml');
-  writeFileSync(config, jobsYaml);
+  if (jobsYaml !== null) writeFileSync(config, jobsYaml);
+  const dispatcher = deployed ? await fakeDispatcher(deployed) : undefined;
   const cloudFormation = cloudFormationMock();
   cloudFormation.on(DescribeStacksCommand).resolves({
     Stacks: [
@@ -77,6 +101,9 @@ export async function startFakeStack(
         Outputs: [
           { OutputKey: 'LedgerTableName', OutputValue: tableName },
           { OutputKey: 'ScheduleGroupName', OutputValue: SCHEDULE_GROUP },
+          ...(dispatcher
+            ? [{ OutputKey: 'DispatcherFunctionName', OutputValue: DISPATCHER_FUNCTION }]
+            : []),
         ],
       },
     ],
@@ -90,7 +117,10 @@ export async function startFakeStack(
     options: { stack: STACK_NAME, endpointUrl: [`dynamodb=${dynamoEndpoint}`] },
     scheduler,
     cloudFormation,
+    ...(dispatcher ? { dispatcher } : {}),
     stop() {
+      dispatcher?.lambda.restore();
+      void dispatcher?.package.stop();
       scheduler.restore();
       cloudFormation.restore();
       client.destroy();
@@ -98,6 +128,29 @@ export async function startFakeStack(
       vi.unstubAllEnvs();
     },
   };
+}
+
+/** A stand-in for the bundled handler, as large as a small one and as incompressible. */
+const HANDLER = `// ${randomBytes(192 * 1024).toString('base64')}\nexport const handler = () => {};\n`;
+
+/** The dispatcher's package (a handler and `jobs.json`) on a local server, and `GetFunction` of it. */
+async function fakeDispatcher(deployed: DeployedJobsFile) {
+  const config = parseJobsConfig(deployed.jobsYaml, 'deployed.yaml');
+  const bundle = serializeJobsBundle({ ...emptyJobsBundle(), jobs: config.jobs });
+  const served = await serveObject(
+    zipArchive({ 'index.mjs': HANDLER, 'index.mjs.map': '{}', 'jobs.json': bundle }),
+  );
+  const lambda = lambdaMock();
+  lambda.on(GetFunctionCommand, { FunctionName: DISPATCHER_FUNCTION }).resolves({
+    Configuration: {
+      FunctionName: DISPATCHER_FUNCTION,
+      Environment: {
+        Variables: { RETENTION_DAYS: String(deployed.retentionDays ?? config.retentionDays) },
+      },
+    },
+    Code: { RepositoryType: 'S3', Location: served.url },
+  });
+  return { lambda, package: served };
 }
 
 /** The group's schedules as EventBridge Scheduler answers for them: listed, and one by one. */
