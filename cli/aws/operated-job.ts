@@ -39,7 +39,7 @@ const toStderr: Warn = (message) => {
  *
  * @example
  * const { jobs } = await loadOperatedJobs(connection, 'jobs.yaml');
- * jobs.source //=> 'deployed'
+ * jobs.source //=> 'deployed' (with --stack), 'file' (with --table alone)
  */
 export async function loadOperatedJobs(
   connection: OperateConnection,
@@ -84,13 +84,38 @@ function fromFile(config: JobsConfig): OperatedJobs {
  * const { config, job } = await loadOperatedJob(connection, 'jobs.yaml', 'ops-report');
  * // warning: jobs.yaml differs from the jobs deployed in stack 'Zonecron' for 'ops-report'
  * //   in target.arn, payload; acting on the deployed definition
+ *
+ * Once per connection, file and job: a command that asks twice (`history`, for a local
+ * `--since` and the id check) reads the bundle once and warns once.
  */
-export async function loadOperatedJob(
+export function loadOperatedJob(
   connection: OperateConnection,
   file: string,
   jobId: string,
   warn: Warn = toStderr,
-): Promise<{ readonly config: OperatedJobs; readonly job: JobDefinition }> {
+): Promise<OperatedJob> {
+  const byKey = loadedJobs.get(connection) ?? new Map<string, Promise<OperatedJob>>();
+  loadedJobs.set(connection, byKey);
+  const key = `${file}\n${jobId}`;
+  const loaded = byKey.get(key) ?? loadJobOnce(connection, file, jobId, warn);
+  byKey.set(key, loaded);
+  return loaded;
+}
+
+/** A job to act on and the jobs it came with. */
+export interface OperatedJob {
+  readonly config: OperatedJobs;
+  readonly job: JobDefinition;
+}
+
+const loadedJobs = new WeakMap<OperateConnection, Map<string, Promise<OperatedJob>>>();
+
+async function loadJobOnce(
+  connection: OperateConnection,
+  file: string,
+  jobId: string,
+  warn: Warn,
+): Promise<OperatedJob> {
   const loaded = await loadOperatedJobs(connection, file, warn);
   const { jobs, local } = loaded;
   let job: JobDefinition;
