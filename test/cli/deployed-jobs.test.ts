@@ -8,6 +8,7 @@ import type { RunEnvelope } from '#jobs/envelope.ts';
 import { connect } from '../../cli/aws/connection.ts';
 import { loadOperatedJob } from '../../cli/aws/operated-job.ts';
 import { buildDescription } from '../../cli/commands/describe.ts';
+import { registerHistory } from '../../cli/commands/history.ts';
 import { buildJobList } from '../../cli/commands/list.ts';
 import { registerRun } from '../../cli/commands/run.ts';
 import { CliError } from '../../cli/errors.ts';
@@ -199,5 +200,29 @@ describe('run against a stack', () => {
     } finally {
       await sqs.stop();
     }
+  });
+});
+
+describe('history against a stack', () => {
+  it("reads a date-only --since in the deployed job's zone, and warns once", async () => {
+    const moved = DEPLOYED.replace('Europe/Berlin', 'America/New_York');
+    stack = await startFakeStack(inject('dynamoEndpoint'), LOCAL, [], { jobsYaml: moved });
+    const program = new Command().exitOverride();
+    registerHistory(program);
+    const out: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((text) => {
+      out.push(String(text));
+      return true;
+    });
+    const args = ['history', 'ops-report', '--since', '2026-12-01', '--json'];
+    const flags = ['--stack', stack.options.stack, '--config', stack.config];
+    const endpoints = stack.options.endpointUrl.flatMap((e) => ['--endpoint-url', e]);
+    const stderr = await stderrOf(() =>
+      program.parseAsync([...args, ...flags, ...endpoints], { from: 'user' }),
+    );
+    expect(JSON.parse(out.join(''))).toMatchObject({ since: '2026-12-01T05:00:00.000Z' });
+    expect(stderr.match(/warning:/g)).toHaveLength(1);
+    expect(stderr.replace(/\s+/g, ' ')).toContain('in timezone, target.arn, payload;');
+    expect(stack.dispatcher?.lambda.commandCalls(GetFunctionCommand)).toHaveLength(1);
   });
 });
