@@ -116,7 +116,7 @@ async function checkKnownJob(
   const { existsSync } = await import('node:fs');
   const file = configFile ?? (existsSync('jobs.yaml') ? 'jobs.yaml' : undefined);
   let unknownInFile: unknown;
-  if (file !== undefined || connection.stack) {
+  if (file !== undefined || connection.stack?.outputs.has('DispatcherFunctionName')) {
     const { loadOperatedJob } = await import('../aws/operated-job.ts');
     try {
       await loadOperatedJob(connection, file ?? 'jobs.yaml', jobId);
