@@ -1,7 +1,11 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
+import type { JobDefinition } from '#jobs/job.ts';
+import { usageError } from '../errors.ts';
 import { nextStopSignal, SIGNAL_EXIT_CODES } from '../interrupt.ts';
 import { integerAtLeast } from '../options.ts';
+import type { TargetBehaviour } from '../sandbox/local-targets.ts';
+import type { SandboxStack } from '../sandbox/sandbox-stack.ts';
 import type { Sandbox } from '../sandbox/start-sandbox.ts';
 
 interface SandboxCommandOptions {
@@ -9,6 +13,8 @@ interface SandboxCommandOptions {
   dynamodbPort?: number;
   sqsPort?: number;
   json?: boolean;
+  fail?: string[];
+  hang?: string[];
 }
 
 /** A TCP port a server can listen on; anything else is a usage error naming the flag. */
@@ -16,26 +22,67 @@ const TCP_PORT = integerAtLeast(1, 65_535);
 
 const EXAMPLE = `
 Example:
-  $ zonecron sandbox
+  $ zonecron sandbox --fail nightly-report
   prints export lines; paste them into another shell, then try every command
   that operates a stack (run, backfill, pause, resume, history, dlq, list,
-  describe) there.
+  describe) there. Meanwhile the sandbox runs the dispatcher and recorder on
+  the wall clock: the jobs' schedules fire, the sweep runs every minute, and
+  notifications and dead letters are printed here as they happen. Every
+  target is emulated on this machine (nightly-report's fails).
   Ctrl-C stops the sandbox; everything in it was in memory and is gone.`;
 
 /** `zonecron sandbox`: a local ledger and dead-letter queue to operate without AWS. */
 export function registerSandbox(program: Command): void {
   program
     .command('sandbox')
-    .description('start a local ledger and dead-letter queue to try the operating commands')
+    .description(
+      'run a local stack (ledger, dispatcher, recorder, schedules, targets) to try the operating commands',
+    )
     .option(
       '--config <file>',
-      'create a queue for every SQS target of this jobs file (default: jobs.yaml if present)',
+      'the jobs whose schedules and targets the sandbox runs (default: jobs.yaml if present)',
     )
     .option('--dynamodb-port <n>', 'port of the ledger (default: a free one)', TCP_PORT)
     .option('--sqs-port <n>', 'port of the queues (default: a free one)', TCP_PORT)
     .option('--json', 'print the endpoints and the environment as one JSON document')
+    .option(
+      '--fail <job>',
+      "make the job's target fail: a Lambda function or execution fails, other targets refuse the delivery (repeatable)",
+      collect,
+    )
+    .option(
+      '--hang <job>',
+      "make the job's Lambda function or execution never finish, so its runs go stuck (repeatable)",
+      collect,
+    )
     .addHelpText('after', EXAMPLE)
     .action(runSandbox);
+}
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+/** What each job's target does in the sandbox, from `--fail` and `--hang`. */
+function behaviours(
+  options: SandboxCommandOptions,
+  jobs: readonly JobDefinition[],
+): (jobId: string) => TargetBehaviour {
+  const failing = new Set(options.fail ?? []);
+  const hanging = new Set(options.hang ?? []);
+  const known = new Set(jobs.map((job) => job.id));
+  for (const [flag, ids] of [
+    ['--fail', failing],
+    ['--hang', hanging],
+  ] as const) {
+    const unknown = [...ids].find((id) => !known.has(id));
+    if (unknown !== undefined) {
+      throw usageError(
+        `${flag} names no job of the jobs file: '${unknown}' (jobs: ${[...known].join(', ') || 'none'})`,
+      );
+    }
+  }
+  return (jobId) => (failing.has(jobId) ? 'fail' : hanging.has(jobId) ? 'hang' : 'succeed');
 }
 
 async function jobsFor(options: SandboxCommandOptions) {
@@ -73,8 +120,31 @@ function toJson(sandbox: Sandbox) {
   };
 }
 
+/** The sandbox's dispatcher and recorder on the wall clock; the sandbox stops if they cannot start. */
+async function startStack(
+  sandbox: Sandbox,
+  jobs: readonly JobDefinition[],
+  behaviourOf: (jobId: string) => TargetBehaviour,
+): Promise<SandboxStack> {
+  const { startSandboxStack } = await import('../sandbox/sandbox-stack.ts');
+  const { wallClockTimers } = await import('../sandbox/local-scheduler.ts');
+  try {
+    return startSandboxStack({
+      sandbox,
+      jobs,
+      timers: wallClockTimers,
+      behaviourOf,
+      print: (line) => process.stderr.write(`zonecron sandbox: ${line}\n`),
+    });
+  } catch (error) {
+    await sandbox.stop();
+    throw error;
+  }
+}
+
 async function runSandbox(options: SandboxCommandOptions): Promise<void> {
   const { file, jobs } = await jobsFor(options);
+  const behaviourOf = behaviours(options, jobs);
   const { startSandbox } = await import('../sandbox/start-sandbox.ts');
   const stopped = nextStopSignal();
   const sandbox = await startSandbox({
@@ -84,8 +154,10 @@ async function runSandbox(options: SandboxCommandOptions): Promise<void> {
   });
   if (options.json) process.stdout.write(`${JSON.stringify(toJson(sandbox))}\n`);
   else process.stdout.write(`${exportLines(sandbox, file).join('\n')}\n`);
+  const stack = await startStack(sandbox, jobs, behaviourOf);
   process.stderr.write('zonecron sandbox: ready; Ctrl-C stops it\n');
   const signal = await stopped;
+  await stack.stop();
   await sandbox.stop();
   process.stderr.write('zonecron sandbox: stopped; its ledger and queues are gone\n');
   process.exitCode = SIGNAL_EXIT_CODES[signal];

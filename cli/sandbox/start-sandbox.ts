@@ -33,6 +33,8 @@ export interface Sandbox {
   readonly dlqUrl: string;
   /** Target queues created for the jobs' SQS targets, by queue name. */
   readonly targetQueues: ReadonlyMap<string, string>;
+  /** Topics created for the jobs' SNS targets: fauxqs's topic ARN by the target's ARN. */
+  readonly targetTopics: ReadonlyMap<string, string>;
   /** The environment every other `zonecron` command reads, as `export` would set it. */
   readonly env: Readonly<Record<string, string>>;
   /** The queues, for tests that look inside them. */
@@ -82,9 +84,33 @@ async function createLedgerTable(endpoint: string): Promise<void> {
   }
 }
 
-/** The queue name of an SQS target ARN (`arn:aws:sqs:<region>:<account>:<name>`). */
-function queueNameOf(arn: string): string | undefined {
+/** The resource name of an SQS or SNS target ARN (`arn:aws:sqs:<region>:<account>:<name>`). */
+function resourceNameOf(arn: string): string | undefined {
   return arn.split(':')[5];
+}
+
+/** A queue for every SQS target of `jobs`: its URL by queue name. */
+function createTargetQueues(queues: import('fauxqs').FauxqsServer, jobs: readonly JobDefinition[]) {
+  const targetQueues = new Map<string, string>();
+  for (const job of jobs) {
+    const name = job.target.type === 'sqs' ? resourceNameOf(job.target.arn) : undefined;
+    if (!name || targetQueues.has(name)) continue;
+    const attributes: Record<string, string> = name.endsWith('.fifo') ? { FifoQueue: 'true' } : {};
+    targetQueues.set(name, queues.createQueue(name, { attributes }).queueUrl);
+  }
+  return targetQueues;
+}
+
+/** A topic for every SNS target of `jobs`: fauxqs's topic ARN by the target's ARN. */
+function createTargetTopics(queues: import('fauxqs').FauxqsServer, jobs: readonly JobDefinition[]) {
+  const targetTopics = new Map<string, string>();
+  for (const { target } of jobs) {
+    const name = target.type === 'sns' ? resourceNameOf(target.arn) : undefined;
+    if (!name || targetTopics.has(target.arn)) continue;
+    const attributes: Record<string, string> = name.endsWith('.fifo') ? { FifoTopic: 'true' } : {};
+    targetTopics.set(target.arn, queues.createTopic(name, { attributes }).topicArn);
+  }
+  return targetTopics;
 }
 
 function sandboxEnv(dynamodbEndpoint: string, sqsEndpoint: string, dlqUrl: string) {
@@ -130,20 +156,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   }
   const sqsEndpoint = `http://${SANDBOX.host}:${queues.port}`;
   const dlqUrl = queues.createQueue(SANDBOX.queueName).queueUrl;
-  const targetQueues = new Map<string, string>();
-  for (const job of options.jobs ?? []) {
-    const name = job.target.type === 'sqs' ? queueNameOf(job.target.arn) : undefined;
-    if (!name || targetQueues.has(name)) continue;
-    const attributes: Record<string, string> = name.endsWith('.fifo') ? { FifoQueue: 'true' } : {};
-    targetQueues.set(name, queues.createQueue(name, { attributes }).queueUrl);
-  }
   return {
     dynamodbEndpoint,
     sqsEndpoint,
     tableName: SANDBOX.tableName,
     queueName: SANDBOX.queueName,
     dlqUrl,
-    targetQueues,
+    targetQueues: createTargetQueues(queues, options.jobs ?? []),
+    targetTopics: createTargetTopics(queues, options.jobs ?? []),
     env: sandboxEnv(dynamodbEndpoint, sqsEndpoint, dlqUrl),
     queues,
     async stop() {

@@ -1,0 +1,148 @@
+/**
+ * The sandbox's stack: the real dispatcher and recorder, wired by the one local world on the
+ * sandbox's ledger, its dead-letter queue and its local targets, woken by the local scheduler.
+ *
+ * ```
+ * local scheduler ──tick/sweep──> dispatcher ──> local targets ──completion──> recorder
+ *                                     │                                          │
+ *                                     └────── notifications, dead letters ───────┘──> print
+ * ```
+ */
+
+import { createSqsDeadLetters, type DeadLetters } from '#jobs/dead-letters.ts';
+import type { JobDefinition } from '#jobs/job.ts';
+import { createLedgerStore, type Notifier } from '#ledger/index.ts';
+import { createAwsClients } from '#shared/aws-clients.ts';
+import { DEFAULT_STACK_NAME } from '#shared/defaults.ts';
+import type { AppLogger } from '#shared/logger.ts';
+import type { AppMetrics } from '#shared/metrics.ts';
+import { localDispatcher, localRecorder, tableLedgers } from '../local-world/index.ts';
+import type { ScheduledFire } from '../simulation/events.ts';
+import { runLocalScheduler, type SandboxTimers, sandboxCoverings } from './local-scheduler.ts';
+import { createLocalTargets, type LocalTargets, type TargetBehaviour } from './local-targets.ts';
+import { deadLetterLine, notificationLine } from './sandbox-lines.ts';
+import { SANDBOX, type Sandbox } from './start-sandbox.ts';
+
+/** What the sandbox's stack runs on. */
+export interface SandboxStackOptions {
+  readonly sandbox: Sandbox;
+  readonly jobs: readonly JobDefinition[];
+  readonly timers: SandboxTimers;
+  /** One line per notification, dead letter and dispatcher error, as they happen. */
+  readonly print: (line: string) => void;
+  /** @default every job's target succeeds */
+  readonly behaviourOf?: (jobId: string) => TargetBehaviour;
+  /** The instant the covering schedules are computed at. @default the timers' now */
+  readonly synthTime?: Date;
+}
+
+/** A running sandbox stack, until `stop()`. */
+export interface SandboxStack {
+  readonly targets: LocalTargets;
+  /** Settles when the scheduler stopped. */
+  readonly stopped: Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * A logger that prints only errors, one short line each: the sandbox shows what on-call sees,
+ * not every decision. A dead-lettered run is left out: its dead letter is printed.
+ */
+function errorsOnly(print: (line: string) => void, part: string): AppLogger {
+  return {
+    info() {},
+    warn() {},
+    error(message, fields = {}) {
+      if (message === 'dead-lettered') return;
+      const { jobId, key, lastError } = fields as Record<string, unknown>;
+      const run = typeof key === 'string' ? ` run ${key.slice(0, 7)}` : '';
+      const job = typeof jobId === 'string' ? ` (job '${jobId}'${run})` : '';
+      print(
+        `${part} error: ${message}${job}${typeof lastError === 'string' ? `: ${lastError}` : ''}`,
+      );
+    },
+  };
+}
+
+const noMetrics: AppMetrics = { job() {}, global() {}, flush() {} };
+
+/**
+ * Starts the dispatcher and recorder of a sandbox on the wall clock (or the test's `timers`):
+ * the jobs' covering schedules and the sweep fire by themselves, so retries, missed, late and
+ * stuck runs happen, and a pause with an end ends.
+ *
+ * @example
+ * const stack = startSandboxStack({ sandbox, jobs, timers: wallClockTimers, print: console.error });
+ * await stack.stop();
+ */
+export function startSandboxStack(options: SandboxStackOptions): SandboxStack {
+  const { sandbox, print, timers } = options;
+  const clients = createAwsClients((service) => ({
+    region: SANDBOX.region,
+    credentials: { accessKeyId: SANDBOX.accessKeyId, secretAccessKey: SANDBOX.secretAccessKey },
+    endpoint: service === 'dynamodb' ? sandbox.dynamodbEndpoint : sandbox.sqsEndpoint,
+  }));
+  const ledgers = tableLedgers(
+    createLedgerStore({ client: clients.dynamodb, tableName: sandbox.tableName }),
+  );
+  const dlq = createSqsDeadLetters(clients.sqs, sandbox.dlqUrl);
+  const deadLetters: DeadLetters = {
+    async send(message) {
+      await dlq.send(message);
+      print(deadLetterLine(message));
+    },
+  };
+  const notifier: Notifier = {
+    async notify(notification) {
+      print(notificationLine(notification));
+    },
+  };
+  const world = {
+    clock: () => timers.now(),
+    jobs: options.jobs,
+    stackName: DEFAULT_STACK_NAME,
+    deadLetters,
+    notifier,
+  };
+  const targets = createLocalTargets({
+    clock: world.clock,
+    sqs: clients.sqs,
+    sns: clients.sns,
+    topicArns: sandbox.targetTopics,
+    behaviourOf: options.behaviourOf ?? (() => 'succeed'),
+  });
+  const { core: dispatcher } = localDispatcher(world, {
+    ledger: ledgers.dispatcher,
+    targets: targets.delivery,
+    logger: errorsOnly(print, 'dispatcher'),
+    metrics: noMetrics,
+  });
+  const { core: recorder } = localRecorder(world, {
+    ledger: ledgers.recorder,
+    logger: errorsOnly(print, 'recorder'),
+    metrics: noMetrics,
+  });
+  const fire = async (scheduled: ScheduledFire, event: object) => {
+    try {
+      await dispatcher.handle(event);
+      for (const completion of targets.takeCompletions()) await recorder.handle(completion);
+    } catch (error) {
+      print(`${scheduled.kind} at ${scheduled.at.toISOString()} failed: ${String(error)}`);
+    }
+  };
+  const abort = new AbortController();
+  const stopped = runLocalScheduler({
+    coverings: sandboxCoverings(options.jobs, options.synthTime ?? timers.now()),
+    timers,
+    fire,
+    signal: abort.signal,
+  }).finally(() => clients.destroy());
+  return {
+    targets,
+    stopped,
+    async stop() {
+      abort.abort();
+      await stopped;
+    },
+  };
+}
