@@ -93,7 +93,7 @@ async function jobsFor(options: SandboxCommandOptions) {
 }
 
 /** Shell lines that set what the other commands read: only comments and `export`s. */
-function exportLines(sandbox: Sandbox, file: string | undefined): string[] {
+function exportLines(sandbox: Sandbox, stack: SandboxStack, file: string | undefined): string[] {
   const targets = [...sandbox.targetQueues.keys()];
   return [
     '# zonecron sandbox, in memory until Ctrl-C here:',
@@ -102,21 +102,25 @@ function exportLines(sandbox: Sandbox, file: string | undefined): string[] {
     ...(targets.length > 0
       ? [`#   queues for the SQS targets of ${file}: ${targets.join(', ')}`]
       : []),
+    '#   dispatcher and recorder on the wall clock: the schedules fire, the sweep runs every',
+    '#   minute, and every target (SQS, SNS, Lambda, Step Functions, EventBridge) is local',
     '# In another shell, run these lines, then any command that operates a stack',
     '# (run, backfill, pause, resume, history, dlq, list, describe).',
     'unset ZONECRON_STACK',
-    ...Object.entries(sandbox.env).map(([name, value]) => `export ${name}=${value}`),
+    ...Object.entries({ ...sandbox.env, ...stack.env }).map(
+      ([name, value]) => `export ${name}=${value}`,
+    ),
   ];
 }
 
-function toJson(sandbox: Sandbox) {
+function toJson(sandbox: Sandbox, stack: SandboxStack) {
   return {
     dynamodbEndpoint: sandbox.dynamodbEndpoint,
     sqsEndpoint: sandbox.sqsEndpoint,
     tableName: sandbox.tableName,
     dlqUrl: sandbox.dlqUrl,
     targetQueues: Object.fromEntries(sandbox.targetQueues),
-    env: sandbox.env,
+    env: { ...sandbox.env, ...stack.env },
   };
 }
 
@@ -129,7 +133,7 @@ async function startStack(
   const { startSandboxStack } = await import('../sandbox/sandbox-stack.ts');
   const { wallClockTimers } = await import('../sandbox/local-scheduler.ts');
   try {
-    return startSandboxStack({
+    return await startSandboxStack({
       sandbox,
       jobs,
       timers: wallClockTimers,
@@ -152,9 +156,9 @@ async function runSandbox(options: SandboxCommandOptions): Promise<void> {
     ...(options.dynamodbPort !== undefined ? { dynamodbPort: options.dynamodbPort } : {}),
     ...(options.sqsPort !== undefined ? { sqsPort: options.sqsPort } : {}),
   });
-  if (options.json) process.stdout.write(`${JSON.stringify(toJson(sandbox))}\n`);
-  else process.stdout.write(`${exportLines(sandbox, file).join('\n')}\n`);
   const stack = await startStack(sandbox, jobs, behaviourOf);
+  if (options.json) process.stdout.write(`${JSON.stringify(toJson(sandbox, stack))}\n`);
+  else process.stdout.write(`${exportLines(sandbox, stack, file).join('\n')}\n`);
   process.stderr.write('zonecron sandbox: ready; Ctrl-C stops it\n');
   const signal = await stopped;
   await stack.stop();

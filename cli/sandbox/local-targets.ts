@@ -51,9 +51,20 @@ export interface BusEvent {
   readonly eventId: string;
 }
 
+/** A local client: answers a command from its `input`, as the SDK client would. */
+export interface LocalClient {
+  send(command: { readonly input: unknown }): Promise<unknown>;
+}
+
 /** The sandbox's targets, with what they keep for the sandbox to hand on. */
 export interface LocalTargets {
   readonly delivery: TargetDelivery;
+  /** The clients answered here, for the endpoint the other shell's commands reach them on. */
+  readonly clients: {
+    readonly lambda: LocalClient;
+    readonly sfn: LocalClient;
+    readonly eventbridge: LocalClient;
+  };
   /** What was put on the local bus, oldest first. */
   readonly busEvents: readonly BusEvent[];
   /** Takes the completion events (Lambda results, execution status changes) waiting. */
@@ -150,6 +161,7 @@ export function createLocalTargets(options: LocalTargetsOptions): LocalTargets {
   );
   return {
     delivery,
+    clients: { lambda, sfn, eventbridge } as unknown as LocalTargets['clients'],
     busEvents,
     takeCompletions: () => completions.splice(0),
   };

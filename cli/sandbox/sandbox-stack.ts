@@ -22,6 +22,7 @@ import { runLocalScheduler, type SandboxTimers, sandboxCoverings } from './local
 import { createLocalTargets, type LocalTargets, type TargetBehaviour } from './local-targets.ts';
 import { deadLetterLine, notificationLine } from './sandbox-lines.ts';
 import { SANDBOX, type Sandbox } from './start-sandbox.ts';
+import { startTargetEndpoint } from './target-endpoint.ts';
 
 /** What the sandbox's stack runs on. */
 export interface SandboxStackOptions {
@@ -39,6 +40,8 @@ export interface SandboxStackOptions {
 /** A running sandbox stack, until `stop()`. */
 export interface SandboxStack {
   readonly targets: LocalTargets;
+  /** The endpoints of the local Lambda, Step Functions and EventBridge, as `export` sets them. */
+  readonly env: Readonly<Record<string, string>>;
   /** Settles when the scheduler stopped. */
   readonly stopped: Promise<void>;
   stop(): Promise<void>;
@@ -72,10 +75,10 @@ const noMetrics: AppMetrics = { job() {}, global() {}, flush() {} };
  * stuck runs happen, and a pause with an end ends.
  *
  * @example
- * const stack = startSandboxStack({ sandbox, jobs, timers: wallClockTimers, print: console.error });
+ * const stack = await startSandboxStack({ sandbox, jobs, timers: wallClockTimers, print: console.error });
  * await stack.stop();
  */
-export function startSandboxStack(options: SandboxStackOptions): SandboxStack {
+export async function startSandboxStack(options: SandboxStackOptions): Promise<SandboxStack> {
   const { sandbox, print, timers } = options;
   const clients = createAwsClients((service) => ({
     region: SANDBOX.region,
@@ -130,15 +133,24 @@ export function startSandboxStack(options: SandboxStackOptions): SandboxStack {
       print(`${scheduled.kind} at ${scheduled.at.toISOString()} failed: ${String(error)}`);
     }
   };
+  const endpoint = await startTargetEndpoint(targets, SANDBOX.host);
   const abort = new AbortController();
   const stopped = runLocalScheduler({
     coverings: sandboxCoverings(options.jobs, options.synthTime ?? timers.now()),
     timers,
     fire,
     signal: abort.signal,
-  }).finally(() => clients.destroy());
+  }).finally(async () => {
+    clients.destroy();
+    await endpoint.close();
+  });
   return {
     targets,
+    env: {
+      AWS_ENDPOINT_URL_LAMBDA: endpoint.url,
+      AWS_ENDPOINT_URL_SFN: endpoint.url,
+      AWS_ENDPOINT_URL_EVENTBRIDGE: endpoint.url,
+    },
     stopped,
     async stop() {
       abort.abort();

@@ -120,6 +120,7 @@ function sandboxEnv(dynamodbEndpoint: string, sqsEndpoint: string, dlqUrl: strin
     AWS_REGION: SANDBOX.region,
     AWS_ENDPOINT_URL_DYNAMODB: dynamodbEndpoint,
     AWS_ENDPOINT_URL_SQS: sqsEndpoint,
+    AWS_ENDPOINT_URL_SNS: sqsEndpoint,
     ZONECRON_TABLE: SANDBOX.tableName,
     ZONECRON_DLQ_URL: dlqUrl,
   };

@@ -77,6 +77,10 @@ describe('zonecron sandbox', () => {
     expect(Object.keys(env).sort()).toEqual([
       'AWS_ACCESS_KEY_ID',
       'AWS_ENDPOINT_URL_DYNAMODB',
+      'AWS_ENDPOINT_URL_EVENTBRIDGE',
+      'AWS_ENDPOINT_URL_LAMBDA',
+      'AWS_ENDPOINT_URL_SFN',
+      'AWS_ENDPOINT_URL_SNS',
       'AWS_ENDPOINT_URL_SQS',
       'AWS_REGION',
       'AWS_SECRET_ACCESS_KEY',

@@ -6,6 +6,7 @@ import { tableLedgers } from '../../../cli/local-world/index.ts';
 import type { SandboxTimers } from '../../../cli/sandbox/local-scheduler.ts';
 import type { TargetBehaviour } from '../../../cli/sandbox/local-targets.ts';
 import { type SandboxStack, startSandboxStack } from '../../../cli/sandbox/sandbox-stack.ts';
+import { runCli } from '../../cli/run-cli.ts';
 import { type SandboxCli, sandboxClients, startSandboxCli } from '../../cli/sandbox-cli.ts';
 import { queueBodies } from '../../support/fauxqs.ts';
 
@@ -39,6 +40,11 @@ jobs:
     description: every minute to a queue, paused for maintenance
     schedule: '* * * * *'
     target: { type: sqs, arn: 'arn:aws:sqs:us-east-1:123456789012:billing-target' }
+  - id: slow
+    description: every half hour to a function that never finishes
+    schedule: '*/30 * * * *'
+    maxRuntime: 10m
+    target: { type: lambda, arn: 'arn:aws:lambda:us-east-1:123456789012:function:slow' }
   - id: refused
     description: every half hour to a queue that refuses deliveries
     schedule: '*/30 * * * *'
@@ -69,7 +75,11 @@ function virtualTimers(start: Date, end: Date) {
   return { timers, reachedEnd };
 }
 
-const BEHAVIOUR: Record<string, TargetBehaviour> = { nightly: 'fail', refused: 'fail' };
+const BEHAVIOUR: Record<string, TargetBehaviour> = {
+  nightly: 'fail',
+  refused: 'fail',
+  slow: 'hang',
+};
 
 describe('the sandbox stack, on a clock the test moves', () => {
   let env: SandboxCli;
@@ -94,7 +104,7 @@ describe('the sandbox stack, on a clock the test moves', () => {
     ]);
     expect(paused.stderr).toBe('');
     const { timers, reachedEnd } = virtualTimers(start, end);
-    stack = startSandboxStack({
+    stack = await startSandboxStack({
       sandbox: env.sandbox,
       jobs: env.jobs,
       timers,
@@ -144,6 +154,13 @@ describe('the sandbox stack, on a clock the test moves', () => {
     );
   });
 
+  it('reports a run that never finishes stuck after its maxRuntime, with a notification printed', async () => {
+    const stuck = lines.filter((line) => line.startsWith("notification stuck: job 'slow' "));
+    expect(stuck.map((line) => / at (\S+):/.exec(line)?.[1])).toEqual(minutesAfter(start, 30, 2));
+    // Stuck is a signal: the run stays open, for a late completion to close.
+    expect(await statuses(env, 'slow')).toEqual(['dispatched', 'dispatched']);
+  });
+
   it('retries a refused delivery at the sweeps, then dead-letters it', () => {
     const dead = (queueBodies<DeadLetterMessage>(env.sandbox.queues, 'zonecron-dlq') ?? []).filter(
       (m) => m.jobId === 'refused',
@@ -159,6 +176,37 @@ describe('the sandbox stack, on a clock the test moves', () => {
 });
 
 /** The first `count` instants after `start` on a multiple of `everyMinutes`. */
+describe("the sandbox's endpoint for the other shell's commands", () => {
+  it('answers Lambda, Step Functions and EventBridge deliveries of zonecron run locally', async () => {
+    const env = await startSandboxCli(JOBS);
+    const start = new Date();
+    const { timers } = virtualTimers(start, start);
+    const stack = await startSandboxStack({
+      sandbox: env.sandbox,
+      jobs: env.jobs,
+      timers,
+      print() {},
+    });
+    try {
+      const shell = { ...env.sandbox.env, ...stack.env, USER: 'tester' };
+      for (const jobId of ['audit', 'export', 'nightly']) {
+        const run = await runCli(['run', jobId, '--config', env.config], { env: shell });
+        expect(run.stdout, run.stderr).toMatch(
+          new RegExp(`^dispatched run [0-9a-f]{7} of '${jobId}'`),
+        );
+      }
+      expect(stack.targets.busEvents.map((e) => e.detail.jobId)).toEqual(['audit']);
+      expect(stack.targets.takeCompletions()).toMatchObject([
+        { source: 'aws.states', detail: { status: 'SUCCEEDED' } },
+        { source: 'lambda', 'detail-type': 'Lambda Function Invocation Result - Success' },
+      ]);
+    } finally {
+      await stack.stop();
+      await env.stop();
+    }
+  }, 60_000);
+});
+
 function minutesAfter(start: Date, everyMinutes: number, count: number): string[] {
   const stepMs = everyMinutes * MINUTE_MS;
   const firstMs = Math.floor(start.getTime() / stepMs) * stepMs + stepMs;
