@@ -106,4 +106,12 @@ describe('zonecron sandbox', () => {
     expect(await portIsClosed(env.AWS_ENDPOINT_URL_DYNAMODB ?? '')).toBe(true);
     expect(await portIsClosed(env.AWS_ENDPOINT_URL_SQS ?? '')).toBe(true);
   });
+
+  it('refuses --fail of a job the jobs file does not have, before starting anything (exit 2)', async () => {
+    const result = await runCli(['sandbox', '--config', config, '--fail', 'reprot']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      "--fail names no job of the jobs file: 'reprot' (jobs: report)",
+    );
+  });
 });
