@@ -5,6 +5,7 @@ import {
   ConfigError,
   type ConfigIssue,
   type ConfigIssueCode,
+  unreadableFileError,
 } from '../../infra/config/config-error.ts';
 import { positionOf } from '../../infra/config/source-positions.ts';
 import type { FaultPlan, OperatorStep } from './fault-plan.ts';
@@ -80,21 +81,7 @@ function readPlanText(path: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const what = code === 'ENOENT' ? 'no such file' : `cannot read it (${code})`;
-    throw new ConfigError(
-      [
-        {
-          file: path,
-          line: 0,
-          column: 0,
-          field: '',
-          message: `fault plan: ${what}`,
-          code: 'unreadable',
-        },
-      ],
-      { cause: error },
-    );
+    throw unreadableFileError(path, 'fault plan', error);
   }
 }
 

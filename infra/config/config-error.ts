@@ -102,3 +102,25 @@ export class ConfigError extends InfraError {
 export function isConfigError(value: unknown): value is ConfigError {
   return value instanceof Error && (value as unknown as Record<symbol, unknown>)[BRAND] === true;
 }
+
+/**
+ * The error for a file that cannot be read at all: one issue about the whole file, naming
+ * what the file is for (`jobs file`, `fault plan`) and why.
+ *
+ * @example
+ * unreadableFileError('jobs.yaml', 'jobs file', enoent).issues[0].message
+ * //=> 'jobs file: no such file'
+ */
+export function unreadableFileError(path: string, what: string, error: unknown): ConfigError {
+  const code = (error as NodeJS.ErrnoException).code;
+  const reason = code === 'ENOENT' ? 'no such file' : `cannot read it (${code ?? String(error)})`;
+  const issue: ConfigIssue = {
+    file: path,
+    line: 0,
+    column: 0,
+    field: '',
+    message: `${what}: ${reason}`,
+    code: 'unreadable',
+  };
+  return new ConfigError([issue], { cause: error });
+}

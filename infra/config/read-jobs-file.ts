@@ -10,7 +10,7 @@ import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { LineCounter, parseDocument } from 'yaml';
 import { excerpt } from '#text/message-text.ts';
-import { ConfigError } from './config-error.ts';
+import { ConfigError, unreadableFileError } from './config-error.ts';
 import { IssueCollector } from './issue-collector.ts';
 
 /**
@@ -26,21 +26,7 @@ export function readJobsText(path: string): string {
   try {
     bytes = readFileSync(path);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? 'no such file' : `cannot read it (${code ?? String(error)})`;
-    throw new ConfigError(
-      [
-        {
-          file: path,
-          line: 0,
-          column: 0,
-          field: '',
-          message: `jobs file: ${reason}`,
-          code: 'unreadable',
-        },
-      ],
-      { cause: error },
-    );
+    throw unreadableFileError(path, 'jobs file', error);
   }
   return textOf(bytes, path);
 }
