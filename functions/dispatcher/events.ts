@@ -144,8 +144,6 @@ export class MalformedEventError extends DispatcherError {
   readonly issues: string[];
   constructor(event: unknown, issues: string[]) {
     super(`malformed dispatcher event: ${issues.join('; ')}`);
-    // Spelled out: a minified bundle renames the class, and `isMalformedEventError` reads this.
-    this.name = 'MalformedEventError';
     this.event = event;
     this.issues = issues;
   }
