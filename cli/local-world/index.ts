@@ -95,8 +95,7 @@ export function localDispatcher<
   L extends AppLogger = RecordingLogger,
   M extends AppMetrics = RecordingMetrics,
 >(world: LocalWorld, parts: LocalDispatcherParts<L, M>): LocalFunction<Dispatcher, L, M> {
-  const logger = parts.logger ?? (new RecordingLogger() as AppLogger as L);
-  const metrics = parts.metrics ?? (new RecordingMetrics() as AppMetrics as M);
+  const { logger, metrics } = withRecorders(parts);
   const core = createDispatcher({
     clock: world.clock,
     jobs: world.jobs,
@@ -111,6 +110,17 @@ export function localDispatcher<
     ...(parts.options ? { options: parts.options } : {}),
   });
   return { core, logger, metrics };
+}
+
+/** The parts' logger and metrics, or recording ones when a caller brings none. */
+function withRecorders<L extends AppLogger, M extends AppMetrics>(parts: {
+  readonly logger?: L;
+  readonly metrics?: M;
+}): { logger: L; metrics: M } {
+  return {
+    logger: parts.logger ?? (new RecordingLogger() as AppLogger as L),
+    metrics: parts.metrics ?? (new RecordingMetrics() as AppMetrics as M),
+  };
 }
 
 /** The recorder core: what reads a target's report of a finished run. */
@@ -141,8 +151,7 @@ export function localRecorder<
   L extends AppLogger = RecordingLogger,
   M extends AppMetrics = RecordingMetrics,
 >(world: LocalWorld, parts: LocalRecorderParts<L, M>): LocalFunction<Recorder, L, M> {
-  const logger = parts.logger ?? (new RecordingLogger() as AppLogger as L);
-  const metrics = parts.metrics ?? (new RecordingMetrics() as AppMetrics as M);
+  const { logger, metrics } = withRecorders(parts);
   const core = createRecorder({
     clock: world.clock,
     jobs: world.jobs,
