@@ -7,7 +7,7 @@ import type { OperatedJobs } from '../aws/operated-job.ts';
 import { CliError, describeError, isCliError } from '../errors.ts';
 import { type Colours, coloursFor } from '../format/colour.ts';
 import { plainTable, wrap } from '../format/table.ts';
-import { type InstantInput, instantArgument } from '../instant.ts';
+import { type InstantInput, instantArgument, resolveInstant } from '../instant.ts';
 import { exitOnInterrupt, INTERRUPTED_EXIT_CODE } from '../interrupt.ts';
 import { integerAtLeast } from '../options.ts';
 import { overlapChoiceOption } from './run.ts';
@@ -218,15 +218,25 @@ async function guard(
  * Friday in the job's zone.
  */
 async function rangeOf(flags: BackfillFlags, job: JobDefinition): Promise<BackfillOptions> {
-  const { resolveInstant } = await import('../instant.ts');
   const { checkZone } = await import('../schedule-input.ts');
   const zone = flags.tz === undefined ? job.timezone : await checkZone(flags.tz);
   const now = new Date();
   return {
     ...flags,
     from: resolveInstant(flags.from, { zone, now }),
-    to: resolveInstant(flags.to, { zone, now, bound: 'end' }),
+    to: toOfToday(flags.to, { zone, now }),
   };
+}
+
+/**
+ * A date-only `--to` means the end of its day, except for the day that is under way: `--to
+ * today` reaches up to now, the runs that were due so far, not into the schedule's future.
+ */
+function toOfToday(to: InstantInput, context: { readonly zone: string; readonly now: Date }): Date {
+  const end = resolveInstant(to, { ...context, bound: 'end' });
+  const wholeDay = to.kind === 'day' && to.time === undefined;
+  const started = resolveInstant(to, context).getTime() <= context.now.getTime();
+  return wholeDay && started && end.getTime() > context.now.getTime() ? context.now : end;
 }
 
 /**

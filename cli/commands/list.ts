@@ -32,7 +32,7 @@ export function registerList(program: Command): void {
     .description('list every job: state, next run, last run, deployed schedule drift')
     .option(
       '--after <instant>',
-      'next runs after this ISO instant (default: now)',
+      'next runs after this instant (default: now; a date or local time is read in UTC)',
       utcInstantArgument,
     )
     .option(

@@ -49,7 +49,7 @@ export function registerSimulate(program: Command): void {
     )
     .option(
       '--after <instant>',
-      'without --from/--to, the DST changes after this instant (default: now)',
+      'without --from/--to, the DST changes after this instant (default: now; a date or local time is read in UTC)',
       utcInstantArgument,
     )
     .option(

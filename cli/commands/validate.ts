@@ -52,7 +52,7 @@ export function registerValidate(program: Command): void {
     .addOption(new Option('--jobs <file>', 'same as --config').hideHelp())
     .option(
       '--after <instant>',
-      'look for DST changes in the year after (default: now)',
+      'look for DST changes in the year after this instant (default: now; a date or local time is read in UTC)',
       utcInstantArgument,
     )
     .option('--stack-name <name>', "the stack's name, as cdk's -c stackName (default: Zonecron)")

@@ -89,6 +89,31 @@ describe("zonecron backfill reads dates in the job's zone", () => {
   });
 });
 
+describe('zonecron backfill --to today', () => {
+  it('reaches up to now, not to the end of today, so the runs due so far today are backfilled', async () => {
+    const before = Date.now();
+    const result = await env.cli([
+      'backfill',
+      'ny-daily',
+      '--from',
+      'yesterday',
+      '--to',
+      'today',
+      '--dry-run',
+      '--json',
+      '--config',
+      env.config,
+    ]);
+    const after = Date.now();
+    expect(result.code).toBe(0);
+    const doc = JSON.parse(result.stdout);
+    const to = Date.parse(doc.to);
+    expect(to).toBeGreaterThanOrEqual(before);
+    expect(to).toBeLessThanOrEqual(after);
+    for (const run of doc.runs) expect(Date.parse(run.at)).toBeLessThanOrEqual(to);
+  });
+});
+
 describe('zonecron backfill on the sandbox', () => {
   it('lists the runs with their DST notes in a dry run and delivers nothing', async () => {
     const result = await backfill('--dry-run');
