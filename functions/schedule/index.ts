@@ -8,6 +8,7 @@
  */
 
 export { civilFromDays, daysInMonth, weekdayOfDays } from './civil-calendar.ts';
+export { type Deadline, deadlineAt } from './deadline.ts';
 export { createEngine, type EngineOptions, type ScheduleEngine } from './engine.ts';
 export {
   type CronField,
