@@ -34,6 +34,10 @@ export { CYCLE_DAYS, INTL_RULES_REPEAT_FROM_MINUTE } from './search-bound.ts';
 export { shiftedTransitionRules } from './shifted-zone-rules.ts';
 export { zoneTransitions } from './time-zone.ts';
 export type {
+  BusinessCalendar,
+  CalendarRule,
+  ClosedDayConvention,
+  ClosedRange,
   DayOfMonthSet,
   DayOfWeekSet,
   DstPolicies,

@@ -38,6 +38,68 @@ export interface ScheduleSpec {
   readonly timezone: string;
   readonly jobId?: string;
   readonly dst?: { readonly gap?: GapPolicy; readonly overlap?: OverlapPolicy };
+  /** A business calendar the runs follow (docs/semantics.md, "Calendars"). @default none */
+  readonly calendar?: CalendarRule;
+  /** No run is before this instant (inclusive bound). @default no bound */
+  readonly from?: Date;
+  /** No run is at or after this instant (exclusive bound). @default no bound */
+  readonly until?: Date;
+}
+
+/**
+ * What a calendar does with a run whose local date is closed: `skip` it, or move it to a
+ * business day by one of the ISDA business-day conventions. `following`: the next business
+ * day; `modified-following`: the next one unless it is in the next month, then the previous
+ * one; `preceding` and `modified-preceding` the same the other way. A moved run keeps its local
+ * time of day and its nominal instant (its key).
+ */
+export type ClosedDayConvention =
+  | 'skip'
+  | 'following'
+  | 'modified-following'
+  | 'preceding'
+  | 'modified-preceding';
+
+/** A closed local-time range of a calendar, half-open `[from, to)`, `YYYY-MM-DDTHH:mm`. */
+export interface ClosedRange {
+  readonly from: string;
+  readonly to: string;
+  readonly reason: string;
+}
+
+/**
+ * A business calendar: which local dates of its zone are closed, and why.
+ *
+ * A local date is closed when its weekday is a weekend day, when `closedDayReason` names a
+ * reason for it (a public holiday, a closed day), or when closed ranges cover it entirely. The
+ * engine stays pure: the holiday data lives with the caller, behind `closedDayReason`.
+ */
+export interface BusinessCalendar {
+  /** The calendar's name, for messages. */
+  readonly name: string;
+  /** The IANA zone whose local dates are the calendar's days. */
+  readonly timezone: string;
+  /** Closed weekdays, 0 (Sunday) to 6. */
+  readonly weekendDays: readonly number[];
+  /**
+   * Why a local date (`YYYY-MM-DD`) is closed other than by its weekday or a range, or
+   * undefined when it is not. Must be pure: the engine may cache its answers.
+   */
+  closedDayReason(localDate: string): string | undefined;
+  /** Closed local-time ranges, in the calendar's zone. */
+  readonly closedRanges: readonly ClosedRange[];
+}
+
+/**
+ * How a schedule follows a calendar: `onClosed` for runs on closed days (default `skip`), or
+ * `businessDay`, the Nth business day of each month (1 the first, -1 the last), for schedules
+ * whose day-of-month and day-of-week fields are `*`. A run inside a closed range is skipped
+ * whatever `onClosed` says.
+ */
+export interface CalendarRule {
+  readonly calendar: BusinessCalendar;
+  readonly onClosed?: ClosedDayConvention;
+  readonly businessDay?: number;
 }
 
 /**
@@ -50,6 +112,16 @@ export interface Occurrence {
   readonly at: Date;
   readonly nominal: string;
   readonly dst: 'none' | 'gap' | 'overlap';
+  /**
+   * Set when a calendar moved the run off a closed day: the instant the schedule named (the
+   * run's key is made from it, so moving never makes two runs of one), why, and by which
+   * convention. `at` and `nominal` are then the run's new instant and local slot.
+   */
+  readonly moved?: {
+    readonly nominalAt: Date;
+    readonly reason: string;
+    readonly convention: ClosedDayConvention;
+  };
 }
 
 /** An offset change of a zone: at `at` the offset goes from before to after (minutes east of UTC). */
