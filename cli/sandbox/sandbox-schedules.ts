@@ -46,7 +46,7 @@ export interface ScheduleUpdate {
 /** A request the group refuses: `kind` is the Scheduler error it is answered with. */
 export class SandboxScheduleError extends Error {
   override readonly name: string = 'SandboxScheduleError';
-  readonly kind: 'ResourceNotFoundException' | 'ValidationException';
+  readonly kind: 'ResourceNotFoundException' | 'ValidationException' | 'ConflictException';
   constructor(
     kind: SandboxScheduleError['kind'],
     message: string,
@@ -64,6 +64,8 @@ export interface SandboxSchedules {
   list(): readonly SandboxSchedule[];
   /** One schedule, or a `ResourceNotFoundException`. */
   get(name: string): SandboxSchedule;
+  /** Adds a schedule that sends the tick of job `name`, as `CreateSchedule` does. */
+  create(name: string, schedule: ScheduleUpdate): SandboxSchedule;
   /** Replaces a job's schedule, as `UpdateSchedule` does; the sweep is refused. */
   update(name: string, update: ScheduleUpdate): SandboxSchedule;
   /** Deletes a job's schedule, as `DeleteSchedule` does; the sweep is refused. */
@@ -125,6 +127,26 @@ export function createSandboxSchedules(
     groupName: SANDBOX_SCHEDULE_GROUP,
     list: () => [...byName.values()],
     get,
+    create(name, schedule) {
+      if (byName.has(name)) {
+        throw new SandboxScheduleError('ConflictException', `Schedule ${name} already exists.`);
+      }
+      const now = clock();
+      const blank: SandboxSchedule = {
+        name,
+        state: 'ENABLED',
+        expression: '',
+        cron: '',
+        timezone: SCHEDULE_TIME_ZONE,
+        input: tickInput(name),
+        createdAt: now,
+        lastModifiedAt: now,
+      };
+      // Scheduler sends no input when none is given, and the sandbox sends only ticks.
+      const made = updated(blank, { ...schedule, input: schedule.input ?? '' }, now);
+      byName.set(name, made);
+      return made;
+    },
     update(name, update) {
       const old = jobSchedule(name, 'updated');
       const next = updated(old, update, clock());
@@ -143,7 +165,7 @@ export function createSandboxSchedules(
 }
 
 /**
- * A schedule with `update` applied, or a `ValidationException` for what the sandbox could not
+ * A schedule with `update` applied (to a blank one for `CreateSchedule`), or a `ValidationException` for what the sandbox could not
  * fire as Scheduler would: a state other than ENABLED or DISABLED, a zone other than UTC, an
  * expression it cannot read, or an input other than the job's tick (the local scheduler sends
  * the tick).
@@ -160,7 +182,7 @@ function updated(old: SandboxSchedule, update: ScheduleUpdate, now: Date): Sandb
     throw refuse(`the sandbox fires schedules in UTC only, not in '${timezone}'`);
   }
   if (update.input !== undefined && update.input !== old.input) {
-    throw refuse(`the sandbox sends a job's own tick only; keep the Target Input ${old.input}`);
+    throw refuse(`the sandbox sends a job's own tick only: the Target Input must be ${old.input}`);
   }
   let cron: string;
   try {

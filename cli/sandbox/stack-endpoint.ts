@@ -7,8 +7,8 @@
  * - CloudFormation `DescribeStacks` (query protocol, XML): the stack `Zonecron` and the outputs
  *   the CLI reads (`LedgerTableName`, `DeadLetterQueueUrl`, `ScheduleGroupName`,
  *   `DispatcherFunctionName`). No `AlarmTopicArn`: the sandbox raises no alarms.
- * - EventBridge Scheduler `ListSchedules`, `GetSchedule`, `UpdateSchedule`, `DeleteSchedule`
- *   (REST JSON) on the group the local scheduler fires (`sandbox-schedules.ts`), so schedule
+ * - EventBridge Scheduler `ListSchedules`, `GetSchedule`, `CreateSchedule`, `UpdateSchedule`,
+ *   `DeleteSchedule` (REST JSON) on the group the local scheduler fires (`sandbox-schedules.ts`), so schedule
  *   drift can be made by hand and is seen as on a stack.
  * - Lambda `GetFunction` of the dispatcher, whose `Code.Location` is a URL of this endpoint
  *   serving a zip with the `jobs.json` synth writes for the sandbox's jobs, with byte ranges as
@@ -185,9 +185,9 @@ function answerScheduler(
       return sendJson(response, 200, listSchedules(schedules, url.searchParams));
     }
     const name = decodeURIComponent(SCHEDULE.exec(url.pathname)?.[1] ?? '');
-    const input = method === 'PUT' ? (JSON.parse(body.toString() || '{}') as UpdateBody) : {};
-    const asked =
-      (method === 'PUT' ? input.GroupName : url.searchParams.get('groupName')) ?? 'default';
+    const withBody = method === 'PUT' || method === 'POST';
+    const input = withBody ? (JSON.parse(body.toString() || '{}') as UpdateBody) : {};
+    const asked = (withBody ? input.GroupName : url.searchParams.get('groupName')) ?? 'default';
     if (asked !== group) {
       return sendError(
         response,
@@ -201,8 +201,10 @@ function answerScheduler(
       schedules.delete(name);
       return sendJson(response, 200, {});
     }
-    if (method === 'PUT') {
-      const changed = schedules.update(name, updateOf(input));
+    if (withBody) {
+      const change = updateOf(input);
+      const changed =
+        method === 'PUT' ? schedules.update(name, change) : schedules.create(name, change);
       return sendJson(response, 200, { ScheduleArn: scheduleArn(group, changed.name) });
     }
     sendError(
@@ -213,16 +215,17 @@ function answerScheduler(
     );
   } catch (error) {
     if (!(error instanceof SandboxScheduleError)) throw error;
-    sendError(
-      response,
-      error.kind === 'ResourceNotFoundException' ? 404 : 400,
-      error.kind,
-      error.message,
-    );
+    sendError(response, ERROR_STATUS[error.kind], error.kind, error.message);
   }
 }
 
-/** The body of `UpdateSchedule`, as far as the sandbox reads it. */
+const ERROR_STATUS: Record<SandboxScheduleError['kind'], number> = {
+  ResourceNotFoundException: 404,
+  ConflictException: 409,
+  ValidationException: 400,
+};
+
+/** The body of `CreateSchedule` and `UpdateSchedule`, as far as the sandbox reads it. */
 interface UpdateBody {
   readonly GroupName?: string;
   readonly ScheduleExpression?: string;
@@ -233,10 +236,7 @@ interface UpdateBody {
 
 function updateOf(input: UpdateBody) {
   if (input.ScheduleExpression === undefined) {
-    throw new SandboxScheduleError(
-      'ValidationException',
-      'UpdateSchedule needs a ScheduleExpression',
-    );
+    throw new SandboxScheduleError('ValidationException', 'a schedule needs a ScheduleExpression');
   }
   return {
     expression: input.ScheduleExpression,

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetFunctionCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import {
+  CreateScheduleCommand,
   DeleteScheduleCommand,
   GetScheduleCommand,
   type GetScheduleCommandOutput,
@@ -14,6 +15,7 @@ import { parseJobsBundle, serializeJobsBundle } from '#jobs/jobs-bundle.ts';
 import { findZipEntry, readZipEntry } from '../../cli/deployed/zip-entry.ts';
 import type { SandboxTimers } from '../../cli/sandbox/local-scheduler.ts';
 import { type SandboxStack, startSandboxStack } from '../../cli/sandbox/sandbox-stack.ts';
+import { tickInput } from '../../infra/constructs/schedule-inputs.ts';
 import { coveringSchedule } from '../../infra/covering/covering-cron.ts';
 import { createJobsBundle } from '../../infra/packaging/jobs-bundle-file.ts';
 import { type CliResult, runCli } from './run-cli.ts';
@@ -241,6 +243,41 @@ describe('list and describe --stack against the sandbox', () => {
         ),
       },
     ]);
+  });
+
+  // After the drift test: it puts back what that test removed.
+  it('takes a schedule created by hand: a deleted one back, and one no job owns flagged as extra', async () => {
+    const report = await scheduler.send(
+      new GetScheduleCommand({ GroupName: GROUP, Name: 'report' }),
+    );
+    const digest = env.jobs.find((job) => job.id === 'digest');
+    if (!digest) throw new Error('no digest job');
+    const create = (name: string, expression: string) =>
+      scheduler.send(
+        new CreateScheduleCommand({
+          GroupName: GROUP,
+          Name: name,
+          ScheduleExpression: expression,
+          FlexibleTimeWindow: { Mode: 'OFF' },
+          Target: {
+            Arn: report.Target?.Arn,
+            RoleArn: report.Target?.RoleArn,
+            Input: tickInput(name),
+          },
+        }),
+      );
+    await create('digest', coveringSchedule(digest, synthTime).awsExpression);
+    await create('old-report', 'cron(0 6 * * ? *)');
+    await expect(create('digest', 'cron(0 6 * * ? *)')).rejects.toMatchObject({
+      name: 'ConflictException',
+    });
+
+    const listed = JSON.parse((await cli(['list', '--stack', 'Zonecron', '--json'])).stdout);
+    expect(listed.jobs.find((job: ListedJob) => job.id === 'digest').drift).toEqual([]);
+    expect(listed.group).toMatchObject({
+      extra: [{ name: 'old-report', state: 'ENABLED' }],
+      sweep: 'ENABLED',
+    });
   });
 });
 
