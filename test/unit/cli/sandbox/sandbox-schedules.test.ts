@@ -36,15 +36,13 @@ describe('createSandboxSchedules', () => {
   it("holds synth's covering of every enabled job, named after it with its tick, and the sweep", () => {
     const schedules = group();
     expect(
-      schedules
-        .list()
-        .map(({ name, state, expression, timezone, input }) => ({
-          name,
-          state,
-          expression,
-          timezone,
-          input,
-        })),
+      schedules.list().map(({ name, state, expression, timezone, input }) => ({
+        name,
+        state,
+        expression,
+        timezone,
+        input,
+      })),
     ).toEqual([
       {
         name: 'berlin',
