@@ -36,7 +36,11 @@ export interface SandboxStackOptions {
   readonly print: (line: string) => void;
   /** @default every job's target succeeds */
   readonly behaviourOf?: (jobId: string) => TargetBehaviour;
-  /** The instant the covering schedules and the served jobs bundle are computed at. @default the timers' now */
+  /**
+   * The instant the covering schedules and the served jobs bundle are computed at.
+   *
+   * @default the timers' now
+   */
   readonly synthTime?: Date;
   /** The dispatcher's `RETENTION_DAYS`, as `GetFunction` shows it. @default 35 */
   readonly retentionDays?: number;
