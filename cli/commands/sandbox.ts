@@ -87,9 +87,10 @@ function behaviours(
 
 async function jobsFor(options: SandboxCommandOptions) {
   const file = options.config ?? (existsSync('jobs.yaml') ? 'jobs.yaml' : undefined);
-  if (file === undefined) return { file: undefined, jobs: [] };
+  if (file === undefined) return { file: undefined, jobs: [], retentionDays: undefined };
   const { loadJobsFile } = await import('../../infra/config/load-jobs.ts');
-  return { file, jobs: loadJobsFile(file).jobs };
+  const { jobs, retentionDays } = loadJobsFile(file);
+  return { file, jobs, retentionDays };
 }
 
 /** Shell lines that set what the other commands read: only comments and `export`s. */
@@ -104,6 +105,8 @@ function exportLines(sandbox: Sandbox, stack: SandboxStack, file: string | undef
       : []),
     '#   dispatcher and recorder on the wall clock: the schedules fire, the sweep runs every',
     '#   minute, and every target (SQS, SNS, Lambda, Step Functions, EventBridge) is local',
+    `#   stack ${stack.stackName}: CloudFormation outputs, schedule group and deployed jobs for`,
+    `#   --stack ${stack.stackName} (no alarms)`,
     '# In another shell, run these lines, then any command that operates a stack',
     '# (run, backfill, pause, resume, history, dlq, list, describe).',
     'unset ZONECRON_STACK',
@@ -120,6 +123,7 @@ function toJson(sandbox: Sandbox, stack: SandboxStack) {
     tableName: sandbox.tableName,
     dlqUrl: sandbox.dlqUrl,
     targetQueues: Object.fromEntries(sandbox.targetQueues),
+    stackName: stack.stackName,
     env: { ...sandbox.env, ...stack.env },
   };
 }
@@ -127,7 +131,7 @@ function toJson(sandbox: Sandbox, stack: SandboxStack) {
 /** The sandbox's dispatcher and recorder on the wall clock; the sandbox stops if they cannot start. */
 async function startStack(
   sandbox: Sandbox,
-  jobs: readonly JobDefinition[],
+  { jobs, retentionDays }: Awaited<ReturnType<typeof jobsFor>>,
   behaviourOf: (jobId: string) => TargetBehaviour,
 ): Promise<SandboxStack> {
   const { startSandboxStack } = await import('../sandbox/sandbox-stack.ts');
@@ -136,6 +140,7 @@ async function startStack(
     return await startSandboxStack({
       sandbox,
       jobs,
+      ...(retentionDays !== undefined ? { retentionDays } : {}),
       timers: wallClockTimers,
       behaviourOf,
       print: (line) => process.stderr.write(`zonecron sandbox: ${line}\n`),
@@ -147,7 +152,8 @@ async function startStack(
 }
 
 async function runSandbox(options: SandboxCommandOptions): Promise<void> {
-  const { file, jobs } = await jobsFor(options);
+  const loaded = await jobsFor(options);
+  const { file, jobs } = loaded;
   const behaviourOf = behaviours(options, jobs);
   const { startSandbox } = await import('../sandbox/start-sandbox.ts');
   const stopped = nextStopSignal();
@@ -156,7 +162,7 @@ async function runSandbox(options: SandboxCommandOptions): Promise<void> {
     ...(options.dynamodbPort !== undefined ? { dynamodbPort: options.dynamodbPort } : {}),
     ...(options.sqsPort !== undefined ? { sqsPort: options.sqsPort } : {}),
   });
-  const stack = await startStack(sandbox, jobs, behaviourOf);
+  const stack = await startStack(sandbox, loaded, behaviourOf);
   if (options.json) process.stdout.write(`${JSON.stringify(toJson(sandbox, stack))}\n`);
   else process.stdout.write(`${exportLines(sandbox, stack, file).join('\n')}\n`);
   process.stderr.write('zonecron sandbox: ready; Ctrl-C stops it\n');

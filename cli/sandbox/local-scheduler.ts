@@ -84,7 +84,11 @@ export function schedulerEvent(fire: ScheduledFire, sequence: number): object {
 
 /** What {@link runLocalScheduler} runs. */
 export interface LocalSchedulerOptions {
-  readonly coverings: readonly CoveringTicks[];
+  /**
+   * The schedules to fire; a function is read again at every wake, so a schedule changed or
+   * deleted meanwhile (the sandbox's Scheduler API) fires as changed from the next minute on.
+   */
+  readonly coverings: readonly CoveringTicks[] | (() => readonly CoveringTicks[]);
   readonly timers: SandboxTimers;
   readonly fire: FireHandler;
   /** Stops the loop; it then returns after the fire in progress. */
@@ -109,7 +113,9 @@ export async function runLocalScheduler(options: LocalSchedulerOptions): Promise
     if (signal.aborted) return;
     const nowMs = floorMinute(timers.now().getTime());
     const fromMs = Math.max(cursorMs, nowMs - MAX_CATCH_UP_MINUTES * MINUTE_MS);
-    for (const fire of scheduledFires(options.coverings, new Date(fromMs), new Date(nowMs))) {
+    const coverings =
+      typeof options.coverings === 'function' ? options.coverings() : options.coverings;
+    for (const fire of scheduledFires(coverings, new Date(fromMs), new Date(nowMs))) {
       await options.fire(fire, schedulerEvent(fire, ++sequence));
     }
     cursorMs = Math.max(cursorMs, nowMs);

@@ -4,8 +4,9 @@
  *
  * ```
  * local scheduler ──tick/sweep──> dispatcher ──> local targets ──completion──> recorder
- *                                     │                                          │
- *                                     └────── notifications, dead letters ───────┘──> print
+ *       ^                             │                                          │
+ *       │                             └────── notifications, dead letters ───────┘──> print
+ *   schedule group <── Scheduler API ── endpoint ── CloudFormation, Lambda GetFunction (--stack)
  * ```
  */
 
@@ -13,14 +14,16 @@ import { createSqsDeadLetters, type DeadLetters } from '#jobs/dead-letters.ts';
 import type { JobDefinition } from '#jobs/job.ts';
 import { createLedgerStore, type Notifier } from '#ledger/index.ts';
 import { createAwsClients } from '#shared/aws-clients.ts';
-import { DEFAULT_STACK_NAME } from '#shared/defaults.ts';
+import { DEFAULT_RETENTION_DAYS } from '#shared/defaults.ts';
 import type { AppLogger } from '#shared/logger.ts';
 import type { AppMetrics } from '#shared/metrics.ts';
 import { localDispatcher, localRecorder, tableLedgers } from '../local-world/index.ts';
 import type { ScheduledFire } from '../simulation/events.ts';
-import { runLocalScheduler, type SandboxTimers, sandboxCoverings } from './local-scheduler.ts';
+import { runLocalScheduler, type SandboxTimers } from './local-scheduler.ts';
 import { createLocalTargets, type LocalTargets, type TargetBehaviour } from './local-targets.ts';
 import { deadLetterLine, notificationLine } from './sandbox-lines.ts';
+import { createSandboxSchedules, type SandboxSchedules } from './sandbox-schedules.ts';
+import { SANDBOX_STACK, stackRoutes } from './stack-endpoint.ts';
 import { SANDBOX, type Sandbox } from './start-sandbox.ts';
 import { startTargetEndpoint } from './target-endpoint.ts';
 
@@ -33,14 +36,27 @@ export interface SandboxStackOptions {
   readonly print: (line: string) => void;
   /** @default every job's target succeeds */
   readonly behaviourOf?: (jobId: string) => TargetBehaviour;
-  /** The instant the covering schedules are computed at. @default the timers' now */
+  /**
+   * The instant the covering schedules and the served jobs bundle are computed at.
+   *
+   * @default the timers' now
+   */
   readonly synthTime?: Date;
+  /** The dispatcher's `RETENTION_DAYS`, as `GetFunction` shows it. @default 35 */
+  readonly retentionDays?: number;
 }
 
 /** A running sandbox stack, until `stop()`. */
 export interface SandboxStack {
   readonly targets: LocalTargets;
-  /** The endpoints of the local Lambda, Step Functions and EventBridge, as `export` sets them. */
+  /** The schedule group the local scheduler fires, as the sandbox's Scheduler API serves it. */
+  readonly schedules: SandboxSchedules;
+  /** The stack's name, as `--stack` takes it. */
+  readonly stackName: string;
+  /**
+   * The endpoints of the local Lambda, Step Functions, EventBridge, CloudFormation and
+   * Scheduler, as `export` sets them.
+   */
   readonly env: Readonly<Record<string, string>>;
   /** Settles when the scheduler stopped. */
   readonly stopped: Promise<void>;
@@ -103,7 +119,7 @@ export async function startSandboxStack(options: SandboxStackOptions): Promise<S
   const world = {
     clock: () => timers.now(),
     jobs: options.jobs,
-    stackName: DEFAULT_STACK_NAME,
+    stackName: SANDBOX_STACK.stackName,
     deadLetters,
     notifier,
   };
@@ -133,10 +149,20 @@ export async function startSandboxStack(options: SandboxStackOptions): Promise<S
       print(`${scheduled.kind} at ${scheduled.at.toISOString()} failed: ${String(error)}`);
     }
   };
-  const endpoint = await startTargetEndpoint(targets, SANDBOX.host);
+  const synthTime = options.synthTime ?? timers.now();
+  const schedules = createSandboxSchedules(options.jobs, synthTime, world.clock);
+  const routes = stackRoutes({
+    tableName: sandbox.tableName,
+    dlqUrl: sandbox.dlqUrl,
+    schedules,
+    jobs: options.jobs,
+    synthTime,
+    retentionDays: options.retentionDays ?? DEFAULT_RETENTION_DAYS,
+  });
+  const endpoint = await startTargetEndpoint(targets, SANDBOX.host, routes);
   const abort = new AbortController();
   const stopped = runLocalScheduler({
-    coverings: sandboxCoverings(options.jobs, options.synthTime ?? timers.now()),
+    coverings: () => schedules.coverings(),
     timers,
     fire,
     signal: abort.signal,
@@ -146,10 +172,14 @@ export async function startSandboxStack(options: SandboxStackOptions): Promise<S
   });
   return {
     targets,
+    schedules,
+    stackName: SANDBOX_STACK.stackName,
     env: {
       AWS_ENDPOINT_URL_LAMBDA: endpoint.url,
       AWS_ENDPOINT_URL_SFN: endpoint.url,
       AWS_ENDPOINT_URL_EVENTBRIDGE: endpoint.url,
+      AWS_ENDPOINT_URL_CLOUDFORMATION: endpoint.url,
+      AWS_ENDPOINT_URL_SCHEDULER: endpoint.url,
     },
     stopped,
     async stop() {

@@ -5,13 +5,15 @@
  * answered by the sandbox's own local targets, so a run delivered from there completes, fails
  * or hangs as one the sandbox's dispatcher delivered.
  *
- * Only the three calls delivery makes are answered (Lambda `Invoke`, `StartExecution`,
- * `PutEvents`); anything else is refused with `UnknownOperationException`.
+ * The three calls delivery makes are answered here (Lambda `Invoke`, `StartExecution`,
+ * `PutEvents`), then whatever the `routes` given answer (the stack's own calls,
+ * `stack-endpoint.ts`); anything else is refused with `UnknownOperationException`.
  */
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { LocalTargets } from './local-targets.ts';
+import type { EndpointRoute } from './stack-endpoint.ts';
 
 /** A running endpoint, until `close()`. */
 export interface TargetEndpoint {
@@ -33,7 +35,12 @@ function sendJson(response: ServerResponse, status: number, type: string, body: 
 }
 
 /** Answers one request with the local clients; an error as the JSON protocols spell one. */
-async function answer(targets: LocalTargets, request: IncomingMessage, response: ServerResponse) {
+async function answer(
+  targets: LocalTargets,
+  request: IncomingMessage,
+  response: ServerResponse,
+  routes: EndpointRoute | undefined,
+) {
   const body = await bodyOf(request);
   const path = new URL(request.url ?? '/', 'http://sandbox').pathname;
   const invoke = LAMBDA_INVOKE.exec(path);
@@ -56,8 +63,8 @@ async function answer(targets: LocalTargets, request: IncomingMessage, response:
     } else if (operation === 'AWSEvents.PutEvents') {
       const out = await targets.clients.eventbridge.send({ input: JSON.parse(body.toString()) });
       sendJson(response, 200, 'application/x-amz-json-1.1', out);
-    } else {
-      const message = `the sandbox answers only Lambda Invoke, StartExecution and PutEvents, not ${String(operation ?? path)}`;
+    } else if (!(await routes?.(request, body, response))) {
+      const message = `the sandbox does not answer ${String(operation ?? path)}`;
       sendJson(response, 400, 'application/json', { __type: 'UnknownOperationException', message });
     }
   } catch (error) {
@@ -76,9 +83,10 @@ async function answer(targets: LocalTargets, request: IncomingMessage, response:
 export async function startTargetEndpoint(
   targets: LocalTargets,
   host: string,
+  routes?: EndpointRoute,
 ): Promise<TargetEndpoint> {
   const server: Server = createServer((request, response) => {
-    void answer(targets, request, response);
+    void answer(targets, request, response, routes);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

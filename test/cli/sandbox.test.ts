@@ -70,15 +70,17 @@ function portIsClosed(url: string): Promise<boolean> {
 }
 
 describe('zonecron sandbox', () => {
-  it('prints export lines the operating commands run on, and on Ctrl-C frees its ports and exits with 130', async () => {
+  it('prints export lines the operating commands and --stack Zonecron run on, and on Ctrl-C frees its ports and exits with 130', async () => {
     const { process: sandbox, stdout } = await startSandboxProcess();
     expect(stdout).toContain('unset ZONECRON_STACK\n');
     const env = exported(stdout);
     expect(Object.keys(env).sort()).toEqual([
       'AWS_ACCESS_KEY_ID',
+      'AWS_ENDPOINT_URL_CLOUDFORMATION',
       'AWS_ENDPOINT_URL_DYNAMODB',
       'AWS_ENDPOINT_URL_EVENTBRIDGE',
       'AWS_ENDPOINT_URL_LAMBDA',
+      'AWS_ENDPOINT_URL_SCHEDULER',
       'AWS_ENDPOINT_URL_SFN',
       'AWS_ENDPOINT_URL_SNS',
       'AWS_ENDPOINT_URL_SQS',
@@ -99,6 +101,17 @@ describe('zonecron sandbox', () => {
       env,
     });
     expect(JSON.parse(history.stdout).runs).toMatchObject([{ status: 'dispatched', manual: true }]);
+    const described = await runCli(['describe', 'report', '--stack', 'Zonecron', '--json'], {
+      cwd: dir,
+      env,
+    });
+    expect(described.stderr).toBe('');
+    expect(JSON.parse(described.stdout)).toMatchObject({
+      file: "the jobs deployed in stack 'Zonecron'",
+      deployment: { stack: 'Zonecron', scheduleGroup: 'zonecron-schedules' },
+      deployedSchedule: { state: 'ENABLED' },
+      drift: [],
+    });
 
     const exit = new Promise<number | null>((resolve) => sandbox.once('exit', resolve));
     sandbox.kill('SIGINT');
