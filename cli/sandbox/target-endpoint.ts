@@ -12,6 +12,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { LocalTargets } from './local-targets.ts';
+import { answerBehaviours, BEHAVIOURS_PATH, type TargetBehaviours } from './target-behaviours.ts';
 
 /** A running endpoint, until `close()`. */
 export interface TargetEndpoint {
@@ -32,10 +33,22 @@ function sendJson(response: ServerResponse, status: number, type: string, body: 
   response.end(JSON.stringify(body));
 }
 
-/** Answers one request with the local clients; an error as the JSON protocols spell one. */
-async function answer(targets: LocalTargets, request: IncomingMessage, response: ServerResponse) {
+/**
+ * Answers one request with the local clients; an error as the JSON protocols spell one. Paths
+ * under `BEHAVIOURS_PATH` read and set the targets' behaviours (`zonecron sandbox fail …`).
+ */
+async function answer(
+  targets: LocalTargets,
+  behaviours: TargetBehaviours | undefined,
+  request: IncomingMessage,
+  response: ServerResponse,
+) {
   const body = await bodyOf(request);
   const path = new URL(request.url ?? '/', 'http://sandbox').pathname;
+  if (behaviours && path.startsWith(BEHAVIOURS_PATH)) {
+    const out = answerBehaviours(behaviours, request.method ?? 'GET', path, body.toString());
+    return sendJson(response, out.status, 'application/json', out.body);
+  }
   const invoke = LAMBDA_INVOKE.exec(path);
   const operation = request.headers['x-amz-target'];
   try {
@@ -67,18 +80,20 @@ async function answer(targets: LocalTargets, request: IncomingMessage, response:
 }
 
 /**
- * Starts the endpoint on a free loopback port.
+ * Starts the endpoint on a free loopback port; with `behaviours`, it also answers the second
+ * shell's `zonecron sandbox fail|hang|heal`.
  *
  * @example
- * const endpoint = await startTargetEndpoint(stack.targets, '127.0.0.1');
+ * const endpoint = await startTargetEndpoint(stack.targets, '127.0.0.1', behaviours);
  * endpoint.url //=> 'http://127.0.0.1:39021'
  */
 export async function startTargetEndpoint(
   targets: LocalTargets,
   host: string,
+  behaviours?: TargetBehaviours,
 ): Promise<TargetEndpoint> {
   const server: Server = createServer((request, response) => {
-    void answer(targets, request, response);
+    void answer(targets, behaviours, request, response);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
