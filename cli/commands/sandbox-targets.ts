@@ -42,10 +42,19 @@ export function registerSandboxTargets(sandbox: Command): void {
   for (const action of Object.keys(ACTIONS) as Action[]) {
     sandbox
       .command(`${action} <job>`)
-      .description(`${ACTIONS[action].summary} (in the shell of the sandbox's export lines)`)
+      .description(ACTIONS[action].summary)
       .option('--json', 'print the change as one JSON document')
+      .addHelpText('after', exampleOf(action))
       .action((jobId: string, options: { json?: boolean }) => changeTarget(action, jobId, options));
   }
+}
+
+function exampleOf(action: Action): string {
+  const undo = action === 'heal' ? '' : '\n  (zonecron sandbox heal nightly-report undoes it)';
+  return `
+Example:
+  $ zonecron sandbox ${action} nightly-report
+  in the shell of the sandbox's export lines; from the job's next delivery on${undo}`;
 }
 
 async function changeTarget(action: Action, jobId: string, options: { json?: boolean }) {
