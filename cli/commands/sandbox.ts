@@ -59,6 +59,7 @@ export function registerSandbox(program: Command): void {
       collect,
     )
     .addHelpText('after', EXAMPLE)
+    .allowExcessArguments(true)
     .action(runSandbox);
   registerSandboxTargets(sandbox);
 }
@@ -159,7 +160,20 @@ async function startStack(
   }
 }
 
-async function runSandbox(options: SandboxCommandOptions): Promise<void> {
+/** `zonecron sandbox fial …`: a usage error naming the sandbox's commands, not excess arguments. */
+async function refuseUnknownCommand(command: Command): Promise<void> {
+  const [typed] = command.args;
+  if (typed === undefined) return;
+  const { closestName } = await import('#text/message-text.ts');
+  const names = command.commands.map((c) => c.name());
+  const closest = closestName(typed, names, { maxDistance: 2 });
+  throw usageError(
+    `unknown sandbox command '${typed}'${closest ? `; did you mean '${closest}'?` : ''} (commands: ${names.join(', ')})`,
+  );
+}
+
+async function runSandbox(options: SandboxCommandOptions, command: Command): Promise<void> {
+  await refuseUnknownCommand(command);
   const { file, jobs } = await jobsFor(options);
   const initial = initialBehaviours(options, jobs);
   const { startSandbox } = await import('../sandbox/start-sandbox.ts');

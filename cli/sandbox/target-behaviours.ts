@@ -10,6 +10,7 @@
  * ```
  */
 
+import { closestName } from '#text/message-text.ts';
 import type { TargetBehaviour } from './local-targets.ts';
 
 /** The path of the endpoint under which the behaviours are read and set. */
@@ -35,7 +36,9 @@ export class UnknownSandboxJobError extends Error {
     readonly jobId: string,
     readonly known: readonly string[],
   ) {
-    super(`the sandbox runs no job '${jobId}' (jobs: ${known.join(', ') || 'none'})`);
+    const closest = closestName(jobId, known, { maxDistance: Math.max(2, jobId.length >> 2) });
+    const hint = closest === undefined ? '' : `; did you mean '${closest}'?`;
+    super(`the sandbox runs no job '${jobId}'${hint} (jobs: ${known.join(', ') || 'none'})`);
   }
 }
 

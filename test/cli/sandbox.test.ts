@@ -107,7 +107,9 @@ describe('zonecron sandbox', () => {
     );
     const typo = await runCli(['sandbox', 'hang', 'reprot'], { env });
     expect(typo.code).toBe(2);
-    expect(typo.stderr).toBe("zonecron: error: the sandbox runs no job 'reprot' (jobs: report)\n");
+    expect(typo.stderr).toBe(
+      "zonecron: error: the sandbox runs no job 'reprot'; did you mean 'report'? (jobs: report)\n",
+    );
 
     const exit = new Promise<number | null>((resolve) => sandbox.once('exit', resolve));
     sandbox.kill('SIGINT');
@@ -121,6 +123,14 @@ describe('zonecron sandbox', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
       "zonecron: error: ZONECRON_SANDBOX_URL is not set: run the export lines 'zonecron sandbox' printed in this shell first\n",
+    );
+  });
+
+  it('refuses a sandbox command it does not have, with the closest one (exit 2)', async () => {
+    const result = await runCli(['sandbox', 'fial', 'report']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      "zonecron: error: unknown sandbox command 'fial'; did you mean 'fail'? (commands: fail, hang, heal)\n",
     );
   });
 

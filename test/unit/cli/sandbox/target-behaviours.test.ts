@@ -20,13 +20,13 @@ describe('the targets a sandbox can fail, hang and heal', () => {
     ]);
   });
 
-  it('refuse a job the sandbox does not run, naming the jobs it runs', () => {
+  it('refuse a job the sandbox does not run, with the closest id and the jobs it runs', () => {
     const behaviours = createTargetBehaviours(['nightly']);
     expect(() => behaviours.set('nighlty', 'fail')).toThrow(
       new UnknownSandboxJobError('nighlty', ['nightly']),
     );
     expect(() => behaviours.set('nighlty', 'fail')).toThrow(
-      "the sandbox runs no job 'nighlty' (jobs: nightly)",
+      "the sandbox runs no job 'nighlty'; did you mean 'nightly'? (jobs: nightly)",
     );
   });
 });
