@@ -49,6 +49,13 @@ export function overlapChoiceOf(job: JobDefinition, choices: GuardChoices): Over
   return choices.overlap ?? (job.concurrency === 'forbid' ? 'skip' : 'allow');
 }
 
+/** Where the guards read the ledger: the job's state and runs, and its recent runs. */
+export interface GuardReader {
+  readonly ledger: Pick<Ledger, 'getJobState' | 'getRun'>;
+  /** The job's runs at or after `since`, newest first, at most `limit`. */
+  recentRuns(jobId: string, since: Date, limit: number): Promise<readonly RunItem[]>;
+}
+
 /**
  * Reads the job's pause and its newest run that may still be running: the forbid slot's
  * holder while its hold lasts, else a run of the last `maxRuntime` (by instant) that is
@@ -67,15 +74,36 @@ export async function readGuardState(
   job: JobDefinition,
   now: Date,
 ): Promise<JobGuardState> {
-  const state = await access.ledger.getJobState(job.id);
+  const reader: GuardReader = {
+    ledger: access.ledger,
+    recentRuns: (jobId, since, limit) =>
+      readJobRuns(access.client, access.tableName, jobId, { since, limit }),
+  };
+  return readGuardStateFrom(reader, job, now);
+}
+
+/**
+ * {@link readGuardState} through any reader of the ledger: the commands read the table
+ * through the SDK, the simulation through its own store, so both guard the same way.
+ *
+ * @example
+ * await readGuardStateFrom({ ledger, recentRuns }, job, simulatedNow)
+ * //=> { pause: { paused: true, … }, running: undefined }
+ */
+export async function readGuardStateFrom(
+  reader: GuardReader,
+  job: JobDefinition,
+  now: Date,
+): Promise<JobGuardState> {
+  const state = await reader.ledger.getJobState(job.id);
   const pause = pauseStateOf(job.id, state, now);
   const holder =
     state?.runningKey && (state.runningUntilEpochMs ?? 0) > now.getTime()
-      ? await access.ledger.getRun(state.runningKey)
+      ? await reader.ledger.getRun(state.runningKey)
       : undefined;
   if (holder && mayBeRunning(job, holder, now)) return { pause, running: holder };
   const since = new Date(now.getTime() - job.maxRuntimeSeconds * 1000);
-  const recent = await readJobRuns(access.client, access.tableName, job.id, { since, limit: 20 });
+  const recent = await reader.recentRuns(job.id, since, 20);
   return { pause, running: recent.find((run) => mayBeRunning(job, run, now)) };
 }
 

@@ -7,6 +7,7 @@ import { integerAtLeast } from '../options.ts';
 import type { TargetBehaviour } from '../sandbox/local-targets.ts';
 import type { SandboxStack } from '../sandbox/sandbox-stack.ts';
 import type { Sandbox } from '../sandbox/start-sandbox.ts';
+import { registerSandboxTargets } from './sandbox-targets.ts';
 
 interface SandboxCommandOptions {
   config?: string;
@@ -29,11 +30,13 @@ Example:
   the wall clock: the jobs' schedules fire, the sweep runs every minute, and
   notifications and dead letters are printed here as they happen. Every
   target is emulated on this machine (nightly-report's fails).
+  In the other shell, 'zonecron sandbox fail|hang|heal <job>' changes what a
+  job's target does while the sandbox runs.
   Ctrl-C stops the sandbox; everything in it was in memory and is gone.`;
 
 /** `zonecron sandbox`: a local ledger and dead-letter queue to operate without AWS. */
 export function registerSandbox(program: Command): void {
-  program
+  const sandbox = program
     .command('sandbox')
     .description(
       'run a local stack (ledger, dispatcher, recorder, schedules, targets) to try the operating commands',
@@ -56,18 +59,20 @@ export function registerSandbox(program: Command): void {
       collect,
     )
     .addHelpText('after', EXAMPLE)
+    .allowExcessArguments(true)
     .action(runSandbox);
+  registerSandboxTargets(sandbox);
 }
 
 function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
 
-/** What each job's target does in the sandbox, from `--fail` and `--hang`. */
-function behaviours(
+/** What each job's target does when the sandbox starts, from `--fail` and `--hang`. */
+function initialBehaviours(
   options: SandboxCommandOptions,
   jobs: readonly JobDefinition[],
-): (jobId: string) => TargetBehaviour {
+): Record<string, TargetBehaviour> {
   const failing = new Set(options.fail ?? []);
   const hanging = new Set(options.hang ?? []);
   const known = new Set(jobs.map((job) => job.id));
@@ -82,7 +87,10 @@ function behaviours(
       );
     }
   }
-  return (jobId) => (failing.has(jobId) ? 'fail' : hanging.has(jobId) ? 'hang' : 'succeed');
+  return Object.fromEntries([
+    ...[...hanging].map((id) => [id, 'hang'] as const),
+    ...[...failing].map((id) => [id, 'fail'] as const),
+  ]);
 }
 
 async function jobsFor(options: SandboxCommandOptions) {
@@ -108,7 +116,8 @@ function exportLines(sandbox: Sandbox, stack: SandboxStack, file: string | undef
     `#   stack ${stack.stackName}: CloudFormation outputs, schedule group and deployed jobs for`,
     `#   --stack ${stack.stackName} (no alarms)`,
     '# In another shell, run these lines, then any command that operates a stack',
-    '# (run, backfill, pause, resume, history, dlq, list, describe).',
+    '# (run, backfill, pause, resume, history, dlq, list, describe), without --stack;',
+    "# 'zonecron sandbox fail|hang|heal <job>' there changes what a job's target does.",
     'unset ZONECRON_STACK',
     ...Object.entries({ ...sandbox.env, ...stack.env }).map(
       ([name, value]) => `export ${name}=${value}`,
@@ -132,17 +141,22 @@ function toJson(sandbox: Sandbox, stack: SandboxStack) {
 async function startStack(
   sandbox: Sandbox,
   { jobs, retentionDays }: Awaited<ReturnType<typeof jobsFor>>,
-  behaviourOf: (jobId: string) => TargetBehaviour,
+  initial: Record<string, TargetBehaviour>,
 ): Promise<SandboxStack> {
   const { startSandboxStack } = await import('../sandbox/sandbox-stack.ts');
   const { wallClockTimers } = await import('../sandbox/local-scheduler.ts');
+  const { createTargetBehaviours } = await import('../sandbox/target-behaviours.ts');
+  const behaviours = createTargetBehaviours(
+    jobs.map((job) => job.id),
+    initial,
+  );
   try {
     return await startSandboxStack({
       sandbox,
       jobs,
       ...(retentionDays !== undefined ? { retentionDays } : {}),
       timers: wallClockTimers,
-      behaviourOf,
+      behaviours,
       print: (line) => process.stderr.write(`zonecron sandbox: ${line}\n`),
     });
   } catch (error) {
@@ -151,10 +165,23 @@ async function startStack(
   }
 }
 
-async function runSandbox(options: SandboxCommandOptions): Promise<void> {
+/** `zonecron sandbox fial …`: a usage error naming the sandbox's commands, not excess arguments. */
+async function refuseUnknownCommand(command: Command): Promise<void> {
+  const [typed] = command.args;
+  if (typed === undefined) return;
+  const { closestName } = await import('#text/message-text.ts');
+  const names = command.commands.map((c) => c.name());
+  const closest = closestName(typed, names, { maxDistance: 2 });
+  throw usageError(
+    `unknown sandbox command '${typed}'${closest ? `; did you mean '${closest}'?` : ''} (commands: ${names.join(', ')})`,
+  );
+}
+
+async function runSandbox(options: SandboxCommandOptions, command: Command): Promise<void> {
+  await refuseUnknownCommand(command);
   const loaded = await jobsFor(options);
   const { file, jobs } = loaded;
-  const behaviourOf = behaviours(options, jobs);
+  const initial = initialBehaviours(options, jobs);
   const { startSandbox } = await import('../sandbox/start-sandbox.ts');
   const stopped = nextStopSignal();
   const sandbox = await startSandbox({
@@ -162,7 +189,7 @@ async function runSandbox(options: SandboxCommandOptions): Promise<void> {
     ...(options.dynamodbPort !== undefined ? { dynamodbPort: options.dynamodbPort } : {}),
     ...(options.sqsPort !== undefined ? { sqsPort: options.sqsPort } : {}),
   });
-  const stack = await startStack(sandbox, loaded, behaviourOf);
+  const stack = await startStack(sandbox, loaded, initial);
   if (options.json) process.stdout.write(`${JSON.stringify(toJson(sandbox, stack))}\n`);
   else process.stdout.write(`${exportLines(sandbox, stack, file).join('\n')}\n`);
   process.stderr.write('zonecron sandbox: ready; Ctrl-C stops it\n');

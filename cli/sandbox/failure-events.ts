@@ -1,10 +1,10 @@
 import type { RunEnvelope } from '#jobs/envelope.ts';
 import { executionSucceededEvent, lambdaSuccessEvent } from '../simulation/completions.ts';
 
-/** The error a sandbox target that was told to fail reports. */
+/** The error a sandbox target that was told to fail (`--fail`, `zonecron sandbox fail`) reports. */
 export const SANDBOX_FAILURE = {
   errorType: 'SandboxFailure',
-  errorMessage: 'failing on purpose (zonecron sandbox --fail)',
+  errorMessage: 'failing on purpose (zonecron sandbox fail; zonecron sandbox heal undoes it)',
 } as const;
 
 /** Lambda's own retries of a failed asynchronous invocation (the stack's default). */

@@ -13,10 +13,22 @@ import { type CoveringTicks, type ScheduledFire, scheduledFires } from '../simul
 const MINUTE_MS = 60_000;
 
 /**
- * Most minutes one wake catches up after the clock jumped (a laptop that slept): Scheduler
- * does not replay a night of missed fires either; the sweep catches up their runs.
+ * Most minutes of fires one wake replays after the clock jumped (a laptop that slept, a
+ * sandbox suspended with Ctrl-Z). Scheduler retries a tick the dispatcher did not take, up to
+ * the schedule's maximum event age; the sandbox replays the last hour of them at most, so a
+ * night's sleep does not deliver a night of minutely runs one by one: the sweep decides the
+ * older runs, and they are missed.
  */
-export const MAX_CATCH_UP_MINUTES = 5;
+export const MAX_REPLAY_MINUTES = 60;
+
+/** The sweep schedule's maximum event age (infra/constructs/scheduling.ts): a minute. */
+export const SWEEP_MAX_EVENT_AGE_SECONDS = 60;
+
+/** A job's covering schedule, with the maximum event age of its Scheduler target. */
+export interface SandboxCovering extends CoveringTicks {
+  /** How late Scheduler still delivers a tick: the job's catch-up window, 1 minute to a day. */
+  readonly maxEventAgeSeconds: number;
+}
 
 /** The clock and the wait of the local scheduler. */
 export interface SandboxTimers {
@@ -52,19 +64,36 @@ export const wallClockTimers: SandboxTimers = {
 
 /**
  * The covering schedules the stack creates for `jobs` at `synthTime`: one per enabled job, the
- * expression synth computes (`coveringSchedule`, as `jobCoverings` in the app).
+ * expression synth computes (`coveringSchedule`, as `jobCoverings` in the app), with the
+ * maximum event age its target's retry policy has (as `jobSchedule` of the shard stacks).
  *
  * @example
  * sandboxCoverings(jobs, new Date('2026-01-01T00:00:00Z'))
- * //=> [{ jobId: 'berlin-nightly-report', cron: '30 0,1 * * *' }]
+ * //=> [{ jobId: 'berlin-nightly-report', cron: '30 0,1 * * *', maxEventAgeSeconds: 86400 }]
  */
 export function sandboxCoverings(
   jobs: readonly JobDefinition[],
   synthTime: Date,
-): readonly CoveringTicks[] {
+): readonly SandboxCovering[] {
   return jobs
     .filter((job) => job.enabled)
-    .map((job) => ({ jobId: job.id, cron: coveringSchedule(job, synthTime).cron }));
+    .map((job) => ({
+      jobId: job.id,
+      cron: coveringSchedule(job, synthTime).cron,
+      maxEventAgeSeconds: maxEventAgeSecondsOf(job),
+    }));
+}
+
+/**
+ * The maximum event age of a job's covering schedule: its catch-up window, between a minute
+ * and Scheduler's most, a day (as `jobSchedule` of the shard stacks); a day for a schedule no
+ * job owns.
+ *
+ * @example
+ * maxEventAgeSecondsOf({ catchup: { windowSeconds: 3600 } }) //=> 3600
+ */
+export function maxEventAgeSecondsOf(job: Pick<JobDefinition, 'catchup'> | undefined): number {
+  return Math.min(86_400, Math.max(60, job?.catchup.windowSeconds ?? 86_400));
 }
 
 /**
@@ -88,7 +117,7 @@ export interface LocalSchedulerOptions {
    * The schedules to fire; a function is read again at every wake, so a schedule changed or
    * deleted meanwhile (the sandbox's Scheduler API) fires as changed from the next minute on.
    */
-  readonly coverings: readonly CoveringTicks[] | (() => readonly CoveringTicks[]);
+  readonly coverings: readonly SandboxCovering[] | (() => readonly SandboxCovering[]);
   readonly timers: SandboxTimers;
   readonly fire: FireHandler;
   /** Stops the loop; it then returns after the fire in progress. */
@@ -103,6 +132,12 @@ export interface LocalSchedulerOptions {
  * ```
  * now ─┬─ sleep ──> :00 ticks, sweep ── sleep ──> :01 ticks, sweep ── … abort ─> return
  * ```
+ *
+ * After the clock jumped, the minutes passed are replayed as Scheduler's retries would deliver
+ * them, late: a tick while it is younger than its schedule's maximum event age (and at most
+ * {@link MAX_REPLAY_MINUTES} old), the sweep only within its own minute of age. A run whose
+ * tick comes late this way is delivered by it past its grace (`late`); a run whose tick was
+ * dropped is the sweep's to decide (`missed`).
  */
 export async function runLocalScheduler(options: LocalSchedulerOptions): Promise<void> {
   const { timers, signal } = options;
@@ -112,10 +147,15 @@ export async function runLocalScheduler(options: LocalSchedulerOptions): Promise
     await timers.sleepUntil(new Date(cursorMs + MINUTE_MS), signal);
     if (signal.aborted) return;
     const nowMs = floorMinute(timers.now().getTime());
-    const fromMs = Math.max(cursorMs, nowMs - MAX_CATCH_UP_MINUTES * MINUTE_MS);
+    const fromMs = Math.max(cursorMs, nowMs - MAX_REPLAY_MINUTES * MINUTE_MS);
     const coverings =
       typeof options.coverings === 'function' ? options.coverings() : options.coverings;
+    const maxAgeMs = new Map(coverings.map((c) => [c.jobId, c.maxEventAgeSeconds * 1000]));
     for (const fire of scheduledFires(coverings, new Date(fromMs), new Date(nowMs))) {
+      const ageMs = timers.now().getTime() - fire.at.getTime();
+      const maxMs =
+        fire.kind === 'sweep' ? SWEEP_MAX_EVENT_AGE_SECONDS * 1000 : maxAgeMs.get(fire.jobId);
+      if (maxMs !== undefined && ageMs > maxMs) continue;
       await options.fire(fire, schedulerEvent(fire, ++sequence));
     }
     cursorMs = Math.max(cursorMs, nowMs);

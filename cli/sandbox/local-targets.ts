@@ -75,7 +75,9 @@ export interface LocalTargets {
 export class LocalTargetRefusedError extends Error {
   override readonly name = 'LocalTargetRefusedError';
   constructor(readonly jobId: string) {
-    super(`sandbox target of '${jobId}' refuses deliveries (zonecron sandbox --fail ${jobId})`);
+    super(
+      `sandbox target of '${jobId}' refuses deliveries (zonecron sandbox fail ${jobId}; zonecron sandbox heal ${jobId} undoes it)`,
+    );
   }
 }
 

@@ -16,8 +16,8 @@ import {
   tickInput,
 } from '../../infra/constructs/schedule-inputs.ts';
 import { coveringSchedule } from '../../infra/covering/covering-cron.ts';
-import type { CoveringTicks } from '../simulation/events.ts';
 import { engineCronOf } from './aws-cron.ts';
+import { maxEventAgeSecondsOf, type SandboxCovering } from './local-scheduler.ts';
 
 /** One schedule of the group, as `GetSchedule` answers for it. */
 export interface SandboxSchedule {
@@ -71,7 +71,7 @@ export interface SandboxSchedules {
   /** Deletes a job's schedule, as `DeleteSchedule` does; the sweep is refused. */
   delete(name: string): void;
   /** The enabled jobs' schedules as the local scheduler fires them, read at each of its wakes. */
-  coverings(): readonly CoveringTicks[];
+  coverings(): readonly SandboxCovering[];
 }
 
 /** The group's name in the sandbox's stack (its output `ScheduleGroupName`). */
@@ -160,7 +160,11 @@ export function createSandboxSchedules(
     coverings: () =>
       [...byName.values()]
         .filter((s) => s.state === 'ENABLED' && s.name !== SWEEP_SCHEDULE_NAME)
-        .map((s) => ({ jobId: s.name, cron: s.cron })),
+        .map((s) => ({
+          jobId: s.name,
+          cron: s.cron,
+          maxEventAgeSeconds: maxEventAgeSecondsOf(jobs.find((job) => job.id === s.name)),
+        })),
   };
 }
 

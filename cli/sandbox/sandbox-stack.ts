@@ -20,11 +20,12 @@ import type { AppMetrics } from '#shared/metrics.ts';
 import { localDispatcher, localRecorder, tableLedgers } from '../local-world/index.ts';
 import type { ScheduledFire } from '../simulation/events.ts';
 import { runLocalScheduler, type SandboxTimers } from './local-scheduler.ts';
-import { createLocalTargets, type LocalTargets, type TargetBehaviour } from './local-targets.ts';
+import { createLocalTargets, type LocalTargets } from './local-targets.ts';
 import { deadLetterLine, notificationLine } from './sandbox-lines.ts';
 import { createSandboxSchedules, type SandboxSchedules } from './sandbox-schedules.ts';
 import { SANDBOX_STACK, stackRoutes } from './stack-endpoint.ts';
 import { SANDBOX, type Sandbox } from './start-sandbox.ts';
+import { createTargetBehaviours, type TargetBehaviours } from './target-behaviours.ts';
 import { startTargetEndpoint } from './target-endpoint.ts';
 
 /** What the sandbox's stack runs on. */
@@ -34,8 +35,11 @@ export interface SandboxStackOptions {
   readonly timers: SandboxTimers;
   /** One line per notification, dead letter and dispatcher error, as they happen. */
   readonly print: (line: string) => void;
-  /** @default every job's target succeeds */
-  readonly behaviourOf?: (jobId: string) => TargetBehaviour;
+  /**
+   * What each job's target does; the sandbox's endpoint changes it for the second shell.
+   * @default every job's target succeeds
+   */
+  readonly behaviours?: TargetBehaviours;
   /**
    * The instant the covering schedules and the served jobs bundle are computed at.
    *
@@ -53,9 +57,12 @@ export interface SandboxStack {
   readonly schedules: SandboxSchedules;
   /** The stack's name, as `--stack` takes it. */
   readonly stackName: string;
+  /** What each job's target does now. */
+  readonly behaviours: TargetBehaviours;
   /**
    * The endpoints of the local Lambda, Step Functions, EventBridge, CloudFormation and
-   * Scheduler, as `export` sets them.
+   * Scheduler, and the sandbox's own (`ZONECRON_SANDBOX_URL`, for `zonecron sandbox
+   * fail|hang|heal`), as `export` sets them.
    */
   readonly env: Readonly<Record<string, string>>;
   /** Settles when the scheduler stopped. */
@@ -64,15 +71,22 @@ export interface SandboxStack {
 }
 
 /**
+ * Decisions the dispatcher logs at error level that are signals of a run, not faults of the
+ * dispatcher: each is printed once, as the notification (or dead letter) it raises.
+ */
+const SIGNAL_DECISIONS: ReadonlySet<string> = new Set(['dead-lettered', 'stuck', 'missed']);
+
+/**
  * A logger that prints only errors, one short line each: the sandbox shows what on-call sees,
- * not every decision. A dead-lettered run is left out: its dead letter is printed.
+ * not every decision. A signal (a run stuck, missed, dead-lettered) is no error: its
+ * notification or its dead letter is the line printed.
  */
 function errorsOnly(print: (line: string) => void, part: string): AppLogger {
   return {
     info() {},
     warn() {},
     error(message, fields = {}) {
-      if (message === 'dead-lettered') return;
+      if (SIGNAL_DECISIONS.has(message)) return;
       const { jobId, key, lastError } = fields as Record<string, unknown>;
       const run = typeof key === 'string' ? ` run ${key.slice(0, 7)}` : '';
       const job = typeof jobId === 'string' ? ` (job '${jobId}'${run})` : '';
@@ -123,12 +137,14 @@ export async function startSandboxStack(options: SandboxStackOptions): Promise<S
     deadLetters,
     notifier,
   };
+  const behaviours =
+    options.behaviours ?? createTargetBehaviours(options.jobs.map((job) => job.id));
   const targets = createLocalTargets({
     clock: world.clock,
     sqs: clients.sqs,
     sns: clients.sns,
     topicArns: sandbox.targetTopics,
-    behaviourOf: options.behaviourOf ?? (() => 'succeed'),
+    behaviourOf: (jobId) => behaviours.of(jobId),
   });
   const { core: dispatcher } = localDispatcher(world, {
     ledger: ledgers.dispatcher,
@@ -159,7 +175,7 @@ export async function startSandboxStack(options: SandboxStackOptions): Promise<S
     synthTime,
     retentionDays: options.retentionDays ?? DEFAULT_RETENTION_DAYS,
   });
-  const endpoint = await startTargetEndpoint(targets, SANDBOX.host, routes);
+  const endpoint = await startTargetEndpoint(targets, SANDBOX.host, { behaviours, routes });
   const abort = new AbortController();
   const stopped = runLocalScheduler({
     coverings: () => schedules.coverings(),
@@ -174,12 +190,14 @@ export async function startSandboxStack(options: SandboxStackOptions): Promise<S
     targets,
     schedules,
     stackName: SANDBOX_STACK.stackName,
+    behaviours,
     env: {
       AWS_ENDPOINT_URL_LAMBDA: endpoint.url,
       AWS_ENDPOINT_URL_SFN: endpoint.url,
       AWS_ENDPOINT_URL_EVENTBRIDGE: endpoint.url,
       AWS_ENDPOINT_URL_CLOUDFORMATION: endpoint.url,
       AWS_ENDPOINT_URL_SCHEDULER: endpoint.url,
+      ZONECRON_SANDBOX_URL: endpoint.url,
     },
     stopped,
     async stop() {

@@ -65,7 +65,7 @@ const SCHEDULE = /^\/schedules\/([^/]+)$/;
  * The routes of the sandbox's stack, for `startTargetEndpoint`.
  *
  * @example
- * const endpoint = await startTargetEndpoint(targets, '127.0.0.1', stackRoutes(options));
+ * const endpoint = await startTargetEndpoint(targets, '127.0.0.1', { routes: stackRoutes(options) });
  * // zonecron describe report --stack Zonecron, with AWS_ENDPOINT_URL_… at endpoint.url
  */
 export function stackRoutes(options: StackEndpointOptions): EndpointRoute {

@@ -14,6 +14,15 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { LocalTargets } from './local-targets.ts';
 import type { EndpointRoute } from './stack-endpoint.ts';
+import { answerBehaviours, BEHAVIOURS_PATH, type TargetBehaviours } from './target-behaviours.ts';
+
+/** What the endpoint answers besides the local clients. */
+export interface EndpointExtras {
+  /** The targets' behaviours, read and set by `zonecron sandbox fail|hang|heal`. @default none */
+  readonly behaviours?: TargetBehaviours;
+  /** The stack's APIs (CloudFormation, Scheduler, Lambda GetFunction). @default none */
+  readonly routes?: EndpointRoute;
+}
 
 /** A running endpoint, until `close()`. */
 export interface TargetEndpoint {
@@ -34,15 +43,24 @@ function sendJson(response: ServerResponse, status: number, type: string, body: 
   response.end(JSON.stringify(body));
 }
 
-/** Answers one request with the local clients; an error as the JSON protocols spell one. */
+/**
+ * Answers one request with the local clients; an error as the JSON protocols spell one. Paths
+ * under `BEHAVIOURS_PATH` read and set the targets' behaviours (`zonecron sandbox fail …`);
+ * what the clients do not answer goes to the stack's routes.
+ */
 async function answer(
   targets: LocalTargets,
+  extras: EndpointExtras,
   request: IncomingMessage,
   response: ServerResponse,
-  routes: EndpointRoute | undefined,
 ) {
   const body = await bodyOf(request);
   const path = new URL(request.url ?? '/', 'http://sandbox').pathname;
+  const { behaviours, routes } = extras;
+  if (behaviours && path.startsWith(BEHAVIOURS_PATH)) {
+    const out = answerBehaviours(behaviours, request.method ?? 'GET', path, body.toString());
+    return sendJson(response, out.status, 'application/json', out.body);
+  }
   const invoke = LAMBDA_INVOKE.exec(path);
   const operation = request.headers['x-amz-target'];
   try {
@@ -74,19 +92,20 @@ async function answer(
 }
 
 /**
- * Starts the endpoint on a free loopback port.
+ * Starts the endpoint on a free loopback port; with `behaviours`, it also answers the second
+ * shell's `zonecron sandbox fail|hang|heal`, and with `routes` the stack's APIs.
  *
  * @example
- * const endpoint = await startTargetEndpoint(stack.targets, '127.0.0.1');
+ * const endpoint = await startTargetEndpoint(stack.targets, '127.0.0.1', { behaviours, routes });
  * endpoint.url //=> 'http://127.0.0.1:39021'
  */
 export async function startTargetEndpoint(
   targets: LocalTargets,
   host: string,
-  routes?: EndpointRoute,
+  extras: EndpointExtras = {},
 ): Promise<TargetEndpoint> {
   const server: Server = createServer((request, response) => {
-    void answer(targets, request, response, routes);
+    void answer(targets, extras, request, response);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -12,6 +12,8 @@ export interface OperatorRecord {
   readonly detail: string;
   /** Keys of the runs it delivered, in order. */
   readonly delivered: readonly string[];
+  /** The step said `force` (a `run` or `backfill` past a pause or beside a running run). */
+  readonly forced: boolean;
 }
 
 /** What one hostile event did (`simulate --json`'s `hostile`). */

@@ -66,8 +66,16 @@ export type OperatorStep =
       readonly job: string;
       readonly from: Date;
       readonly to: Date;
+      /** `--force`: deliver despite a pause and a run still running (cli/aws/run-guards.ts). */
+      readonly force: boolean;
     }
-  | { readonly at: Date; readonly action: 'run'; readonly job: string }
+  | {
+      readonly at: Date;
+      readonly action: 'run';
+      readonly job: string;
+      /** `--force`: deliver despite a pause and a run still running (cli/aws/run-guards.ts). */
+      readonly force: boolean;
+    }
   | { readonly at: Date; readonly action: 'redrive'; readonly job: string; readonly run: Date }
   | {
       readonly at: Date;

@@ -71,6 +71,9 @@ function operatorStepOf(step: ParsedPlan['operator'][number]): OperatorStep {
       return { ...step, reason: step.reason ?? 'simulated pause', until: step.until };
     case 'resume':
       return { ...step, catchUp: step.catchUp ?? false };
+    case 'run':
+    case 'backfill':
+      return { ...step, force: step.force ?? false };
     default:
       return step;
   }

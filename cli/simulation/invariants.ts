@@ -179,13 +179,15 @@ const definitionWhen = (input: OutcomeInput, job: JobDefinition, at: Date) =>
   jobAt(input, job.id, at.getTime()) ?? job;
 
 /**
- * `concurrency: forbid`: a run starts only after the previous one finished or ran out of time.
+ * `concurrency: forbid`: a run starts only after the previous one finished or ran out of time,
+ * but for a run an operator forced beside it (`run --force`, `backfill --force`).
  *
  * @example
  * forbidHeld(input).detail //=> '1 forbid job'
  */
 export function forbidHeld(input: OutcomeInput): Invariant {
   const broken: string[] = [];
+  const forced = new Set(input.operator.filter((o) => o.forced).flatMap((o) => o.delivered));
   for (const job of forbidJobs(input)) {
     const deliveries = input.deliveries
       .filter((d) => d.envelope.jobId === job.id)
@@ -193,6 +195,7 @@ export function forbidHeld(input: OutcomeInput): Invariant {
     deliveries.forEach((current, i) => {
       const previous = deliveries[i - 1];
       if (!previous || previous.envelope.key === current.envelope.key) return;
+      if (forced.has(current.envelope.key)) return;
       if (definitionWhen(input, job, current.deliveredAt).concurrency !== 'forbid') return;
       const then = definitionWhen(input, job, previous.deliveredAt);
       if (current.deliveredAt.getTime() < endOf(then, previous, input.completions)) {

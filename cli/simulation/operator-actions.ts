@@ -1,6 +1,14 @@
 import type { DeadLetterMessage } from '#jobs/dead-letters.ts';
 import type { JobDefinition } from '#jobs/job.ts';
-import { createDynamoLedger, type Ledger } from '#ledger/index.ts';
+import {
+  createDynamoLedger,
+  decodeRun,
+  LEDGER_BY_JOB_INDEX,
+  LEDGER_BY_JOB_PARTITION_KEY,
+  LEDGER_BY_JOB_SORT_KEY,
+  type Ledger,
+  type LedgerStore,
+} from '#ledger/index.ts';
 import { NotARunError, UnknownJobError } from '../../functions/dispatcher/dispatch.ts';
 import { periodBucket } from '../../functions/schedule/index.ts';
 import {
@@ -16,6 +24,7 @@ import type { QueuedDeadLetter } from '../aws/dead-letter-queue.ts';
 import { type JobControlDeps, pauseJob, resumeJob } from '../aws/job-control.ts';
 import { operatorDispatcherOf } from '../aws/operator-dispatcher.ts';
 import { createOperatorLog, type OperatorLog } from '../aws/operator-log.ts';
+import { checkGuards, type GuardReader, readGuardStateFrom } from '../aws/run-guards.ts';
 import { CliError, describeError } from '../errors.ts';
 import { describeOutcome } from '../format/outcome.ts';
 import { findJob } from '../schedule-input.ts';
@@ -42,9 +51,11 @@ type Done = Pick<OperatorRecord, 'ok' | 'detail'>;
 
 /**
  * Runs one operator action at the simulated now, through the code of the `zonecron` command
- * of that name (cli/aws/: job-control, backfill, the operator dispatcher, the dead-letter
- * actions) against the window's ledger and the simulation's targets and queue, with the jobs
- * deployed now. What a command refuses (a `CliError`, an unknown job or instant) is recorded,
+ * of that name (cli/aws/: job-control, backfill, the run guards, the operator dispatcher, the
+ * dead-letter actions) against the window's ledger and the simulation's targets and queue,
+ * with the jobs deployed now. A `run` or `backfill` of a paused job, or of a `forbid` job
+ * whose run is still running, is refused as the command refuses it, unless the step says
+ * `force`. What a command refuses (a `CliError`, an unknown job or instant) is recorded,
  * not thrown; anything else is a bug the simulation found, and stops it.
  *
  * @example
@@ -70,6 +81,7 @@ export async function performOperatorStep(world: WindowWorld, step: OperatorStep
     jobId: step.job,
     ...done,
     delivered: sim.deliveries.slice(before).map((d) => d.envelope.key),
+    forced: 'force' in step && step.force,
   });
 }
 
@@ -109,9 +121,11 @@ type Action<A extends OperatorStep['action']> = (
 
 const ACTIONS: { [A in OperatorStep['action']]: Action<A> } = {
   backfill: backfill,
-  run: async (ctx) => {
+  run: async (ctx, step) => {
+    const overridden = await guard(ctx, step.force, 'run');
     const outcome = await ctx.dispatcher().runManually({ jobId: ctx.job.id });
-    return { ok: outcome.outcome === 'dispatched', detail: describeOutcome(outcome) };
+    const detail = [describeOutcome(outcome), overridden].filter(Boolean).join('; ');
+    return { ok: outcome.outcome === 'dispatched', detail };
   },
   redrive: redrive,
   discard: discard,
@@ -138,9 +152,12 @@ async function backfill(
 ): Promise<Done> {
   const now = ctx.world.sim.clock();
   const occurrences = backfillRuns(ctx.job, step.from, step.to, now, DEFAULT_BACKFILL_MAX_RUNS);
+  const overridden = await guard(ctx, step.force, 'backfill');
   const runs = await withLedgerState(ctx.ledger, ctx.job, occurrences);
   const report = await deliverBackfill(ctx.dispatcher(), ctx.job, runs);
-  const detail = backfillLogDetail(step.from, step.to, report);
+  const detail = [backfillLogDetail(step.from, step.to, report), overridden]
+    .filter(Boolean)
+    .join('; ');
   if (report.outcomes.length > 0) {
     await ctx.log.record({
       jobId: ctx.job.id,
@@ -153,6 +170,36 @@ async function backfill(
     });
   }
   return { ok: report.stopped === undefined, detail };
+}
+
+/**
+ * The guards of `zonecron run` and `backfill` at the simulated now: a pause, or a `forbid`
+ * job's run still running, refuses the step (a `RunGuardError`, recorded as the command's
+ * refusal) unless it says `force`; returns what `force` overrode.
+ */
+async function guard(
+  ctx: OperatorContext,
+  force: boolean,
+  command: 'run' | 'backfill',
+): Promise<string> {
+  const reader: GuardReader = { ledger: ctx.ledger, recentRuns: recentRunsIn(ctx.world.store) };
+  const state = await readGuardStateFrom(reader, ctx.job, ctx.world.sim.clock());
+  return checkGuards(ctx.job, state, { force }, command);
+}
+
+/** A job's runs at or after `since` in the window's table, newest first (`byJob`). */
+function recentRunsIn(store: LedgerStore): GuardReader['recentRuns'] {
+  return async (jobId, since, limit) => {
+    const items = await store.query({
+      index: LEDGER_BY_JOB_INDEX,
+      keyCondition: '#job = :job AND #at >= :since',
+      names: { '#job': LEDGER_BY_JOB_PARTITION_KEY, '#at': LEDGER_BY_JOB_SORT_KEY },
+      values: { ':job': { S: jobId }, ':since': { S: since.toISOString() } },
+      limit,
+      newestFirst: true,
+    });
+    return items.map(decodeRun);
+  };
 }
 
 /** `zonecron resume JOB [--catch-up]`. */

@@ -35,8 +35,15 @@ export const HOSTILE_LIMITS = { depth: 1_000_000, bytes: 64 * 1024 * 1024 } as c
 function operatorSchema() {
   const job = z.string().min(1);
   return z.discriminatedUnion('action', [
-    z.strictObject({ at: instant, action: z.literal('backfill'), job, from: instant, to: instant }),
-    z.strictObject({ at: instant, action: z.literal('run'), job }),
+    z.strictObject({
+      at: instant,
+      action: z.literal('backfill'),
+      job,
+      from: instant,
+      to: instant,
+      force: z.boolean().optional(),
+    }),
+    z.strictObject({ at: instant, action: z.literal('run'), job, force: z.boolean().optional() }),
     z.strictObject({ at: instant, action: z.literal('redrive'), job, run: instant }),
     z.strictObject({
       at: instant,

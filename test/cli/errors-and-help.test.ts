@@ -169,6 +169,9 @@ describe('zonecron --help', () => {
       ['resume'],
       ['backfill'],
       ['sandbox'],
+      ['sandbox', 'fail'],
+      ['sandbox', 'hang'],
+      ['sandbox', 'heal'],
       ['completion'],
     ].map((command) => [command.join(' '), command] as const),
   )('shows an example for %s, within 80 columns', async (_name, command) => {

@@ -33,6 +33,7 @@ const FAILURES = [
     code: 'usage',
   },
   { command: 'sandbox', args: ['sandbox', '--sqs-port', '99999'], code: 'usage' },
+  { command: 'sandbox fail', args: ['sandbox', 'fail', 'nightly'], code: 'failure' },
   { command: 'an unknown option', args: ['next', '--frobnicate'], code: 'usage' },
 ] as const;
 

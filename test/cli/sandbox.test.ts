@@ -87,6 +87,7 @@ describe('zonecron sandbox', () => {
       'AWS_REGION',
       'AWS_SECRET_ACCESS_KEY',
       'ZONECRON_DLQ_URL',
+      'ZONECRON_SANDBOX_URL',
       'ZONECRON_TABLE',
     ]);
 
@@ -113,11 +114,37 @@ describe('zonecron sandbox', () => {
       drift: [],
     });
 
+    const failing = await runCli(['sandbox', 'fail', 'report'], { env });
+    expect(failing.stdout).toBe(
+      "the sandbox's target of 'report' now fails (before: succeeds); zonecron sandbox heal report undoes it\n",
+    );
+    const typo = await runCli(['sandbox', 'hang', 'reprot'], { env });
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toBe(
+      "zonecron: error: the sandbox runs no job 'reprot'; did you mean 'report'? (jobs: report)\n",
+    );
+
     const exit = new Promise<number | null>((resolve) => sandbox.once('exit', resolve));
     sandbox.kill('SIGINT');
     expect(await exit).toBe(130);
     expect(await portIsClosed(env.AWS_ENDPOINT_URL_DYNAMODB ?? '')).toBe(true);
     expect(await portIsClosed(env.AWS_ENDPOINT_URL_SQS ?? '')).toBe(true);
+  });
+
+  it('says where the sandbox is missing when sandbox fail runs in a shell without its export lines (exit 1)', async () => {
+    const result = await runCli(['sandbox', 'heal', 'report']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      "zonecron: error: ZONECRON_SANDBOX_URL is not set: run the export lines 'zonecron sandbox' printed in this shell first\n",
+    );
+  });
+
+  it('refuses a sandbox command it does not have, with the closest one (exit 2)', async () => {
+    const result = await runCli(['sandbox', 'fial', 'report']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      "zonecron: error: unknown sandbox command 'fial'; did you mean 'fail'? (commands: fail, hang, heal)\n",
+    );
   });
 
   it('refuses --fail of a job the jobs file does not have, before starting anything (exit 2)', async () => {

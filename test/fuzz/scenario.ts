@@ -730,7 +730,12 @@ export function deployFiles(s: FuzzScenario): [string, string][] {
  * faultsYaml(scenario) //=> 'seed: 4242\noutages:\n  - from: 2027-03-28T00:10:30Z\n…'
  */
 export function faultsYaml(s: FuzzScenario): string {
-  return stringify(s.faults, { lineWidth: 0 });
+  // The model knows no run guards (a paused job, a forbid job's run still running): it holds
+  // what a run or a backfill does once an operator decided it, as `--force` does.
+  const operator = s.faults.operator?.map((entry) =>
+    entry.action === 'redrive' ? entry : { ...entry, force: true },
+  );
+  return stringify(operator ? { ...s.faults, operator } : s.faults, { lineWidth: 0 });
 }
 
 /**

@@ -6,6 +6,7 @@ import { tableLedgers } from '../../../cli/local-world/index.ts';
 import type { SandboxTimers } from '../../../cli/sandbox/local-scheduler.ts';
 import type { TargetBehaviour } from '../../../cli/sandbox/local-targets.ts';
 import { type SandboxStack, startSandboxStack } from '../../../cli/sandbox/sandbox-stack.ts';
+import { createTargetBehaviours } from '../../../cli/sandbox/target-behaviours.ts';
 import { runCli } from '../../cli/run-cli.ts';
 import { type SandboxCli, sandboxClients, startSandboxCli } from '../../cli/sandbox-cli.ts';
 import { queueBodies } from '../../support/fauxqs.ts';
@@ -109,7 +110,10 @@ describe('the sandbox stack, on a clock the test moves', () => {
       jobs: env.jobs,
       timers,
       print: (line) => lines.push(line),
-      behaviourOf: (jobId) => BEHAVIOUR[jobId] ?? 'succeed',
+      behaviours: createTargetBehaviours(
+        env.jobs.map((job) => job.id),
+        BEHAVIOUR,
+      ),
       synthTime: start,
     });
     await reachedEnd;

@@ -24,12 +24,12 @@ function testTimers(start: string, end: string, lateByMs = 0) {
 }
 
 async function firedEvents(
-  coverings: { jobId: string; cron: string }[],
+  coverings: { jobId: string; cron: string; maxEventAgeSeconds?: number }[],
   timers: ReturnType<typeof testTimers>,
 ) {
   const events: object[] = [];
   await runLocalScheduler({
-    coverings,
+    coverings: coverings.map((c) => ({ maxEventAgeSeconds: 86_400, ...c })),
     timers: timers.timers,
     signal: timers.signal,
     fire: async (_fire, event) => {
@@ -55,15 +55,44 @@ describe('runLocalScheduler', () => {
     ]);
   });
 
-  it('catches up at most five minutes when the clock jumped, as Scheduler replays no night', async () => {
-    const timers = testTimers('2026-12-02T10:00:00Z', '2026-12-02T10:01:00Z', 10 * 60_000);
+  it('after a jump, replays only the sweep of the last minute, as its one-minute event age allows', async () => {
+    const timers = testTimers('2026-12-02T10:00:00Z', '2026-12-02T10:01:00Z', 10 * 60_000 + 30_000);
     const events = await firedEvents([], timers);
+    expect(events).toEqual([{ sweep: true, scheduledTime: '2026-12-02T10:11:00Z' }]);
+  });
+
+  it("after a jump, replays a job's ticks late within its maximum event age, then the sweep", async () => {
+    const timers = testTimers('2026-12-02T10:00:00Z', '2026-12-02T10:01:00Z', 20 * 60_000 + 30_000);
+    const events = await firedEvents(
+      [
+        { jobId: 'quarterly', cron: '*/15 * * * *', maxEventAgeSeconds: 86_400 },
+        { jobId: 'short-window', cron: '*/5 * * * *', maxEventAgeSeconds: 10 * 60 },
+      ],
+      timers,
+    );
+    // The clock is at 10:21:30: short-window's ticks of 10:05 and 10:10 are older than 10 minutes.
+    expect(events.map((e) => Object.values(e).slice(0, 2).join(' '))).toEqual([
+      'quarterly 2026-12-02T10:15:00Z',
+      'short-window 2026-12-02T10:15:00Z',
+      'short-window 2026-12-02T10:20:00Z',
+      'true 2026-12-02T10:21:00Z',
+    ]);
+  });
+
+  it('replays at most the last hour of ticks after a longer jump', async () => {
+    const timers = testTimers(
+      '2026-12-02T10:00:00Z',
+      '2026-12-02T10:01:00Z',
+      3 * 3_600_000 + 30_000,
+    );
+    const events = await firedEvents(
+      [{ jobId: 'hourly', cron: '0 * * * *', maxEventAgeSeconds: 86_400 }],
+      timers,
+    );
+    // 13:01:30: the ticks of 11:00 and 12:00 are more than an hour old; the sweep decides their runs.
     expect(events.map((e) => (e as { scheduledTime: string }).scheduledTime)).toEqual([
-      '2026-12-02T10:07:00Z',
-      '2026-12-02T10:08:00Z',
-      '2026-12-02T10:09:00Z',
-      '2026-12-02T10:10:00Z',
-      '2026-12-02T10:11:00Z',
+      '2026-12-02T13:00:00Z',
+      '2026-12-02T13:01:00Z',
     ]);
   });
 });
@@ -87,7 +116,7 @@ describe('sandboxCoverings', () => {
       'jobs.yaml',
     );
     expect(sandboxCoverings(jobs, new Date('2026-01-01T00:00:00Z'))).toEqual([
-      { jobId: 'berlin', cron: '30 0,1 * * *' },
+      { jobId: 'berlin', cron: '30 0,1 * * *', maxEventAgeSeconds: 86_400 },
     ]);
   });
 });

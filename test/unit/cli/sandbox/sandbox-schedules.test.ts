@@ -74,7 +74,10 @@ describe('createSandboxSchedules', () => {
     schedules.update('berlin', { expression: 'cron(30 0,1 * * ? *)', state: 'DISABLED' });
     const hourly = schedules.update('hourly', { expression: 'cron(15 9 ? * 2-6 *)' });
     expect(hourly).toMatchObject({ state: 'ENABLED', lastModifiedAt: EDITED });
-    expect(schedules.coverings()).toEqual([{ jobId: 'hourly', cron: '15 9 ? * 1-5' }]);
+    // Still fired with the job's maximum event age: its catch-up window, a day by default.
+    expect(schedules.coverings()).toEqual([
+      { jobId: 'hourly', cron: '15 9 ? * 1-5', maxEventAgeSeconds: 86_400 },
+    ]);
   });
 
   it('fires no deleted schedule, and fires one created again', () => {
