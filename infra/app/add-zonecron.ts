@@ -181,3 +181,5 @@ function nagLines(violations: readonly PolicyViolation[]): string[] {
     ),
   ];
 }
+
+export { DEFAULT_STACK_NAME, type ZonecronInstallation } from './zonecron-app.ts';
