@@ -145,7 +145,7 @@ npx cdk deploy --all
 \`\`\`
 
 To roll back, put the previous version back in \`package.json\`, \`npm install\`, and deploy
-again. \`npx zonecron describe <job-id>\` against the stack says which version is deployed.
+again. \`npx zonecron list --stack Zonecron\` says which version is deployed.
 What a version bump changes, and what to read before one:
 \`node_modules/zonecron/docs/deploy.md\` ("Upgrading").
 `;

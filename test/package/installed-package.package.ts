@@ -154,7 +154,17 @@ process.stdout.write(p.runs[0].at.toISOString());`;
     expect(result.stdout).toBe('2027-03-28T01:30:00.000Z');
   });
 
-  it("type-checks bin/app.ts against the package's declarations", () => {
+  it("type-checks bin/app.ts and a script of the team's against the package's declarations", () => {
+    writeFileSync(
+      join(team, 'bin/next-runs.ts'),
+      `import { loadJobsFile, previewRuns, type RunPreview } from 'zonecron';
+const [job] = loadJobsFile('jobs.yaml').jobs;
+if (job !== undefined) {
+  const preview: RunPreview = previewRuns({ cron: job.schedule, timezone: job.timezone }, new Date(), 3);
+  console.log(preview.runs.map((run) => run.at.toISOString()));
+}
+`,
+    );
     writeFileSync(
       join(team, 'tsconfig.check.json'),
       JSON.stringify({
@@ -167,7 +177,7 @@ process.stdout.write(p.runs[0].at.toISOString());`;
           skipLibCheck: true,
           types: [],
         },
-        files: ['bin/app.ts'],
+        files: ['bin/app.ts', 'bin/next-runs.ts'],
       }),
     );
     const tsc = join(REPO_ROOT, 'node_modules/typescript/bin/tsc');
@@ -189,6 +199,17 @@ process.stdout.write(p.runs[0].at.toISOString());`;
     expect(templatesOf(teamOut)).toEqual(templatesOf(repoOut));
     expect(templatesOf(teamOut).size).toBe(2);
     expect(lambdaCodeOf(teamOut)).toEqual(lambdaCodeOf(repoOut));
+    const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+      version: string;
+    };
+    const assets = readdirSync(teamOut).filter((d) => d.startsWith('asset.'));
+    expect(assets).toHaveLength(2);
+    for (const asset of assets) {
+      const jobs = JSON.parse(readFileSync(join(teamOut, asset, 'jobs.json'), 'utf8')) as {
+        zonecronVersion?: string;
+      };
+      expect(jobs.zonecronVersion).toBe(version);
+    }
   });
 });
 
