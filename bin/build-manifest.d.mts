@@ -16,5 +16,8 @@ export const MANIFEST_FILE: string;
 /** The size and modification time of each file, as the manifest records them. */
 export function stampSources(root: string, files: readonly string[]): Record<string, SourceStamp>;
 
-/** The bundle's entry when the build exists and matches the sources, else why not. */
+/**
+ * The bundle's entry when the build exists and matches the sources (or, in an installed
+ * package, when it exists: the sources are not shipped), else why not.
+ */
 export function freshBuild(root: string): { entry: string } | { stale: string };

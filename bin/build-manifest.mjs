@@ -6,6 +6,9 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
+/** The CLI's source entry; an installed package ships the bundle without it. */
+const SOURCE_ENTRY = 'cli/main.ts';
+
 /** Where the bundle goes, relative to the repository root. */
 export const BUILD_DIR = 'dist/cli';
 /** The bundle's entry file, inside `BUILD_DIR`. */
@@ -53,10 +56,17 @@ function changedSource(root, sources) {
  * preserved also makes the bundle differ from the sources. A file added later can only take
  * effect through an import in a file the bundle has, whose stamp then changes.
  *
+ * A package installed from npm has the bundle and not the CLI's sources (package.json
+ * `files`): there is nothing for the bundle to be stale against, and npm gives every file of
+ * a tarball the same modification time, so the stamps could not match anyway.
+ *
  * @param {string} root repository root
  * @returns {{ entry: string } | { stale: string }}
  */
 export function freshBuild(root) {
+  const entry = join(root, BUILD_DIR, BUILD_ENTRY);
+  const hasSources = statSync(join(root, SOURCE_ENTRY), { throwIfNoEntry: false }) !== undefined;
+  if (!hasSources && statSync(entry, { throwIfNoEntry: false })) return { entry };
   let manifest;
   try {
     manifest = JSON.parse(readFileSync(join(root, BUILD_DIR, MANIFEST_FILE), 'utf8'));
@@ -70,7 +80,6 @@ export function freshBuild(root) {
   }
   const changed = changedSource(root, sources);
   if (changed) return { stale: `${changed} changed since the build` };
-  const entry = join(root, BUILD_DIR, BUILD_ENTRY);
   if (!statSync(entry, { throwIfNoEntry: false })) return { stale: `${entry} is missing` };
   return { entry };
 }

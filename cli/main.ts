@@ -16,6 +16,7 @@ import { registerDescribe } from './commands/describe.ts';
 import { registerDlq } from './commands/dlq.ts';
 import { registerExplain } from './commands/explain.ts';
 import { registerHistory } from './commands/history.ts';
+import { registerInit } from './commands/init.ts';
 import { registerList } from './commands/list.ts';
 import { registerNext } from './commands/next.ts';
 import { registerPause } from './commands/pause.ts';
@@ -50,6 +51,7 @@ function buildProgram(): Command {
       outputError: (text, write) => write(`zonecron: ${oneLine(text)}\n`),
     })
     .exitOverride();
+  registerInit(program);
   registerNext(program);
   registerExplain(program);
   registerValidate(program);

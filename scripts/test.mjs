@@ -25,8 +25,13 @@ const ZONE_SENSITIVE = [
  *   read with an explicit zone (Date.UTC, formatToParts with timeZone); what it covers is the
  *   zone data, not the process's zone, which the other engine suites cover under both zones.
  * - test/unit/shared/metrics.test.ts: the metrics' records carry names and counts, no time.
+ * - test/unit/shared/logger.test.ts: checks which fields a log line has, in a child process.
  */
-const ZONE_FREE = ['test/unit/schedule/zone-scan.test.ts', 'test/unit/shared/metrics.test.ts'];
+const ZONE_FREE = [
+  'test/unit/schedule/zone-scan.test.ts',
+  'test/unit/shared/metrics.test.ts',
+  'test/unit/shared/logger.test.ts',
+];
 
 /** The test files of `folders`, without `left`, as vitest filters. */
 function testFiles(folders, left) {

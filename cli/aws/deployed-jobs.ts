@@ -13,6 +13,8 @@ export interface DeployedJobs {
   readonly retentionDays: number | undefined;
   /** When the bundle was synthesized (UTC ISO), or '' for an old bundle. */
   readonly synthesizedAt: string;
+  /** The zonecron version synth ran (`jobs.json`), absent from an older bundle. */
+  readonly zonecronVersion?: string;
 }
 
 /** The deployed jobs could not be read: no permission, no such function, a damaged package. */
@@ -68,6 +70,7 @@ export async function readDeployedJobs(
       jobs: bundle.jobs,
       retentionDays: Number.isInteger(days) && days > 0 ? days : undefined,
       synthesizedAt: bundle.synthesizedAt,
+      ...(bundle.zonecronVersion === undefined ? {} : { zonecronVersion: bundle.zonecronVersion }),
     };
   } catch (error) {
     throw new DeployedJobsError(stack.stackName, describeError(error, connection.clients), {

@@ -16,6 +16,8 @@ export interface OperatedJobs {
   /** Days the ledger keeps a run: the dispatcher's, else the file's. */
   readonly retentionDays: number;
   readonly source: 'deployed' | 'file';
+  /** The zonecron version the deployed jobs were synthesized with, when deployed and recorded. */
+  readonly zonecronVersion?: string;
 }
 
 /** The jobs acted on, and the local jobs file when it was read beside deployed ones. */
@@ -67,6 +69,9 @@ export async function loadOperatedJobs(
     jobs: deployed.jobs,
     retentionDays: deployed.retentionDays ?? local?.retentionDays ?? DEFAULT_RETENTION_DAYS,
     source: 'deployed',
+    ...(deployed.zonecronVersion === undefined
+      ? {}
+      : { zonecronVersion: deployed.zonecronVersion }),
   };
   return { jobs, local };
 }

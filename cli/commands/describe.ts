@@ -110,7 +110,14 @@ export async function buildDescription(
       now: context.now,
       retentionDays: config.retentionDays,
     });
-    return describeJob({ ...offline, ...deployed });
+    const { deployedVersionNote } = await import('../deployed/deployed-version.ts');
+    const version =
+      'zonecronVersion' in config
+        ? deployedVersionNote(deployment.connection.stackName, config.zonecronVersion)
+        : undefined;
+    if (version === undefined) return describeJob({ ...offline, ...deployed });
+    const notes = [version, ...deployed.deployment.notes];
+    return describeJob({ ...offline, ...deployed, deployment: { ...deployed.deployment, notes } });
   } finally {
     deployment?.connection.destroy();
   }

@@ -109,7 +109,7 @@ function offlineOf(note: string): JobListInput['deployment'] {
  */
 export async function readJobListInput(
   deployment: Deployment,
-  config: Pick<OperatedJobs, 'file' | 'jobs'>,
+  config: Pick<OperatedJobs, 'file' | 'jobs' | 'zonecronVersion'>,
   at: { readonly now: Date; readonly after: Date; readonly compare: boolean },
 ): Promise<JobListInput> {
   const { readPauseStates } = await import('../aws/job-control.ts');
@@ -125,7 +125,10 @@ export async function readJobListInput(
     ),
     readSchedules(deployment, config, at),
   ]);
-  const { connection, ledger, scheduleGroup, notes } = deployment;
+  const { connection, ledger, scheduleGroup } = deployment;
+  const { deployedVersionNote } = await import('../deployed/deployed-version.ts');
+  const version = deployedVersionNote(connection.stackName, config.zonecronVersion);
+  const notes = version === undefined ? deployment.notes : [version, ...deployment.notes];
   return {
     ...offlineInput(config, at.after),
     pauses,

@@ -18,6 +18,8 @@ export interface JobsBundle {
   readonly jobs: readonly JobDefinition[];
   /** The IANA time-zone data version synth ran with (`process.versions.tz`), or `unknown`. */
   readonly zoneDataVersion: string;
+  /** The zonecron package synth ran (package.json `version`); absent from older bundles. */
+  readonly zonecronVersion?: string;
   /** The Node.js and ICU synth ran on (`process.version`, `process.versions.icu`), for logs. */
   readonly platform: ZoneDataPlatform;
   /**
@@ -213,6 +215,7 @@ function parseBundle(name: string, text: Buffer): JobsBundle {
     version: 2,
     jobs: parsed.jobs,
     zoneDataVersion: parsed.zoneDataVersion ?? 'unknown',
+    ...(parsed.zonecronVersion === undefined ? {} : { zonecronVersion: parsed.zonecronVersion }),
     platform: parsed.platform ?? UNKNOWN_PLATFORM,
     fingerprints: typeof parsed.fingerprints === 'string' ? parsed.fingerprints : '',
     zones: parsed.zones ?? {},

@@ -16,17 +16,34 @@ export interface AppLogger {
 }
 
 /**
+ * The zonecron version a Lambda was bundled from, or undefined when run from its sources.
+ *
+ * Not read from the environment at run time: the Lambda bundling (`infra/packaging/
+ * bundling.ts`) replaces `process.env.ZONECRON_VERSION` with the package's version, a literal
+ * in the bundle, so the code of a deployed function says which zonecron made it.
+ */
+export const BUNDLED_ZONECRON_VERSION: string | undefined = process.env.ZONECRON_VERSION;
+
+/**
  * A Powertools logger for one of zonecron's Lambdas.
  *
  * Level from `POWERTOOLS_LOG_LEVEL` / `LOG_LEVEL` (default INFO); output is one JSON object per
- * line, which CloudWatch Logs Insights queries field by field.
+ * line, which CloudWatch Logs Insights queries field by field. Every line carries
+ * `zonecronVersion` (persistent key) when the function was bundled, so logs before and after
+ * an upgrade are told apart.
  *
  * @example
  * const logger = createLogger('zonecron-dispatcher');
  * logger.info('dispatched', { jobId: 'daily', key: '9f…' });
  */
-export function createLogger(serviceName: string): AppLogger {
-  const logger = new Logger({ serviceName });
+export function createLogger(
+  serviceName: string,
+  version: string | undefined = BUNDLED_ZONECRON_VERSION,
+): AppLogger {
+  const logger = new Logger({
+    serviceName,
+    ...(version === undefined ? {} : { persistentKeys: { zonecronVersion: version } }),
+  });
   return {
     info: (message, fields = {}) => logger.info(message, fields),
     warn: (message, fields = {}) => logger.warn(message, fields),

@@ -4,14 +4,20 @@
  * `zonecron validate`, the cost estimate, the benchmark and the tests all build it here.
  */
 
-import { App } from 'aws-cdk-lib';
-import type { AwsSolutionsChecks } from 'cdk-nag';
+import {
+  App,
+  type Environment,
+  type IPolicyValidationPlugin,
+  type PolicyValidationPluginReport,
+  type Stack,
+  Validations,
+} from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
 import type { JobDefinition } from '#jobs/job.ts';
 import { type LambdaTargetRef, lambdaTargetRef } from '#jobs/target-arn.ts';
 import { DEFAULT_STACK_NAME } from '#shared/defaults.ts';
 import type { JobsConfig } from '../config/load-jobs.ts';
 import { lambdaRetriesOf } from '../constructs/completion-tracking.ts';
-import { addNagChecks } from '../constructs/nag.ts';
 import { onCallTopicArn } from '../constructs/on-call-topic.ts';
 import { type CoveringDetails, coveringDetails } from '../covering/covering-cron.ts';
 import { InfraError } from '../errors/infra-error.ts';
@@ -70,6 +76,12 @@ export interface ZonecronInstallationOptions {
   readonly config: JobsConfig;
   /** @default DEFAULT_STACK_NAME */
   readonly stackName?: string;
+  /**
+   * The account and region of the installation's stacks.
+   *
+   * @default - environment-agnostic
+   */
+  readonly env?: Environment;
 }
 
 /** Options of {@link createZonecronApp}. */
@@ -112,14 +124,42 @@ export function createZonecronApp(options: ZonecronAppOptions): {
   const named = options.installations.map((installation) => ({
     config: installation.config,
     stackName: installation.stackName ?? DEFAULT_STACK_NAME,
+    env: installation.env,
   }));
   checkStackNames(named.map((installation) => installation.stackName));
   const owners = invokeConfigOwners(named);
-  const installations = named.map(({ config, stackName }) =>
-    buildInstallation(app, config, stackName, options.synthTime, owners),
+  const installations = named.map(({ config, stackName, env }) =>
+    buildInstallation(app, { config, stackName, env }, options.synthTime, owners),
   );
-  const nag = addNagChecks(app);
+  const nag = addScopedNagChecks(
+    app,
+    installations.flatMap(({ main, shards }) => [main, ...shards]),
+  );
   return { app, installations, nag };
+}
+
+/**
+ * Registers cdk-nag's AwsSolutions pack on `app` for zonecron's `stacks` only, and returns it.
+ *
+ * A pack registered with `Validations.of(app).addPlugins` walks the whole app: in a team's
+ * own app (`addZonecron`) it would judge, and fail the synth of, the team's other stacks too.
+ * Here the plugin the app runs at synth checks zonecron's stacks one by one; in an app of
+ * zonecron's stacks alone (`infra/app/main.ts`, the tests) it finds exactly what the pack
+ * over the whole app finds, and `pack.validateScope(app)` still lists them.
+ */
+function addScopedNagChecks(app: App, stacks: readonly Stack[]): AwsSolutionsChecks {
+  const pack = new AwsSolutionsChecks(app, { verbose: true });
+  const plugin: IPolicyValidationPlugin = {
+    name: pack.name,
+    ...(pack.version === undefined ? {} : { version: pack.version }),
+    ...(pack.ruleIds === undefined ? {} : { ruleIds: pack.ruleIds }),
+    validate(): PolicyValidationPluginReport {
+      const violations = stacks.flatMap((stack) => pack.validateScope(stack).violations);
+      return { success: violations.length === 0, violations };
+    },
+  };
+  Validations.of(app).addPlugins(plugin);
+  return pack;
 }
 
 function checkStackNames(names: readonly string[]): void {
@@ -174,14 +214,15 @@ function invokeConfigOwners(
 /** One installation's stacks: its main stack, then the shard stacks that have something. */
 function buildInstallation(
   app: App,
-  config: JobsConfig,
-  stackName: string,
+  named: { config: JobsConfig; stackName: string; env: Environment | undefined },
   synthTime: Date,
   owners: ReadonlyMap<string, InvokeConfigOwner>,
 ): ZonecronInstallation {
+  const { config, stackName, env } = named;
+  const envProp = env === undefined ? {} : { env };
   const coverings = jobCoverings(config, synthTime);
-  const main = new ZonecronStack(app, stackName, { config, synthTime });
-  const shards = shardStacks(app, { config, stackName, main, coverings, owners });
+  const main = new ZonecronStack(app, stackName, { config, synthTime, ...envProp });
+  const shards = shardStacks(app, { config, stackName, main, coverings, owners, envProp });
   const invokeConfigsOwnedElsewhere = ownedElsewhere(config, stackName, owners);
   return { stackName, config, main, shards, coverings, invokeConfigsOwnedElsewhere };
 }
@@ -209,9 +250,10 @@ function shardStacks(
     readonly main: ZonecronStack;
     readonly coverings: readonly JobCovering[];
     readonly owners: ReadonlyMap<string, InvokeConfigOwner>;
+    readonly envProp: { readonly env?: Environment };
   },
 ): JobShardStack[] {
-  const { config, stackName, main, coverings, owners } = installation;
+  const { config, stackName, main, coverings, owners, envProp } = installation;
   const jobsByShard = groupBy(
     coverings.map(
       ({ job, covering }): ScheduledJob => ({ job, awsExpression: covering.awsExpression }),
@@ -235,6 +277,7 @@ function shardStacks(
       invokeConfigs,
       scheduleRefs: main.scheduling.targetRefs,
       topicArn: onCallTopicArn(stackName, config.alarmTopicArn),
+      ...envProp,
     });
     stack.addStackDependency(main, MAIN_STACK_FIRST);
     shards.push(stack);

@@ -1,4 +1,5 @@
 import { buildSync } from 'esbuild';
+import { zonecronVersion } from './package-root.ts';
 
 /** The Node.js major version zonecron's Lambdas run on (`FUNCTION_RUNTIME`, nodejs24.x). */
 export const FUNCTION_NODE_MAJOR = 24;
@@ -77,6 +78,8 @@ export function bundleFunction(options: BundleOptions): void {
     keepNames: FUNCTION_BUNDLING.keepNames,
     mainFields: ['module', 'main'],
     banner: { js: FUNCTION_BUNDLING.banner },
+    // The version in the dispatcher's and recorder's logs (functions/shared/logger.ts).
+    define: { 'process.env.ZONECRON_VERSION': JSON.stringify(zonecronVersion(import.meta.url)) },
     sourcemap: true,
     sourcesContent: false,
     ...(options.workingDir === undefined ? {} : { absWorkingDir: options.workingDir }),

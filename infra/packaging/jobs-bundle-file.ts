@@ -11,6 +11,7 @@ import {
 import { recordSchedules } from '#zone-drift/zone-drift.ts';
 import { zoneDataVersion } from '#zone-drift/zone-fingerprint.ts';
 import type { ZoneRules } from '../../functions/schedule/index.ts';
+import { zonecronVersion } from './package-root.ts';
 
 /** What a jobs bundle records besides the jobs. */
 export interface JobsBundleOptions {
@@ -30,7 +31,8 @@ const made = new WeakMap<readonly JobDefinition[], Map<number, JobsBundle>>();
 
 /**
  * The jobs bundle the stack ships to both Lambdas (`functions/jobs/jobs-bundle.ts`): the
- * jobs, this machine's zone-data version and platform, and per enabled job the fingerprint of
+ * jobs, the zonecron version, this machine's zone-data version and platform, and per enabled
+ * job the fingerprint of
  * what its covering is computed for, with the offsets of its zone over the fingerprint's span
  * (about 0.1 ms per job; architecture §1, "Schedule fingerprints"). The same jobs list and
  * synth time give the same bundle, computed once.
@@ -59,6 +61,7 @@ function bundleOf(jobs: readonly JobDefinition[], options: JobsBundleOptions): J
     version: 2,
     jobs,
     zoneDataVersion: zoneDataVersion(),
+    zonecronVersion: zonecronVersion(import.meta.url),
     platform: currentPlatform(),
     fingerprints: packFingerprints(jobs, record.fingerprints),
     zones: record.zones,

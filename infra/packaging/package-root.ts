@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -16,4 +16,18 @@ export function packageRoot(moduleUrl: string): string {
     if (existsSync(join(dir, 'package.json'))) return dir;
     if (dirname(dir) === dir) throw new Error(`no package.json at or above ${start}`);
   }
+}
+
+/**
+ * The version of the zonecron package a module belongs to (its package.json's `version`).
+ *
+ * What synth records in the jobs bundle (`zonecronVersion`) and compiles into the Lambdas'
+ * logs: in a team's repository it is the installed package's, which a version bump changes.
+ *
+ * @example
+ * zonecronVersion(import.meta.url) //=> '0.1.0'
+ */
+export function zonecronVersion(moduleUrl: string): string {
+  const file = join(packageRoot(moduleUrl), 'package.json');
+  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
 }

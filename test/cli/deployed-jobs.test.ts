@@ -1,6 +1,7 @@
 // Operating what is deployed: the commands read the jobs bundle the stack's dispatcher runs
 // with (Lambda GetFunction, stubbed: no emulator here; its package from a local range-serving
 // server), warn when the local jobs file differs, and work without one.
+import { readFileSync } from 'node:fs';
 import { GetFunctionCommand } from '@aws-sdk/client-lambda';
 import { Command } from 'commander';
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
@@ -166,6 +167,38 @@ describe('list and describe against a stack', () => {
     });
     expect(target).toContain(':deployed-target');
     expect(described.replace(/\s+/g, ' ')).toContain('in target.arn, payload');
+  });
+});
+
+describe('the zonecron version a stack was deployed with', () => {
+  const { version: running } = JSON.parse(readFileSync('package.json', 'utf8')) as {
+    version: string;
+  };
+
+  it("list and describe name the version in the dispatcher's jobs.json beside their own", async () => {
+    stack = await startFakeStack(inject('dynamoEndpoint'), null, [], {
+      jobsYaml: DEPLOYED,
+      zonecronVersion: '0.0.9',
+    });
+    const options = { ...stack.options, config: stack.config };
+    const note = `stack 'Prod-Zonecron' was deployed with zonecron 0.0.9; this command is zonecron ${running}`;
+    const list = await buildJobList(options, { env: {}, now: NOW });
+    expect(list.input.deployment.notes).toContain(note);
+    const described = await buildDescription(
+      'ops-report',
+      { ...options, count: 1, last: 1 },
+      { env: {}, now: NOW },
+    );
+    expect(described.input.deployment.notes).toContain(note);
+  });
+
+  it('say nothing of a version when the deployed jobs.json records none (an older bundle)', async () => {
+    stack = await startFakeStack(inject('dynamoEndpoint'), null, [], { jobsYaml: DEPLOYED });
+    const options = { ...stack.options, config: stack.config };
+    const list = await buildJobList(options, { env: {}, now: NOW });
+    expect(list.input.deployment.notes.filter((n) => n.includes('deployed with zonecron'))).toEqual(
+      [],
+    );
   });
 });
 

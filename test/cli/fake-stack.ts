@@ -61,6 +61,8 @@ export interface DeployedJobsFile {
   readonly jobsYaml: string;
   /** The dispatcher's `RETENTION_DAYS`. @default the file's retention.days */
   readonly retentionDays?: number;
+  /** The zonecron version recorded in `jobs.json`. @default none, as in an older bundle */
+  readonly zonecronVersion?: string;
 }
 
 /**
@@ -136,7 +138,12 @@ const HANDLER = `// ${randomBytes(192 * 1024).toString('base64')}\nexport const 
 /** The dispatcher's package (a handler and `jobs.json`) on a local server, and `GetFunction` of it. */
 async function fakeDispatcher(deployed: DeployedJobsFile) {
   const config = parseJobsConfig(deployed.jobsYaml, 'deployed.yaml');
-  const bundle = serializeJobsBundle({ ...emptyJobsBundle(), jobs: config.jobs });
+  const version = deployed.zonecronVersion;
+  const bundle = serializeJobsBundle({
+    ...emptyJobsBundle(),
+    jobs: config.jobs,
+    ...(version === undefined ? {} : { zonecronVersion: version }),
+  });
   const served = await serveObject(
     zipArchive({ 'index.mjs': HANDLER, 'index.mjs.map': '{}', 'jobs.json': bundle }),
   );

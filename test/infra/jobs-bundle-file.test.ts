@@ -1,8 +1,10 @@
 // The jobs bundle synth writes beside both Lambdas: this machine's zone data, the fingerprint of
 // every enabled job and the offsets of its zone, computed once per jobs list and synth time
 // (validate's offline synth asks for it twice).
+
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { unpackFingerprints } from '#jobs/jobs-bundle.ts';
+import { parseJobsBundle, serializeJobsBundle, unpackFingerprints } from '#jobs/jobs-bundle.ts';
 import { recordSchedules } from '#zone-drift/zone-drift.ts';
 import { createJobsBundle } from '../../infra/packaging/jobs-bundle-file.ts';
 import { makeJob } from '../support/jobs.ts';
@@ -21,6 +23,17 @@ describe('createJobsBundle', () => {
       zones: record.zones,
     });
     expect(unpackFingerprints(DRIFT_JOBS, bundle.fingerprints)).toEqual(record.fingerprints);
+  });
+
+  it("records the zonecron package's version beside the zone data, and reads it back", () => {
+    const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+    const bundle = createJobsBundle(DRIFT_JOBS, { synthTime: DRIFT_SYNTH_TIME });
+    expect(bundle.zonecronVersion).toBe(version);
+    const text = Buffer.from(serializeJobsBundle(bundle));
+    expect(parseJobsBundle(text, 'jobs.json').zonecronVersion).toBe(version);
+    const { zonecronVersion: _v, ...older } = bundle;
+    const olderText = Buffer.from(serializeJobsBundle(older));
+    expect(parseJobsBundle(olderText, 'jobs.json')).not.toHaveProperty('zonecronVersion');
   });
 
   it('computes the bundle of one jobs list and synth time once', () => {

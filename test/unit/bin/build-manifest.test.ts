@@ -42,6 +42,21 @@ describe('freshBuild', () => {
     expect(freshBuild(root)).toEqual({ entry: join(root, BUILD_DIR, BUILD_ENTRY) });
   });
 
+  it('gives the entry of an installed package, which has the bundle without the CLI sources', () => {
+    rmSync(join(root, 'cli'), { recursive: true });
+    writeFileSync(
+      join(root, BUILD_DIR, MANIFEST_FILE),
+      JSON.stringify({ sources: { 'cli/main.ts': { mtimeMs: 1, size: 1 } } }),
+    );
+    expect(freshBuild(root)).toEqual({ entry: join(root, BUILD_DIR, BUILD_ENTRY) });
+  });
+
+  it('is stale without the CLI sources when the bundle is missing too', () => {
+    rmSync(join(root, 'cli'), { recursive: true });
+    rmSync(join(root, BUILD_DIR, BUILD_ENTRY));
+    expect(freshBuild(root)).toEqual({ stale: 'no build in dist/cli' });
+  });
+
   it('is stale without a manifest', () => {
     expect(freshBuild(root)).toEqual({ stale: 'no build in dist/cli' });
   });
