@@ -31,8 +31,10 @@ export class NagAcknowledgementError extends Error {
 /**
  * Registers the AwsSolutions pack on an app (or stage) and returns it.
  *
- * Call it once per app, from `infra/app/main.ts` and from the tests alike, so both see the same
- * findings. The returned pack can also be run directly with {@link nagViolations}.
+ * For a test's app of zonecron's stacks alone; an installation in a team's app registers the
+ * pack on zonecron's stacks only (`addScopedNagChecks` in infra/app/zonecron-app.ts), so the
+ * team's own stacks are not judged. The returned pack can also be run directly with
+ * {@link nagViolations}.
  */
 export function addNagChecks(app: IConstruct): AwsSolutionsChecks {
   const pack = new AwsSolutionsChecks(app, { verbose: true });
