@@ -23,10 +23,10 @@ export interface HolidaySource {
 
 /**
  * The years a jobs bundle's holiday table covers, relative to the synth year: the catch-up of
- * two years back, and 30 years ahead (a deploy left alone longer must be redeployed to read
+ * two years back, and 20 years ahead (a deploy left alone longer must be redeployed to read
  * later holidays; the dispatcher says so).
  */
-export const HOLIDAY_TABLE_YEARS = { before: 2, after: 30 } as const;
+export const HOLIDAY_TABLE_YEARS = { before: 2, after: 20 } as const;
 
 /**
  * The holidays synth computed for the codes a deploy uses, as the jobs bundle records them.
