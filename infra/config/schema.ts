@@ -363,18 +363,18 @@ export const calendarSchema = strict(
   'a mapping with timezone, holidays, holidayTypes, weekends and/or closed',
 );
 
+const businessDayError = (issue: { input?: unknown }) =>
+  `expected first, last, or a whole number from 1 to ${MAX_BUSINESS_DAY} or -1 to -${MAX_BUSINESS_DAY} (-1 is the last), got ${describeValue(issue.input)}`;
+
 const businessDay = z.union(
   [
-    z.enum(['first', 'last']),
+    z.enum(['first', 'last'], { error: businessDayError }),
     z
-      .number()
-      .int()
-      .refine((n) => n !== 0 && Math.abs(n) <= MAX_BUSINESS_DAY),
+      .number({ error: businessDayError })
+      .int({ error: businessDayError })
+      .refine((n) => n !== 0 && Math.abs(n) <= MAX_BUSINESS_DAY, { error: businessDayError }),
   ],
-  {
-    error: (issue) =>
-      `expected first, last, or a whole number from 1 to ${MAX_BUSINESS_DAY} or -1 to -${MAX_BUSINESS_DAY} (-1 is the last), got ${describeValue(issue.input)}`,
-  },
+  { error: businessDayError },
 );
 
 const calendarName = z
@@ -383,24 +383,31 @@ const calendarName = z
     error: (issue) => `must contain only a-z, 0-9, - and _, got ${describeValue(issue.input)}`,
   });
 
-/** A job's `calendar:`: a calendar's name, or a mapping with the name and the job's rule. */
-const calendarRef = z.union(
-  [
-    calendarName,
-    strict(
-      {
-        name: calendarName,
-        onClosed: oneOf(CLOSED_DAY_CONVENTIONS).optional(),
-        businessDay: businessDay.optional(),
-      },
-      'a mapping with name, onClosed and/or businessDay',
-    ),
-  ],
+const calendarRule = strict(
   {
-    error: (issue) =>
-      `expected a calendar name or { name, onClosed, businessDay }, got ${describeValue(issue.input)}`,
+    name: calendarName,
+    onClosed: oneOf(CLOSED_DAY_CONVENTIONS).optional(),
+    businessDay: businessDay.optional(),
   },
+  'a calendar name, or a mapping with name, onClosed and/or businessDay',
 );
+
+/**
+ * A job's `calendar:`: a calendar's name, or a mapping with the name and the job's rule. Read
+ * by the value's type rather than as a union, so a problem inside the mapping is reported
+ * where it is, not as "neither a name nor a mapping".
+ */
+const calendarRef = z
+  .unknown()
+  .transform((value, ctx): string | z.output<typeof calendarRule> | undefined => {
+    const parsed = (typeof value === 'string' ? calendarName : calendarRule).safeParse(value, {
+      reportInput: true,
+    });
+    if (parsed.success) return parsed.data;
+    for (const issue of parsed.error.issues)
+      ctx.addIssue(issue as Parameters<typeof ctx.addIssue>[0]);
+    return z.NEVER;
+  });
 
 /** `deadline:`: a duration after the run, or a local wall time `HH:mm`. */
 const deadline = z
