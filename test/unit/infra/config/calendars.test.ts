@@ -151,6 +151,35 @@ describe('scheduleIdOf with calendars and bounds', () => {
   });
 });
 
+describe('a calendar in defaults', () => {
+  it('is followed by every job that names none', () => {
+    const text = fileWith("schedule: '0 9 * * *'").replace(
+      'jobs:',
+      'defaults:\n  calendar: { name: berlin-business, onClosed: preceding }\njobs:',
+    );
+    expect(onlyJob(text).calendar).toMatchObject({
+      definition: { name: 'berlin-business', holidays: 'DE-BE' },
+      onClosed: 'preceding',
+    });
+  });
+
+  it('is reported at the defaults block when it names no calendar', () => {
+    const text = fileWith("schedule: '0 9 * * *'").replace(
+      'jobs:',
+      'defaults:\n  calendar: berlin\njobs:',
+    );
+    expect(issuesOf(text)).toEqual([
+      expect.objectContaining({
+        line: 7,
+        column: 13,
+        field: 'calendar',
+        code: 'unknown-calendar',
+        message: "unknown calendar 'berlin' (calendars: berlin-business) (inherited from defaults)",
+      }),
+    ]);
+  });
+});
+
 describe('calendar problems, located', () => {
   it('refuses an unknown calendar name with the nearest one', () => {
     expect(issuesOf(fileWith("schedule: '0 9 * * *'", 'calendar: berlin-busines'))).toEqual([
