@@ -3,7 +3,7 @@
  * holidays of a code in a year, and the table of them synth writes into the jobs bundle.
  *
  * The Lambdas never import this file (its package is about 1 MB with its parser's
- * dependencies; test/infra/dispatcher-bundle checks it stays out): they read the table
+ * dependencies; test/infra/calendars.test.ts checks it stays out): they read the table
  * (`holiday-source.ts`). The package loads on first use, so a jobs file without holidays
  * costs the CLI nothing.
  */

@@ -3,9 +3,10 @@
  * CLI run, the table synth wrote into the jobs bundle where the Lambdas run.
  *
  * The Lambdas never load the package: its parser pulls in moment-timezone and astronomia, about
- * 1 MB minified and 30 to 65 ms to import, against a cold-start budget of 20 ms. Synth computes
- * the holidays of the codes a deploy uses over {@link HOLIDAY_TABLE_YEARS} instead, a few
- * kilobytes, and the dispatcher reads them from there (docs/architecture.md, "Calendars").
+ * 1 MB minified and some 60 ms to import (`npm run bench:dispatch -- --calendar`), against a
+ * cold-start budget of 20 ms. Synth computes the holidays of the codes a deploy uses over
+ * {@link HOLIDAY_TABLE_YEARS} instead, a few kilobytes, and the dispatcher reads them from there
+ * (docs/jobs.md, "Calendars").
  */
 import { DeploymentError } from '#shared/errors.ts';
 
