@@ -12,6 +12,10 @@
  *    percentiles; then the sweep right after it over 10,000 jobs.
  * 5. Bundle size and module load over a bare `node -e ''` (the cold-start proxy) with 20 and
  *    with 10,000 jobs in jobs.json, SDK external vs bundled.
+ * 7. Cold start with a calendar job: the shipped handler's load with a jobs.json that holds one
+ *    (and its holiday table) against one without; the first closed-day question of a fresh
+ *    Lambda (bench/calendar-cold-start.ts, bundled the same way) against a job without a
+ *    calendar; and, for the record, what loading date-holidays' parser would cost instead.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -392,6 +396,79 @@ async function benchBundles() {
 
 const fmt = (n: number, digits = 2) => n.toFixed(digits);
 
+/** A Berlin business calendar with its public holidays, as the loader resolves one. */
+const BERLIN_BUSINESS = {
+  definition: {
+    name: 'berlin-business',
+    timezone: 'Europe/Berlin',
+    holidays: 'DE-BE',
+    holidayTypes: ['public' as const],
+    weekendDays: [0, 6],
+    closedDays: [{ date: '2026-12-24', reason: 'Christmas Eve' }],
+    closedRanges: [{ from: '2026-12-28T00:00', to: '2027-01-04T00:00', reason: 'year-end freeze' }],
+  },
+  onClosed: 'following' as const,
+};
+
+/**
+ * CPU milliseconds a fresh node spends importing `file` (median of `rounds`), measured inside
+ * the child: unlike wall time, it holds on a machine busy with other work.
+ */
+function importCpuMs(file: string, env: NodeJS.ProcessEnv, rounds: number): number {
+  const script = `const s = process.cpuUsage(); await import(${JSON.stringify(file)}); const u = process.cpuUsage(s); console.log((u.user + u.system) / 1000);`;
+  const samples: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const res = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      env,
+      stdio: 'pipe',
+    });
+    if (res.status !== 0) throw new Error(`importing ${file} failed: ${res.stderr}`);
+    samples.push(Number(res.stdout.toString().trim()));
+  }
+  return percentile(
+    samples.sort((a, b) => a - b),
+    50,
+  );
+}
+
+/** Section 7: cold start with and without a calendar job (CPU milliseconds of the import). */
+async function benchCalendarColdStart() {
+  const { useFullHolidayData } = await import('../infra/config/holiday-data.ts');
+  useFullHolidayData();
+  const outDir = join(process.cwd(), 'node_modules', '.cache', 'zonecron-bench', 'calendar');
+  const env = dispatcherEnv();
+  const rounds = 21;
+  const plain = Array.from({ length: 20 }, (_, i) => job(`job-${i}`));
+  const withCalendar = [...plain, job('payroll', { calendar: BERLIN_BUSINESS })];
+  const loadOf = (dir: string, file: string, jobId?: string) =>
+    importCpuMs(
+      join(dir, file),
+      jobId === undefined ? env : { ...env, ZONECRON_BENCH_JOB: jobId },
+      rounds,
+    );
+  const handlerLoad = (jobs: JobDefinition[], name: string) => {
+    const dir = join(outDir, name);
+    rmSync(dir, { recursive: true, force: true });
+    bundleFunction({ entry: 'functions/dispatcher/handler.ts', outDir: dir });
+    writeJobsBundle(dir, createJobsBundle(jobs, { synthTime: new Date() }));
+    return loadOf(dir, FUNCTION_HANDLER_FILE);
+  };
+  const questionDir = join(outDir, 'question');
+  rmSync(questionDir, { recursive: true, force: true });
+  bundleFunction({ entry: 'bench/calendar-cold-start.ts', outDir: questionDir });
+  writeJobsBundle(questionDir, createJobsBundle(withCalendar, { synthTime: new Date() }));
+  const parserDir = join(outDir, 'parser');
+  rmSync(parserDir, { recursive: true, force: true });
+  bundleFunction({ entry: 'node_modules/date-holidays-parser/src/index.js', outDir: parserDir });
+  return {
+    handlerPlain: handlerLoad(plain, 'plain'),
+    handlerCalendar: handlerLoad(withCalendar, 'with-calendar'),
+    questionPlain: loadOf(questionDir, FUNCTION_HANDLER_FILE, 'job-0'),
+    questionCalendar: loadOf(questionDir, FUNCTION_HANDLER_FILE, 'payroll'),
+    parser: loadOf(parserDir, FUNCTION_HANDLER_FILE),
+  };
+}
+
 /**
  * A minutely job whose watermark is ten years old (the dispatcher unreachable for a decade):
  * the requests, heap growth and time its next tick costs. The retention bounds the walk and the
@@ -420,52 +497,73 @@ async function benchDecadeGap(ddb: Local) {
 console.log('zonecron dispatcher benchmark');
 console.log(`node ${process.version}, ${process.platform}/${process.arch}\n`);
 
-const ddb = await startDynamoDbLocal();
-try {
-  const requests = await benchRequests(ddb);
-  console.log('1) DynamoDB requests, counted at the client (DynamoDB Local)');
-  for (const [what, n] of Object.entries(requests)) console.log(`   ${what.padEnd(34)} ${n}`);
-  console.log('');
+/** `-- --calendar` runs section 7 alone. */
+const CALENDAR_ONLY = process.argv.includes('--calendar');
 
-  const latency = await benchLatency(ddb);
-  console.log('2) real core against DynamoDB Local, one run at a time');
-  console.log(`   ${latency.runs} runs: p50 ${fmt(latency.p50)} ms, p99 ${fmt(latency.p99)} ms\n`);
+if (!CALENDAR_ONLY) {
+  const ddb = await startDynamoDbLocal();
+  try {
+    const requests = await benchRequests(ddb);
+    console.log('1) DynamoDB requests, counted at the client (DynamoDB Local)');
+    for (const [what, n] of Object.entries(requests)) console.log(`   ${what.padEnd(34)} ${n}`);
+    console.log('');
 
-  const cpu = await benchCpu();
-  console.log('3) dispatcher logic, ledger faked (instant answers, no-op target)');
-  console.log(`   ${cpu.runs} runs: CPU ${fmt(cpu.cpuMsPerRun, 3)} ms/run (target < 0.5 ms)\n`);
-
-  console.log(
-    '4) top of the hour: 5,000 hourly jobs due in one minute (of 10,000), DynamoDB Local',
-  );
-  for (const inFlight of [10, 50]) {
-    const b = await benchBurst(ddb, inFlight);
+    const latency = await benchLatency(ddb);
+    console.log('2) real core against DynamoDB Local, one run at a time');
     console.log(
-      `   ${String(b.inFlight).padStart(3)} in flight: ${fmt(b.runsPerSecond, 0)} runs/s, lag p50 ${fmt(b.p50 / 1000, 1)} s, p90 ${fmt(b.p90 / 1000, 1)} s, p99 ${fmt(b.p99 / 1000, 1)} s, ${fmt(b.requestsPerRun, 2)} requests/run; sweep after: ${fmt(b.sweepMs, 0)} ms, ${b.keysRead} keys read`,
+      `   ${latency.runs} runs: p50 ${fmt(latency.p50)} ms, p99 ${fmt(latency.p99)} ms\n`,
+    );
+
+    const cpu = await benchCpu();
+    console.log('3) dispatcher logic, ledger faked (instant answers, no-op target)');
+    console.log(`   ${cpu.runs} runs: CPU ${fmt(cpu.cpuMsPerRun, 3)} ms/run (target < 0.5 ms)\n`);
+
+    console.log(
+      '4) top of the hour: 5,000 hourly jobs due in one minute (of 10,000), DynamoDB Local',
+    );
+    for (const inFlight of [10, 50]) {
+      const b = await benchBurst(ddb, inFlight);
+      console.log(
+        `   ${String(b.inFlight).padStart(3)} in flight: ${fmt(b.runsPerSecond, 0)} runs/s, lag p50 ${fmt(b.p50 / 1000, 1)} s, p90 ${fmt(b.p90 / 1000, 1)} s, p99 ${fmt(b.p99 / 1000, 1)} s, ${fmt(b.requestsPerRun, 2)} requests/run; sweep after: ${fmt(b.sweepMs, 0)} ms, ${b.keysRead} keys read`,
+      );
+    }
+    console.log('');
+
+    const decade = await benchDecadeGap(ddb);
+    console.log(
+      '6) a ten-year gap of a minutely job (catchup: all, 24h window, maxRuns 100), its next tick',
+    );
+    console.log(
+      `   ${decade.delivered} runs delivered, ${decade.requests} requests, heap ${fmt(decade.heapMb, 1)} MB more, ${fmt(decade.ms, 0)} ms (DynamoDB Local)\n`,
+    );
+  } finally {
+    await ddb.stop();
+  }
+
+  const bundles = await benchBundles();
+  console.log(
+    `5) cold start: module load over bare node (${fmt(bundles.bare, 0)} ms), code loaded at start, and the jobs file`,
+  );
+  for (const r of bundles.results) {
+    console.log(
+      `   ${r.name.padEnd(13)} ${String(r.jobCount).padStart(6)} jobs  ${fmt(r.bytes / 1024, 1).padStart(7)} KiB at start, jobs.json ${fmt(r.jobsBytes / 1024, 0).padStart(5)} KiB   load +${fmt(r.loadMs, 0)} ms; first tick's job lookup ${fmt(r.lookupMs, 1)} ms, whole catalog ${fmt(r.wholeMs, 1)} ms`,
     );
   }
-  console.log('');
-
-  const decade = await benchDecadeGap(ddb);
   console.log(
-    '6) a ten-year gap of a minutely job (catchup: all, 24h window, maxRuns 100), its next tick',
+    '   shipped: code splitting, SDK bundled (infra/packaging/bundling.ts); target: load <= 100 ms with 10,000 jobs',
   );
-  console.log(
-    `   ${decade.delivered} runs delivered, ${decade.requests} requests, heap ${fmt(decade.heapMb, 1)} MB more, ${fmt(decade.ms, 0)} ms (DynamoDB Local)\n`,
-  );
-} finally {
-  await ddb.stop();
 }
 
-const bundles = await benchBundles();
+const calendar = await benchCalendarColdStart();
 console.log(
-  `5) cold start: module load over bare node (${fmt(bundles.bare, 0)} ms), code loaded at start, and the jobs file`,
+  '\n7) cold start with a calendar job (DE-BE holidays), CPU ms of the import in a fresh node',
 );
-for (const r of bundles.results) {
-  console.log(
-    `   ${r.name.padEnd(13)} ${String(r.jobCount).padStart(6)} jobs  ${fmt(r.bytes / 1024, 1).padStart(7)} KiB at start, jobs.json ${fmt(r.jobsBytes / 1024, 0).padStart(5)} KiB   load +${fmt(r.loadMs, 0)} ms; first tick's job lookup ${fmt(r.lookupMs, 1)} ms, whole catalog ${fmt(r.wholeMs, 1)} ms`,
-  );
-}
 console.log(
-  '   shipped: code splitting, SDK bundled (infra/packaging/bundling.ts); target: load <= 100 ms with 10,000 jobs',
+  `   handler load, 20 jobs: ${fmt(calendar.handlerPlain, 0)} ms; with a calendar job and its holiday table: ${fmt(calendar.handlerCalendar, 0)} ms`,
+);
+console.log(
+  `   first closed-day question, bundled like the handler: ${fmt(calendar.questionCalendar, 1)} ms against ${fmt(calendar.questionPlain, 1)} ms for a job without a calendar (+${fmt(calendar.questionCalendar - calendar.questionPlain, 1)} ms)`,
+);
+console.log(
+  `   not shipped: loading date-holidays-parser in the Lambda instead of the table would add ${fmt(calendar.parser, 0)} ms; target: a calendar job within 20 ms of a plain one`,
 );

@@ -1,5 +1,8 @@
 import { createHash } from 'node:crypto';
+import { calendarRuleOf } from '../calendar/business-calendar.ts';
+import type { JobCalendar } from '../calendar/calendar-definition.ts';
 import {
+  type Deadline,
   type GapPolicy,
   type OverlapPolicy,
   resolvePolicies,
@@ -30,7 +33,10 @@ export interface JobDefinition {
   /** Unique, `[a-z0-9-_]+`. */
   readonly id: string;
   readonly description: string;
-  /** Five-field cron expression in the engine's syntax (docs/semantics.md, "Expressions"). */
+  /**
+   * Five-field cron expression in the engine's syntax (docs/semantics.md, "Expressions"). For a
+   * job with `at`, the loader derives it (`'0 18 24 12 *'`) and bounds it to that one date.
+   */
   readonly schedule: string;
   /** IANA zone name. */
   readonly timezone: string;
@@ -64,13 +70,31 @@ export interface JobDefinition {
      */
     readonly dedicated: boolean;
   };
+  /**
+   * The business calendar the runs follow, with the whole calendar definition, so the job
+   * needs nothing else to be scheduled. @default none
+   */
+  readonly calendar?: JobCalendar;
+  /** No run before this instant (UTC ISO, resolved from the job's zone at load). @default none */
+  readonly from?: string;
+  /** No run at or after this instant (UTC ISO, exclusive). @default none */
+  readonly until?: string;
+  /**
+   * A one-shot job's local date-time (`YYYY-MM-DDTHH:mm`), for display: `schedule`, `from` and
+   * `until` already say it to the engine. @default none (a recurring job)
+   */
+  readonly at?: string;
+  /** When a run must have finished by. @default none */
+  readonly deadline?: Deadline;
 }
 
 /**
- * The engine's view of a job: its expression, zone, id (for `H`) and DST overrides.
+ * The engine's view of a job: its expression, zone, id (for `H`), DST overrides, calendar and
+ * bounds.
  *
  * The one mapping from a job to the engine, so the stack, the dispatcher and the CLI ask the
- * engine the same question.
+ * engine the same question. The calendar is built from the job's definition once and kept with
+ * it (`calendarRuleOf`).
  *
  * @example
  * scheduleSpecOf(job) //=> { cron: '30 2 * * *', timezone: 'Europe/Berlin', jobId: 'daily' }
@@ -81,6 +105,9 @@ export function scheduleSpecOf(job: JobDefinition): ScheduleSpec {
     timezone: job.timezone,
     jobId: job.id,
     ...(job.dst ? { dst: job.dst } : {}),
+    ...(job.calendar ? { calendar: calendarRuleOf(job.calendar) } : {}),
+    ...(job.from === undefined ? {} : { from: new Date(job.from) }),
+    ...(job.until === undefined ? {} : { until: new Date(job.until) }),
   };
 }
 
@@ -88,9 +115,11 @@ const scheduleIds = new WeakMap<JobDefinition, string>();
 
 /**
  * The fingerprint of what makes a job's runs: expression, zone and effective DST policies (the
- * job id, which `H` also reads, is the job's own). A deploy that changes it starts a new
- * schedule (docs/semantics.md, "The life of a job"); the job state records it. The first 16 hex
- * digits of the SHA-256 of those four lines, memoized per definition.
+ * job id, which `H` also reads, is the job's own), and when set its calendar (the rule and the
+ * whole definition), bounds and `at`. A deploy that changes it starts a new schedule
+ * (docs/semantics.md, "The life of a job"); the job state records it. The first 16 hex digits
+ * of the SHA-256 of those lines, memoized per definition; a job without calendar, bounds or
+ * `at` hashes the same four lines as before they existed, so its id did not change.
  *
  * @example
  * scheduleIdOf(job) //=> '3f1c9a0b5e7d2468'
@@ -99,11 +128,30 @@ export function scheduleIdOf(job: JobDefinition): string {
   let id = scheduleIds.get(job);
   if (id === undefined) {
     const { gap, overlap } = resolvePolicies(scheduleSpecOf(job));
-    const text = [job.schedule, job.timezone, gap, overlap].join('\n');
+    const text = [job.schedule, job.timezone, gap, overlap, ...scheduleExtras(job)].join('\n');
     id = createHash('sha256').update(text).digest('hex').slice(0, 16);
     scheduleIds.set(job, id);
   }
   return id;
+}
+
+/** The lines a calendar, bounds or `at` add to a schedule's fingerprint; none without them. */
+function scheduleExtras(job: JobDefinition): string[] {
+  const extras: string[] = [];
+  if (job.calendar) extras.push(`calendar:${canonicalJson(job.calendar)}`);
+  if (job.from !== undefined) extras.push(`from:${job.from}`);
+  if (job.until !== undefined) extras.push(`until:${job.until}`);
+  if (job.at !== undefined) extras.push(`at:${job.at}`);
+  return extras;
+}
+
+/** JSON with every object's keys sorted, so equal values give equal text. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) =>
+    item !== null && typeof item === 'object' && !Array.isArray(item)
+      ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : item,
+  );
 }
 
 /**

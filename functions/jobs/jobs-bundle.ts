@@ -1,5 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { DeploymentError } from '#shared/errors.ts';
+import {
+  type HolidaySource,
+  type HolidayTable,
+  holidayTableSource,
+  useHolidaySource,
+} from '../calendar/holiday-source.ts';
 import type { JobDefinition } from './job.ts';
 
 /** The file the stack writes next to each Lambda's bundled handler. */
@@ -38,6 +44,12 @@ export interface JobsBundle {
   readonly zones: Readonly<Record<string, RecordedZone>>;
   /** UTC ISO instant of the synth; the start of every fingerprint's window. */
   readonly synthesizedAt: string;
+  /**
+   * The holidays of the codes the jobs' calendars name, computed at synth from the
+   * `date-holidays` version it records: the Lambdas' only holiday data (they never load the
+   * package). Absent when no calendar names holidays, and in a bundle from before calendars.
+   */
+  readonly holidays?: HolidayTable;
 }
 
 /**
@@ -132,7 +144,8 @@ export function jobCatalog(jobs: readonly JobDefinition[]): JobCatalog {
 /**
  * The jobs bundle next to a handler, read on first use: `get` finds one job's line and parses
  * only that; `all` and `header` parse the whole file once. An empty catalog when there is no
- * such file (the handler loaded from source, in tests).
+ * such file (the handler loaded from source, in tests). The bundle's holiday table becomes a
+ * holiday source of the calendars, read (the header only) when a calendar first asks.
  *
  * @example
  * const bundle = openJobsBundle(new URL(JOBS_BUNDLE_FILE, import.meta.url));
@@ -146,6 +159,7 @@ export function openJobsBundle(url: URL): {
   let parsed: JobsBundle | undefined;
   const found = new Map<string, JobDefinition | undefined>();
   const file = () => (text ??= readBundleFile(url));
+  useHolidaySource(lazyHolidaySource(() => (parsed ?? headOf(url.pathname, file())).holidays));
   const whole = () => {
     if (!parsed) {
       parsed = parseBundle(url.pathname, file());
@@ -198,6 +212,30 @@ function readBundleFile(url: URL): Buffer {
   return text;
 }
 
+/** The text between the header and the first job: no JSON string holds a raw newline. */
+const JOBS_START = ',"jobs":[\n';
+
+/** The bundle's header alone, without parsing its jobs. */
+function headOf(name: string, text: Buffer): JobsBundleHeader {
+  const end = text.indexOf(JOBS_START);
+  if (end < 0) return parseBundle(name, text);
+  return JSON.parse(`${text.toString('utf8', 0, end)}}`) as JobsBundleHeader;
+}
+
+/** A holiday source over a table read on its first question (none: it knows nothing). */
+function lazyHolidaySource(table: () => HolidayTable | undefined): HolidaySource {
+  let source: HolidaySource | undefined;
+  return {
+    holidaysOf(code, types, year) {
+      if (source === undefined) {
+        const read = table();
+        source = read === undefined ? { holidaysOf: () => undefined } : holidayTableSource(read);
+      }
+      return source.holidaysOf(code, types, year);
+    },
+  };
+}
+
 function findJob(text: Buffer, id: string): JobDefinition | undefined {
   const start = text.indexOf(lineStart(id));
   if (start < 0) return undefined;
@@ -220,6 +258,7 @@ function parseBundle(name: string, text: Buffer): JobsBundle {
     fingerprints: typeof parsed.fingerprints === 'string' ? parsed.fingerprints : '',
     zones: parsed.zones ?? {},
     synthesizedAt: parsed.synthesizedAt ?? '',
+    ...(parsed.holidays === undefined ? {} : { holidays: parsed.holidays }),
   };
 }
 

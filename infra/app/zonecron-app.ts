@@ -256,7 +256,11 @@ function shardStacks(
   const { config, stackName, main, coverings, owners, envProp } = installation;
   const jobsByShard = groupBy(
     coverings.map(
-      ({ job, covering }): ScheduledJob => ({ job, awsExpression: covering.awsExpression }),
+      ({ job, covering }): ScheduledJob => ({
+        job,
+        awsExpression: covering.awsExpression,
+        ...(covering.window === undefined ? {} : { window: covering.window }),
+      }),
     ),
     ({ job }) => jobShard(job.id),
   );

@@ -18,9 +18,12 @@ import { InfraError } from '../errors/infra-error.ts';
  * - `invalid-schedule`, `invalid-timezone`: refused by the engine (`schedule`, `timezone`);
  * - `never-runs`: a valid schedule that never runs (`0 0 30 2 *`);
  * - `duplicate-id`: a job id used twice;
+ * - `unknown-calendar`: a job's `calendar:` names no calendar under `calendars:`;
+ * - `unknown-holidays`: a calendar's `holidays:` is no code of the holiday data set;
  * - `conflict`: values that are each valid but not together (a catch-up window longer than
  *   the retention, targets in different accounts);
- * - `limit`: more of something than the stack allows (dedicated alarms).
+ * - `limit`: more of something than the stack allows (dedicated alarms);
+ * - `past` (a warning, never an error): an `until:` or `at:` that has passed.
  */
 export type ConfigIssueCode =
   | 'unreadable'
@@ -33,8 +36,11 @@ export type ConfigIssueCode =
   | 'invalid-timezone'
   | 'never-runs'
   | 'duplicate-id'
+  | 'unknown-calendar'
+  | 'unknown-holidays'
   | 'conflict'
-  | 'limit';
+  | 'limit'
+  | 'past';
 
 /** One problem in a jobs file. */
 export interface ConfigIssue {

@@ -26,13 +26,18 @@ export class IssueCollector {
   private readonly defaultsProblems = new Set<string>();
 
   constructor(
-    private readonly file: string,
+    readonly file: string,
     private readonly doc: Document,
     private readonly lineCounter: LineCounter,
   ) {}
 
   hasIssues(): boolean {
     return this.issues.length > 0;
+  }
+
+  /** How many issues were added so far: a part of the loader compares it before and after. */
+  count(): number {
+    return this.issues.length;
   }
 
   position(path: YamlPath, pointAtKey = false) {

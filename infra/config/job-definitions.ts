@@ -7,8 +7,8 @@
  * A job that fails any of these is left out and its problems go to the collector, so one read
  * of the file reports them all.
  */
-import type { z } from 'zod';
 import type { JobDefinition } from '#jobs/job.ts';
+import { oneShotSchedule } from '#jobs/one-shot.ts';
 import {
   isScheduleError,
   type NextRun,
@@ -17,11 +17,14 @@ import {
   type ScheduleSpec,
   validateTimeZone,
 } from '../../functions/schedule/index.ts';
+import type { FileCalendars } from './calendar-definitions.ts';
 import type { ConfigIssueCode } from './config-error.ts';
 import { withCronHint } from './cron-hint.ts';
 import type { IssueCollector } from './issue-collector.ts';
-import { isPlainObject } from './raw-data.ts';
-import { GAP_POLICIES, jobSchema, OVERLAP_POLICIES } from './schema.ts';
+import { jobTiming, oneShotProblems, type TimingProblem } from './job-timing.ts';
+import { isLocalDateTime } from './local-times.ts';
+import { hasValue, isPlainObject } from './raw-data.ts';
+import { atJobSchema, GAP_POLICIES, jobSchema, OVERLAP_POLICIES, type RawJob } from './schema.ts';
 import type { YamlPath } from './source-positions.ts';
 
 /**
@@ -54,6 +57,8 @@ export interface RawJobsInput {
   readonly rawJobs: readonly unknown[];
   readonly rawDefaults: unknown;
   readonly retentionDays: number;
+  /** The file's calendars, for the jobs' `calendar:`. */
+  readonly calendars: FileCalendars;
   readonly collector: IssueCollector;
 }
 
@@ -103,37 +108,70 @@ function parseJob(
 ): JobDefinition | undefined {
   const { rawDefaults, retentionDays, collector } = input;
   const prefix = ['jobs', index] as const;
+  const report = (problem: TimingProblem | EngineProblem) =>
+    collector.addJobField(prefix, problem.field, jobId, problem, rawJob, rawDefaults);
   const merged = isPlainObject(rawJob)
-    ? mergeJob(
-        mergeJob(BUILTIN_JOB_DEFAULTS, isPlainObject(rawDefaults) ? rawDefaults : {}),
+    ? oneShotMerged(
+        mergeJob(
+          mergeJob(BUILTIN_JOB_DEFAULTS, isPlainObject(rawDefaults) ? rawDefaults : {}),
+          rawJob,
+        ),
         rawJob,
       )
-    : rawJob;
+    : { value: rawJob, problems: [] };
+  merged.problems.forEach(report);
   // The engine judges schedule and zone even when other fields are wrong: all problems at once.
-  const engineProblems = isPlainObject(merged) ? engineIssues(merged, jobId) : [];
-  for (const problem of engineProblems) {
-    collector.addJobField(prefix, problem.field, jobId, problem, rawJob, rawDefaults);
-  }
-  const parsed = jobSchema.safeParse(merged, { reportInput: true });
+  const engineProblems = isPlainObject(merged.value) ? engineIssues(merged.value, jobId) : [];
+  engineProblems.forEach(report);
+  const oneShot = isPlainObject(merged.value) && merged.value.at !== undefined;
+  const parsed = (oneShot ? atJobSchema : jobSchema).safeParse(merged.value, {
+    reportInput: true,
+  });
   if (!parsed.success) {
     collector.addZod(parsed.error.issues, prefix, jobId, rawJob, rawDefaults);
     return undefined;
   }
-  const job = toJobDefinition(parsed.data);
+  if (engineProblems.length > 0 || merged.problems.length > 0) return undefined;
+  const timing = jobTiming(parsed.data, input.calendars);
+  if (!timing.ok) {
+    timing.problems.forEach(report);
+    return undefined;
+  }
+  const job: JobDefinition = { ...toJobDefinition(parsed.data), ...timing.fields };
+  const runProblems = oneShotProblems(job);
+  runProblems.forEach(report);
+  if (runProblems.length > 0) return undefined;
   if (job.catchup.windowSeconds >= retentionDays * SECONDS_PER_DAY) {
-    collector.addJobField(
-      prefix,
-      ['catchup', 'window'],
-      job.id,
-      {
-        message: `must be shorter than the ledger retention (${retentionDays} days), or runs older than the retention could run twice`,
-        code: 'conflict',
-      },
-      rawJob,
-      rawDefaults,
-    );
+    report({
+      field: ['catchup', 'window'],
+      message: `must be shorter than the ledger retention (${retentionDays} days), or runs older than the retention could run twice`,
+      code: 'conflict',
+    });
   }
   return job;
+}
+
+/** The fields `at:` does not go with: it names one run, they a series or its bounds. */
+const NOT_WITH_AT = ['schedule', 'from', 'until'] as const;
+
+/**
+ * A job with `at:`: its own `schedule`, `from` or `until` conflict with it; a `schedule` it
+ * inherits from `defaults:` is dropped, and the engine judges the expression of its local slot.
+ */
+function oneShotMerged(
+  merged: Record<string, unknown>,
+  rawJob: Record<string, unknown>,
+): { value: Record<string, unknown>; problems: TimingProblem[] } {
+  if (merged.at === undefined) return { value: merged, problems: [] };
+  const problems = NOT_WITH_AT.filter((field) => hasValue(rawJob, [field])).map(
+    (field): TimingProblem => ({
+      field: [field],
+      message: `at: is one run at a local date-time and does not go with ${field}: (remove one of them)`,
+      code: 'conflict',
+    }),
+  );
+  const { schedule: _inherited, ...rest } = merged;
+  return { value: rest, problems };
 }
 
 /** A problem the engine found in one field of a job. */
@@ -164,7 +202,12 @@ function engineIssues(job: Record<string, unknown>, jobId: string | undefined): 
       return false;
     }
   };
-  const { schedule, timezone, dst } = job;
+  const { timezone, dst } = job;
+  // An `at` job's expression is derived from a value the schema checks; the zone and DST still count.
+  const schedule =
+    typeof job.at === 'string' && isLocalDateTime(job.at)
+      ? oneShotSchedule(job.at).schedule
+      : job.schedule;
   const cronOk =
     typeof schedule === 'string' &&
     attempt(
@@ -207,7 +250,7 @@ function validDst(dst: Record<string, unknown>): boolean {
   );
 }
 
-function toJobDefinition(raw: z.output<typeof jobSchema>): JobDefinition {
+function toJobDefinition(raw: RawJob): JobDefinition {
   const { catchup, retry } = BUILTIN_JOB_DEFAULTS;
   const dst =
     raw.dst && (raw.dst.gap !== undefined || raw.dst.overlap !== undefined)
@@ -219,7 +262,7 @@ function toJobDefinition(raw: z.output<typeof jobSchema>): JobDefinition {
   return {
     id: raw.id,
     description: raw.description,
-    schedule: raw.schedule,
+    schedule: raw.schedule ?? '',
     timezone: raw.timezone,
     ...(dst ? { dst } : {}),
     target: { type: raw.target.type, arn: raw.target.arn },

@@ -5,12 +5,18 @@
  * its callers share one definition; `load-jobs.ts` exports it.
  */
 import type { JobDefinition } from '#jobs/job.ts';
+import type { ConfigIssue } from './config-error.ts';
 
 /** What `jobs.yaml` describes, validated, with every default applied. */
 export interface JobsConfig {
   /** The file it came from, as given. */
   readonly file: string;
   readonly jobs: JobDefinition[];
+  /**
+   * What is valid but likely a mistake, located like errors (code `past`: an `until:` that has
+   * passed, an `at:` in the past); empty unless the loader was given a reference instant.
+   */
+  readonly warnings: readonly ConfigIssue[];
   /** Subscribers of the on-call SNS topic (`alarms.email`); may be empty. */
   readonly alarmEmails: string[];
   /** Days the ledger keeps a run (`retention.days`). */

@@ -13,6 +13,7 @@
 
 import { lambdaTargetRef } from '#jobs/target-arn.ts';
 import { DEFAULT_RETENTION_DAYS } from '#shared/defaults.ts';
+import { parseCalendars } from './calendar-definitions.ts';
 import {
   ConfigError,
   type ConfigIssue,
@@ -20,8 +21,10 @@ import {
   isConfigError,
 } from './config-error.ts';
 import { applyCrossJobRules } from './cross-job-rules.ts';
+import { useFullHolidayData } from './holiday-data.ts';
 import { parseJobs } from './job-definitions.ts';
 import type { CompletionConfig, JobsConfig } from './jobs-config.ts';
+import { pastWarnings } from './past-warnings.ts';
 import { isPlainObject } from './raw-data.ts';
 import { readJobsText, readYamlDocument } from './read-jobs-file.ts';
 import { defaultsSchema, fileSchema } from './schema.ts';
@@ -41,8 +44,19 @@ export const DEFAULT_JOBS_FILE = 'jobs.yaml';
  * const config = loadJobsFile('jobs.yaml');
  * config.jobs[0]?.catchup //=> { policy: 'all', windowSeconds: 86400, maxRuns: 100 }
  */
-export function loadJobsFile(path: string): JobsConfig {
-  return parseJobsConfig(readJobsText(path), path);
+export function loadJobsFile(path: string, options: LoadOptions = {}): JobsConfig {
+  return parseJobsConfig(readJobsText(path), path, options);
+}
+
+/** What the loader may be told besides the file. */
+export interface LoadOptions {
+  /**
+   * The reference instant of the warnings (`JobsConfig.warnings`: an `until:` or `at:` that
+   * has passed). The loader never reads the clock: without it there are no such warnings.
+   *
+   * @default none
+   */
+  readonly now?: Date;
 }
 
 /**
@@ -58,7 +72,12 @@ export function loadJobsFile(path: string): JobsConfig {
  *     target: { type: lambda, arn: 'arn:aws:lambda:eu-west-1:123456789012:function:report' }
  * `, 'jobs.yaml').jobs[0]?.maxRuntimeSeconds //=> 3600
  */
-export function parseJobsConfig(text: string, fileName: string): JobsConfig {
+export function parseJobsConfig(
+  text: string,
+  fileName: string,
+  options: LoadOptions = {},
+): JobsConfig {
+  useFullHolidayData();
   const { data, collector } = readYamlDocument(text, fileName);
   const file = fileSchema.safeParse(data ?? undefined, { reportInput: true });
   if (!file.success) collector.addZod(file.error.issues, []);
@@ -72,7 +91,8 @@ export function parseJobsConfig(text: string, fileName: string): JobsConfig {
   const fileData = file.success ? file.data : undefined;
   const retentionDays = fileData?.retention?.days ?? DEFAULT_RETENTION_DAYS;
   const rawJobs = Array.isArray(root.jobs) ? root.jobs : [];
-  const jobs = parseJobs({ rawJobs, rawDefaults, retentionDays, collector });
+  const calendars = parseCalendars(root.calendars, collector);
+  const jobs = parseJobs({ rawJobs, rawDefaults, retentionDays, calendars, collector });
 
   const completion: CompletionConfig = {
     lambdaInvokeConfig: fileData?.completion?.lambdaInvokeConfig ?? 'create',
@@ -93,6 +113,7 @@ export function parseJobsConfig(text: string, fileName: string): JobsConfig {
   return {
     file: fileName,
     jobs,
+    warnings: options.now === undefined ? [] : pastWarnings(jobs, rawJobs, options.now, collector),
     alarmEmails: fileData?.alarms?.email ?? [],
     retentionDays,
     completion,

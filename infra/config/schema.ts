@@ -9,7 +9,9 @@
  */
 import { z } from 'zod';
 import { excerpt } from '#text/message-text.ts';
+import { HOLIDAY_TYPES, WEEKDAY_NAMES } from '../../functions/calendar/calendar-definition.ts';
 import { DURATION_FORMS, DurationError, parseDurationSeconds } from './duration.ts';
+import { BOUND_FORMS, isBound, isLocalDate, isLocalDateTime } from './local-times.ts';
 
 /** Longest job id: ids become part of AWS resource names (a Scheduler schedule name is ≤ 64). */
 export const MAX_JOB_ID_LENGTH = 64;
@@ -34,6 +36,20 @@ export const GAP_POLICIES = ['shift', 'transition', 'skip'] as const;
 export const OVERLAP_POLICIES = ['first', 'last', 'both'] as const;
 export const CATCHUP_POLICIES = ['all', 'latest', 'none'] as const;
 export const CONCURRENCY_POLICIES = ['allow', 'forbid'] as const;
+/** `onClosed:` of a job's calendar: skip, or an ISDA business-day convention. */
+export const CLOSED_DAY_CONVENTIONS = [
+  'skip',
+  'following',
+  'modified-following',
+  'preceding',
+  'modified-preceding',
+] as const;
+/** The most business days a month can have (31 days, 8 of them weekend days, at least 23). */
+export const MAX_BUSINESS_DAY = 23;
+/** `^[a-z0-9_-]+$`, like job ids. */
+export const CALENDAR_NAME_PATTERN = /^[a-z0-9_-]+$/;
+/** A `deadline:` wall time, `HH:mm` (24-hour). */
+export const DEADLINE_WALL_TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
 
 /** `^[a-z0-9_-]+$`: no `:` (manual-run keys rely on it), no capitals, no dots. */
 export const JOB_ID_PATTERN = /^[a-z0-9_-]+$/;
@@ -276,6 +292,155 @@ const alarm = strict(
   'a mapping with grace and/or dedicated',
 );
 
+/** A text that must be a real local date, date-time or bound; `what` names the form. */
+function formatted(check: (text: string) => boolean, what: string) {
+  return z.string({ error: expected(what) }).refine(check, {
+    error: (issue) => `expected ${what}, got ${describeValue(issue.input)}`,
+  });
+}
+
+const localDate = formatted(isLocalDate, "a date like '2026-12-24'");
+const localDateTime = formatted(isLocalDateTime, "a local date-time like '2026-12-28T00:00'");
+const bound = formatted(isBound, BOUND_FORMS);
+const reason = z
+  .string({ error: expected('a reason, a text') })
+  .min(1, { error: 'must not be empty' })
+  .max(MAX_DESCRIPTION_LENGTH, { error: `must be at most ${MAX_DESCRIPTION_LENGTH} characters` });
+
+/** One `closed:` entry: a date, or a local-time range `[from, to)`, each with a reason. */
+const closedEntry = strict(
+  {
+    date: localDate.optional(),
+    from: localDateTime.optional(),
+    to: localDateTime.optional(),
+    reason,
+  },
+  "a mapping like { date: '2026-12-24', reason: … } or { from: …, to: …, reason: … }",
+).superRefine((entry, ctx) => {
+  const range = entry.from !== undefined || entry.to !== undefined;
+  if (entry.date !== undefined && range) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['date'],
+      message: 'give either date, or from and to, not both',
+    });
+  } else if (entry.date === undefined && !range) {
+    ctx.addIssue({ code: 'custom', message: 'needs a date, or from and to' });
+  } else if (range && (entry.from === undefined || entry.to === undefined)) {
+    const missing = entry.from === undefined ? 'from' : 'to';
+    ctx.addIssue({
+      code: 'custom',
+      path: [missing],
+      message: `missing (a range needs from and to)`,
+    });
+  } else if (range && (entry.from ?? '') >= (entry.to ?? '')) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['to'],
+      message: `must be after from ('${entry.from}'), got '${entry.to}'`,
+    });
+  }
+});
+
+/** One calendar under `calendars:`. */
+export const calendarSchema = strict(
+  {
+    timezone: z.string({ error: expected("an IANA zone name like 'Europe/Berlin'") }).optional(),
+    holidays: z
+      .string({ error: expected("a date-holidays code like 'DE-BE', 'US-NY' or 'GB-ENG'") })
+      .optional(),
+    holidayTypes: z
+      .array(oneOf(HOLIDAY_TYPES), { error: expected(`a list of ${HOLIDAY_TYPES.join(', ')}`) })
+      .min(1, { error: 'must name at least one type' })
+      .optional(),
+    weekends: z
+      .array(oneOf(WEEKDAY_NAMES), { error: expected('a list of weekdays like [sat, sun]') })
+      .optional(),
+    closed: z
+      .array(closedEntry, { error: expected('a list of closed dates and ranges') })
+      .optional(),
+  },
+  'a mapping with timezone, holidays, holidayTypes, weekends and/or closed',
+);
+
+const businessDayError = (issue: { input?: unknown }) =>
+  `expected first, last, or a whole number from 1 to ${MAX_BUSINESS_DAY} or -1 to -${MAX_BUSINESS_DAY} (-1 is the last), got ${describeValue(issue.input)}`;
+
+const businessDay = z.union(
+  [
+    z.enum(['first', 'last'], { error: businessDayError }),
+    z
+      .number({ error: businessDayError })
+      .int({ error: businessDayError })
+      .refine((n) => n !== 0 && Math.abs(n) <= MAX_BUSINESS_DAY, { error: businessDayError }),
+  ],
+  { error: businessDayError },
+);
+
+const calendarName = z
+  .string({ error: expected('the name of a calendar under calendars:') })
+  .regex(CALENDAR_NAME_PATTERN, {
+    error: (issue) => `must contain only a-z, 0-9, - and _, got ${describeValue(issue.input)}`,
+  });
+
+const calendarRule = strict(
+  {
+    name: calendarName,
+    onClosed: oneOf(CLOSED_DAY_CONVENTIONS).optional(),
+    businessDay: businessDay.optional(),
+  },
+  'a calendar name, or a mapping with name, onClosed and/or businessDay',
+);
+
+/**
+ * A job's `calendar:`: a calendar's name, or a mapping with the name and the job's rule. Read
+ * by the value's type rather than as a union, so a problem inside the mapping is reported
+ * where it is, not as "neither a name nor a mapping".
+ */
+const calendarRef = z
+  .unknown()
+  .transform((value, ctx): string | z.output<typeof calendarRule> | undefined => {
+    const parsed = (typeof value === 'string' ? calendarName : calendarRule).safeParse(value, {
+      reportInput: true,
+    });
+    if (parsed.success) return parsed.data;
+    for (const issue of parsed.error.issues)
+      ctx.addIssue(issue as Parameters<typeof ctx.addIssue>[0]);
+    return z.NEVER;
+  });
+
+/** `deadline:`: a duration after the run, or a local wall time `HH:mm`. */
+const deadline = z
+  .string({ error: expected(`a duration like 2h or a wall time like '07:00'`) })
+  .transform((text, ctx) => {
+    if (/^\d{1,2}:\d{2}$/.test(text)) {
+      if (DEADLINE_WALL_TIME.test(text)) return { wallTime: text };
+      ctx.addIssue({
+        code: 'custom',
+        message: `expected a wall time from 00:00 to 23:59 (HH:mm), got '${excerpt(text)}'`,
+        input: text,
+      });
+      return z.NEVER;
+    }
+    try {
+      const afterSeconds = parseDurationSeconds(text);
+      if (afterSeconds >= 60) return { afterSeconds };
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be at least 1m after the run, got '${excerpt(text)}'`,
+        input: text,
+      });
+    } catch (error) {
+      if (!(error instanceof DurationError)) throw error;
+      ctx.addIssue({
+        code: 'custom',
+        message: `${error.message}, or a wall time like '07:00'`,
+        input: text,
+      });
+    }
+    return z.NEVER;
+  });
+
 const description = z
   .string({ error: expected('a text') })
   .min(1, { error: 'must not be empty' })
@@ -292,6 +457,8 @@ const optionalFields = {
   maxRuntime: duration(1).optional(),
   enabled: z.boolean({ error: expected('true or false') }).optional(),
   alarm: alarm.optional(),
+  calendar: calendarRef.optional(),
+  deadline: deadline.optional(),
 };
 
 /** The `defaults:` block: any job field except `id`, every one optional. */
@@ -307,29 +474,41 @@ export const defaultsSchema = strict(
   'a mapping of job fields',
 );
 
+/** The fields of one job; `jobSchema` and `atJobSchema` are made of them. */
+const jobShape = {
+  id: z
+    .string({ error: expected('an id made of a-z, 0-9, - and _') })
+    .regex(JOB_ID_PATTERN, {
+      error: (issue) => `must contain only a-z, 0-9, - and _, got ${describeValue(issue.input)}`,
+    })
+    .max(MAX_JOB_ID_LENGTH, {
+      error: `must be at most ${MAX_JOB_ID_LENGTH} characters (it becomes part of AWS resource names)`,
+    }),
+  description,
+  schedule,
+  timezone,
+  dst: dst.optional(),
+  target,
+  ...optionalFields,
+  from: bound.optional(),
+  until: bound.optional(),
+  at: localDateTime.optional(),
+};
+
 /**
  * One job after the defaults were merged in.
  *
  * Nested fields are optional here because the loader fills in the built-in defaults
  * (architecture §2) before it applies the file's own.
  */
-export const jobSchema = strict(
-  {
-    id: z
-      .string({ error: expected('an id made of a-z, 0-9, - and _') })
-      .regex(JOB_ID_PATTERN, {
-        error: (issue) => `must contain only a-z, 0-9, - and _, got ${describeValue(issue.input)}`,
-      })
-      .max(MAX_JOB_ID_LENGTH, {
-        error: `must be at most ${MAX_JOB_ID_LENGTH} characters (it becomes part of AWS resource names)`,
-      }),
-    description,
-    schedule,
-    timezone,
-    dst: dst.optional(),
-    target,
-    ...optionalFields,
-  },
+export const jobSchema = strict(jobShape, 'a mapping of job fields');
+
+/**
+ * A job with `at:` (one run at a local date-time) after the defaults were merged in: the same
+ * fields, `schedule` left out (the loader derives it from `at`).
+ */
+export const atJobSchema = strict(
+  { ...jobShape, schedule: schedule.optional(), at: localDateTime },
   'a mapping of job fields',
 );
 
@@ -389,10 +568,14 @@ export const fileSchema = strict(
       },
       'a mapping with account and region',
     ).optional(),
+    calendars: z
+      .record(z.string(), z.unknown(), { error: expected('a mapping of calendar names') })
+      .optional(),
     jobs: z.array(z.unknown(), { error: expected('a list of jobs') }),
   },
-  'a mapping with jobs (and optionally defaults, alarms, retention, completion, environment)',
+  'a mapping with jobs (and optionally defaults, calendars, alarms, retention, completion, environment)',
 );
 
-export type RawJob = z.output<typeof jobSchema>;
+export type RawJob = z.output<typeof jobSchema> | z.output<typeof atJobSchema>;
+export type RawCalendar = z.output<typeof calendarSchema>;
 export type RawDefaults = z.output<typeof defaultsSchema>;

@@ -19,6 +19,7 @@
  */
 
 import { type JobDefinition, scheduleSpecOf } from '#jobs/job.ts';
+import { oneShotRuns } from '#jobs/one-shot.ts';
 import {
   type GapPolicy,
   iterateOccurrences,
@@ -43,13 +44,18 @@ import {
   MINUTE,
   MONTH,
 } from './field-text.ts';
+import { oneShotExpression, type ScheduleWindow, scheduleWindow } from './schedule-window.ts';
 import { DAY_MS, MINUTE_MS, type UtcDay, utcDay } from './utc-day.ts';
 
 /** A job's UTC covering schedule (architecture §3). */
 export interface CoveringSchedule {
   /** Five-field engine syntax, to be evaluated in UTC, e.g. `'30 0,1 * * *'`. */
   readonly cron: string;
-  /** The same for EventBridge Scheduler, e.g. `'cron(30 0,1 * * ? *)'`. */
+  /**
+   * The same for EventBridge Scheduler, e.g. `'cron(30 0,1 * * ? *)'`; for an `at` job the
+   * one-time `'at(2026-12-24T17:00:00)'` at its run's UTC instant (`cron` is then the yearly
+   * UTC expression of that instant, for the local scheduler).
+   */
   readonly awsExpression: string;
   /** Covering ticks per real run over the enumerated window (1 is perfect). */
   readonly ticksPerRun: number;
@@ -58,6 +64,11 @@ export interface CoveringSchedule {
    * did not cost a single extra tick); `job-dst-policy` when it covers the job's own.
    */
   readonly covers: 'every-dst-policy' | 'job-dst-policy';
+  /**
+   * StartDate, EndDate and whether the job has ended, from its bounds (`schedule-window.ts`).
+   * @default none: the job has neither `from`, `until` nor `at`
+   */
+  readonly window?: ScheduleWindow;
 }
 
 /** A covering schedule with the counts it was chosen by, for cost estimates. */
@@ -124,21 +135,53 @@ export function coveringSchedule(job: JobDefinition, from: Date): CoveringSchedu
  * coveringDetails(berlinNightlyReport, new Date('2026-01-01T00:00:00Z')).ticks //=> 1460
  */
 export function coveringDetails(job: JobDefinition, from: Date): CoveringDetails {
+  const bounded = job.at !== undefined || job.from !== undefined || job.until !== undefined;
+  const window = bounded ? scheduleWindow(job, from) : undefined;
+  if (job.at !== undefined && window !== undefined) return oneShotDetails(job, from, window);
   const spec = scheduleSpecOf(job);
-  const key = memoKey(spec, from);
-  const known = memo.get(key);
-  if (known !== undefined) return known;
-  const details = compute(spec, from);
-  if (memo.size >= MEMO_LIMIT) memo.clear();
-  memo.set(key, details);
-  return details;
+  const key = memoKey(spec, from, job);
+  let details = memo.get(key);
+  if (details === undefined) {
+    details = compute(spec, from);
+    if (memo.size >= MEMO_LIMIT) memo.clear();
+    memo.set(key, details);
+  }
+  return window === undefined ? details : { ...details, schedule: { ...details.schedule, window } };
+}
+
+/**
+ * An `at` job's covering: one tick, at its run. The loader refuses an `at` that runs never or
+ * twice, so exactly one run is there.
+ */
+function oneShotDetails(job: JobDefinition, from: Date, window: ScheduleWindow): CoveringDetails {
+  const [run, ...more] = oneShotRuns(job);
+  if (run === undefined || more.length > 0) {
+    throw new Error(
+      `at job '${job.id}' must have exactly one run, has ${more.length + (run ? 1 : 0)}`,
+    );
+  }
+  const at = run.at;
+  const cron = `${at.getUTCMinutes()} ${at.getUTCHours()} ${at.getUTCDate()} ${at.getUTCMonth() + 1} *`;
+  return {
+    schedule: {
+      cron,
+      awsExpression: oneShotExpression(at),
+      ticksPerRun: 1,
+      covers: 'job-dst-policy',
+      window,
+    },
+    ticks: 1,
+    runs: 1,
+    countedMs: Math.max(0, at.getTime() - from.getTime()),
+  };
 }
 
 /**
  * Everything the covering depends on: the expression as the engine resolved it (so two `H`
- * jobs that hash to the same minute share it), the zone, the effective DST policies, `from`.
+ * jobs that hash to the same minute share it), the zone, the effective DST policies, `from`,
+ * and the job's calendar and bounds (a calendar moves runs to other days).
  */
-function memoKey(spec: ScheduleSpec, from: Date): string {
+function memoKey(spec: ScheduleSpec, from: Date, job: JobDefinition): string {
   const parsed = parseCron(spec.cron, spec.jobId);
   const { gap, overlap } = resolvePolicies(spec);
   return JSON.stringify([
@@ -152,6 +195,9 @@ function memoKey(spec: ScheduleSpec, from: Date): string {
     parsed.months,
     parsed.daysOfWeek,
     parsed.dayRule,
+    job.calendar ?? null,
+    job.from ?? null,
+    job.until ?? null,
   ]);
 }
 

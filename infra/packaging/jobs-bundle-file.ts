@@ -10,6 +10,8 @@ import {
 } from '#jobs/jobs-bundle.ts';
 import { recordSchedules } from '#zone-drift/zone-drift.ts';
 import { zoneDataVersion } from '#zone-drift/zone-fingerprint.ts';
+import { holidayTable } from '../../functions/calendar/date-holidays-data.ts';
+import type { HolidayTable } from '../../functions/calendar/holiday-source.ts';
 import type { ZoneRules } from '../../functions/schedule/index.ts';
 import { zonecronVersion } from './package-root.ts';
 
@@ -31,8 +33,9 @@ const made = new WeakMap<readonly JobDefinition[], Map<number, JobsBundle>>();
 
 /**
  * The jobs bundle the stack ships to both Lambdas (`functions/jobs/jobs-bundle.ts`): the
- * jobs, the zonecron version, this machine's zone-data version and platform, and per enabled
- * job the fingerprint of
+ * jobs, the zonecron version, this machine's zone-data version and platform, the holiday table
+ * of the codes their calendars name (with the date-holidays version), and per enabled job the
+ * fingerprint of
  * what its covering is computed for, with the offsets of its zone over the fingerprint's span
  * (about 0.1 ms per job; architecture §1, "Schedule fingerprints"). The same jobs list and
  * synth time give the same bundle, computed once.
@@ -66,7 +69,24 @@ function bundleOf(jobs: readonly JobDefinition[], options: JobsBundleOptions): J
     fingerprints: packFingerprints(jobs, record.fingerprints),
     zones: record.zones,
     synthesizedAt: record.synthesizedAt,
+    ...holidaysOf(jobs, options.synthTime),
   };
+}
+
+/**
+ * The holiday table of the codes the jobs' calendars name (with their holiday types), around
+ * the synth year; nothing when no calendar names holidays. Every job counts, disabled ones too:
+ * `zonecron next` previews them from the deployed bundle.
+ */
+function holidaysOf(jobs: readonly JobDefinition[], synthTime: Date): { holidays?: HolidayTable } {
+  const uses = jobs.flatMap((job) => {
+    const definition = job.calendar?.definition;
+    return definition?.holidays === undefined
+      ? []
+      : [{ code: definition.holidays, types: definition.holidayTypes }];
+  });
+  if (uses.length === 0) return {};
+  return { holidays: holidayTable(uses, synthTime.getUTCFullYear()) };
 }
 
 /** Writes `jobs.json` into `dir` (created if missing); returns the file's path. */

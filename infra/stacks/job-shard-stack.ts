@@ -19,6 +19,7 @@ import { TargetInvokeConfig } from '../constructs/completion-tracking.ts';
 import { DedicatedJobAlarms } from '../constructs/on-call-alarms.ts';
 import { SCHEDULE_TIME_ZONE, tickInput } from '../constructs/schedule-inputs.ts';
 import { dispatcherTarget, type ScheduleTargetRefs } from '../constructs/scheduling.ts';
+import type { ScheduleWindow } from '../covering/schedule-window.ts';
 import { SHARD_COUNT } from './sharding.ts';
 
 /** EventBridge Scheduler's limit on a schedule's description (CreateSchedule: 512 characters). */
@@ -27,8 +28,13 @@ const MAX_SCHEDULE_DESCRIPTION = 512;
 /** One enabled job and the UTC expression that covers it. */
 export interface ScheduledJob {
   readonly job: JobDefinition;
-  /** `cron(...)` in EventBridge Scheduler's syntax, evaluated in UTC. */
+  /** `cron(...)` in EventBridge Scheduler's syntax, or `at(...)`, evaluated in UTC. */
   readonly awsExpression: string;
+  /**
+   * The schedule's StartDate, EndDate and state, from the job's `from`, `until` and `at`.
+   * @default none: fires from creation on, enabled
+   */
+  readonly window?: ScheduleWindow;
 }
 
 /** One invoke config this shard creates. */
@@ -76,8 +82,8 @@ export class JobShardStack extends Stack {
     // does not change as jobs come and go.
     CrossStackReferences.of(this).consume(ReferenceStrength.STRONG);
     const schedules = new Map<string, scheduler.CfnSchedule>();
-    for (const { job, awsExpression } of props.jobs) {
-      schedules.set(job.id, jobSchedule(this, job, awsExpression, props.scheduleRefs));
+    for (const scheduled of props.jobs) {
+      schedules.set(scheduled.job.id, jobSchedule(this, scheduled, props.scheduleRefs));
     }
     this.schedules = schedules;
     this.invokeConfigs = props.invokeConfigs.map(
@@ -98,26 +104,29 @@ export class JobShardStack extends Stack {
 /**
  * A job's UTC schedule: named after the job, in the installation's group, no flexible window,
  * the tick input, Scheduler's retries and the dead-letter queue. A tick older than the job's
- * catch-up window (1 minute to 24 hours) could not deliver its run anyway.
+ * catch-up window (1 minute to 24 hours) could not deliver its run anyway. A bounded job's
+ * `from`/`until` become its StartDate/EndDate (UTC); a job with no run left is disabled.
  */
 function jobSchedule(
   scope: Construct,
-  job: JobDefinition,
-  awsExpression: string,
+  { job, awsExpression, window }: ScheduledJob,
   refs: ScheduleTargetRefs,
 ): scheduler.CfnSchedule {
   const maxEventAgeSeconds = Math.min(86_400, Math.max(60, job.catchup.windowSeconds));
+  const when = job.at === undefined ? job.schedule : `at ${job.at}`;
   return new scheduler.CfnSchedule(scope, `Job-${job.id}`, {
     name: job.id,
     groupName: refs.groupName,
-    description: `${job.schedule} in ${job.timezone}: ${job.description}`.slice(
+    description: `${when} in ${job.timezone}: ${job.description}`.slice(
       0,
       MAX_SCHEDULE_DESCRIPTION,
     ),
     scheduleExpression: awsExpression,
     scheduleExpressionTimezone: SCHEDULE_TIME_ZONE,
     flexibleTimeWindow: { mode: 'OFF' },
-    state: 'ENABLED',
+    ...(window?.startDate === undefined ? {} : { startDate: window.startDate }),
+    ...(window?.endDate === undefined ? {} : { endDate: window.endDate }),
+    state: window?.ended ? 'DISABLED' : 'ENABLED',
     target: dispatcherTarget(refs, tickInput(job.id), Duration.seconds(maxEventAgeSeconds)),
   });
 }

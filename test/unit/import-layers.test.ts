@@ -22,6 +22,10 @@ const LAYERS: readonly (readonly [string, number])[] = [
   ['functions/text', 0],
   ['functions/schedule', 1],
   ['functions/shared', 2],
+  // Business calendars: built from jobs.yaml's calendars and the holiday data, below the jobs
+  // that carry them. (date-holidays-data.ts, the whole data set, is for synth and the CLI; the
+  // Lambdas read their bundle's table: test/infra/calendars.test.ts.)
+  ['functions/calendar', 2.5],
   ['functions/jobs', 3],
   ['functions/zone-drift/zone-drift-check.ts', 6],
   ['functions/zone-drift', 4],

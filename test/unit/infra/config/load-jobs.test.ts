@@ -74,6 +74,7 @@ describe('loading a valid file', () => {
     expect(config).toEqual({
       file: fixture('minimal.yaml'),
       jobs: [expected],
+      warnings: [],
       alarmEmails: [],
       retentionDays: 35,
       completion: { lambdaInvokeConfig: 'create', existingInvokeConfigs: [] },
@@ -201,7 +202,7 @@ describe('reporting problems', () => {
         jobId: 'nightly',
         field: 'timezon',
         message:
-          "unknown field 'timezon'; did you mean 'timezone'? (allowed: id, description, schedule, timezone, dst, target, payload, catchup, retry, concurrency, maxRuntime, enabled, alarm)",
+          "unknown field 'timezon'; did you mean 'timezone'? (allowed: id, description, schedule, timezone, dst, target, payload, catchup, retry, concurrency, maxRuntime, enabled, alarm, calendar, deadline, from, until, at)",
         code: 'unknown-field',
       },
     ]);
@@ -502,7 +503,7 @@ describe('reporting problems', () => {
       expect.stringMatching(
         new RegExp(`^${file}:16:15: job 'second': field 'timezone': .*\\+01:00`),
       ),
-      `${file}:17:5: job 'second': field 'maxRuntim': unknown field 'maxRuntim'; did you mean 'maxRuntime'? (allowed: id, description, schedule, timezone, dst, target, payload, catchup, retry, concurrency, maxRuntime, enabled, alarm)`,
+      `${file}:17:5: job 'second': field 'maxRuntim': unknown field 'maxRuntim'; did you mean 'maxRuntime'? (allowed: id, description, schedule, timezone, dst, target, payload, catchup, retry, concurrency, maxRuntime, enabled, alarm, calendar, deadline, from, until, at)`,
       `${file}:20:12: job 'second': field 'target.arn': a 'sns' target needs an SNS topic ARN (arn:aws:sns:REGION:ACCOUNT:TOPIC), got an 'sqs' ARN`,
       `${file}:21:9: job 'first': field 'id': duplicate job id 'first' (first defined at line 6); ids must be unique`,
       `${file}:25:17: job 'first': field 'maxRuntime': invalid duration '5 minutes' (use 90s, 5m, 24h, 1h30m, 2d, or ISO 8601 like 'PT5M', 'P1D')`,

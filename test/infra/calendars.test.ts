@@ -1,0 +1,105 @@
+/**
+ * The calendars fixture of issue 18 synthesized: bounded jobs' schedules carry StartDate and
+ * EndDate, a one-shot job gets one `at()` schedule, a job whose time has passed a disabled one;
+ * the dispatcher ships the holiday table in jobs.json and none of the date-holidays package.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { parseJobsBundle } from '#jobs/jobs-bundle.ts';
+import {
+  type CfnResource,
+  resourcesOfType,
+  type SynthesizedFixture,
+  synthFixture,
+} from './synth-fixture.ts';
+
+let fx: SynthesizedFixture;
+beforeAll(() => {
+  fx = synthFixture('test/fixtures/jobs/calendars.yaml');
+});
+
+function scheduleOf(name: string): CfnResource {
+  const found = resourcesOfType(fx, 'AWS::Scheduler::Schedule').find(
+    ([, resource]) => resource.Properties?.Name === name,
+  );
+  if (found === undefined) throw new Error(`no schedule named ${name}`);
+  return found[1];
+}
+
+/** The asset folders of the two Lambdas: the ones holding a jobs.json. */
+function lambdaAssets(): string[] {
+  return readdirSync(fx.directory)
+    .filter((entry) => entry.startsWith('asset.'))
+    .map((entry) => join(fx.directory, entry))
+    .filter((dir) => readdirSync(dir).includes('jobs.json'));
+}
+
+describe('the calendars fixture, synthesized', () => {
+  it('synthesizes within every AWS limit', () => {
+    expect(fx.check.violations).toEqual([]);
+  });
+
+  it("gives a bounded job's schedule its from and until as StartDate and EndDate, in UTC", () => {
+    expect(scheduleOf('settlement').Properties).toMatchObject({
+      StartDate: '2027-01-01T05:00:00.000Z',
+      EndDate: '2028-01-01T05:00:00.000Z',
+      State: 'ENABLED',
+      ScheduleExpressionTimezone: 'UTC',
+    });
+  });
+
+  it('leaves StartDate and EndDate off a job without bounds', () => {
+    const { Properties } = scheduleOf('exports');
+    expect(Properties?.StartDate).toBeUndefined();
+    expect(Properties?.EndDate).toBeUndefined();
+    expect(Properties?.ScheduleExpression).toMatch(/^cron\(/);
+  });
+
+  it('gives an at job one at() schedule at its UTC instant, without bounds', () => {
+    const { Properties } = scheduleOf('christmas-greeting');
+    expect(Properties?.ScheduleExpression).toBe('at(2026-12-24T17:00:00)');
+    expect(Properties?.ScheduleExpressionTimezone).toBe('UTC');
+    expect(Properties?.State).toBe('ENABLED');
+    expect(Properties?.StartDate).toBeUndefined();
+    expect(Properties?.Description).toMatch(/^at 2026-12-24T18:00 in Europe\/Berlin: /);
+  });
+
+  it('disables the schedule of a job whose until passed before synth, with no EndDate in the past', () => {
+    const { Properties } = scheduleOf('summer-campaign');
+    expect(Properties?.State).toBe('DISABLED');
+    expect(Properties?.EndDate).toBeUndefined();
+  });
+
+  it("ships the holiday table of the calendars' codes, with the date-holidays version, in jobs.json", () => {
+    const [asset] = lambdaAssets();
+    if (asset === undefined) throw new Error('no Lambda asset with a jobs.json');
+    const bundle = parseJobsBundle(readFileSync(join(asset, 'jobs.json')), 'jobs.json');
+    expect(bundle.holidays).toMatchObject({ package: 'date-holidays', version: '3.37.0' });
+    expect(Object.keys(bundle.holidays?.days ?? {}).sort()).toEqual([
+      'DE-BE|public',
+      'GB-ENG|public',
+      'US-NY|bank,public',
+    ]);
+  });
+
+  it('bundles neither date-holidays, its parser nor their data into the Lambdas', () => {
+    const assets = lambdaAssets();
+    expect(assets).toHaveLength(2);
+    // The package, its parser and their data; and the file that loads the package at run time.
+    const heavy =
+      /node_modules\/(date-holidays|date-holidays-parser|moment-timezone|astronomia)\/|functions\/calendar\/date-holidays-data\.ts/;
+    for (const asset of assets) {
+      const sources = readdirSync(asset)
+        .filter((file) => file.endsWith('.map'))
+        .flatMap(
+          (file) =>
+            (JSON.parse(readFileSync(join(asset, file), 'utf8')) as { sources: string[] }).sources,
+        );
+      expect(
+        sources.some((source) => source.includes('functions/calendar/holiday-source.ts')),
+      ).toBe(true);
+      expect(sources.filter((source) => heavy.test(source))).toEqual([]);
+    }
+  });
+});
