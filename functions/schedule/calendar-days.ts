@@ -1,4 +1,10 @@
-import { civilFromDays, daysFromCivil, daysInMonth, formatLocalMinute, weekdayOfDays } from './civil-calendar.ts';
+import {
+  civilFromDays,
+  daysFromCivil,
+  daysInMonth,
+  formatLocalMinute,
+  weekdayOfDays,
+} from './civil-calendar.ts';
 import { InvalidArgumentError } from './errors.ts';
 import type { ZoneTable, ZoneTables } from './time-zone.ts';
 import type { BusinessCalendar, ClosedRange } from './types.ts';
@@ -240,7 +246,11 @@ export function checkCalendar(calendar: BusinessCalendar): void {
     );
   }
   if (typeof calendar.name !== 'string' || calendar.name === '') {
-    throw new InvalidArgumentError('invalid calendar name (allowed a non-empty string)', `${where}.name`, calendar.name);
+    throw new InvalidArgumentError(
+      'invalid calendar name (allowed a non-empty string)',
+      `${where}.name`,
+      calendar.name,
+    );
   }
   const named = `of calendar '${calendar.name}'`;
   if (
@@ -267,7 +277,9 @@ export function checkCalendar(calendar: BusinessCalendar): void {
       calendar.closedRanges,
     );
   }
-  calendar.closedRanges.forEach((range, i) => checkRange(range, `${where}.closedRanges[${i}]`, named));
+  for (const [i, range] of calendar.closedRanges.entries()) {
+    checkRange(range, `${where}.closedRanges[${i}]`, named);
+  }
 }
 
 function checkRange(range: ClosedRange, where: string, named: string): void {
@@ -289,6 +301,10 @@ function checkRange(range: ClosedRange, where: string, named: string): void {
     );
   }
   if (typeof range.reason !== 'string' || range.reason === '') {
-    throw new InvalidArgumentError(`invalid closed range reason ${named} (allowed a non-empty string)`, where, range);
+    throw new InvalidArgumentError(
+      `invalid closed range reason ${named} (allowed a non-empty string)`,
+      where,
+      range,
+    );
   }
 }

@@ -1,9 +1,21 @@
-import { CalendarDays, calendarDaysFor, formatDay, MAX_MOVE_DAYS } from './calendar-days.ts';
+import { type CalendarDays, calendarDaysFor, formatDay, MAX_MOVE_DAYS } from './calendar-days.ts';
 import { civilFromDays, daysFromCivil, daysInMonth, formatLocalMinute } from './civil-calendar.ts';
 import { InvalidArgumentError } from './errors.ts';
-import { type CursorEnd, cursorFor, type OccurrenceCursor, parsedCronOf, resolvePolicies } from './occurrences.ts';
+import {
+  type CursorEnd,
+  cursorFor,
+  type OccurrenceCursor,
+  parsedCronOf,
+  resolvePolicies,
+} from './occurrences.ts';
 import type { ZoneTable, ZoneTables } from './time-zone.ts';
-import type { CalendarRule, ClosedDayConvention, DstPolicies, Occurrence, ScheduleSpec } from './types.ts';
+import type {
+  CalendarRule,
+  ClosedDayConvention,
+  DstPolicies,
+  Occurrence,
+  ScheduleSpec,
+} from './types.ts';
 import { firstInstantReading, instantOfSlot, localMinuteAt } from './zone-local.ts';
 import { validateTimeZone } from './zone-name.ts';
 
@@ -46,7 +58,11 @@ export function needsWalk(spec: ScheduleSpec): boolean {
 /** The rule of a spec's calendar, checked; businessDay only with `*` day fields. */
 function checkRule(spec: ScheduleSpec, rule: CalendarRule): void {
   if (typeof rule !== 'object' || rule === null) {
-    throw new InvalidArgumentError('invalid calendar rule (allowed an object with calendar, onClosed, businessDay)', 'spec.calendar', rule);
+    throw new InvalidArgumentError(
+      'invalid calendar rule (allowed an object with calendar, onClosed, businessDay)',
+      'spec.calendar',
+      rule,
+    );
   }
   const onClosed = rule.onClosed ?? 'skip';
   if (!CONVENTIONS.includes(onClosed)) {
@@ -66,7 +82,10 @@ function checkRule(spec: ScheduleSpec, rule: CalendarRule): void {
     );
   }
   const fields = parsedCronOf(spec).fields;
-  for (const [index, name] of [[2, 'day-of-month'], [4, 'day-of-week']] as const) {
+  for (const [index, name] of [
+    [2, 'day-of-month'],
+    [4, 'day-of-week'],
+  ] as const) {
     if (fields[index] !== '*' && fields[index] !== '?') {
       throw new InvalidArgumentError(
         `businessDay needs '*' in the ${name} field of '${spec.cron}', not '${fields[index]}' (the calendar picks the day)`,
@@ -80,7 +99,11 @@ function checkRule(spec: ScheduleSpec, rule: CalendarRule): void {
 function boundMinute(date: Date | undefined, argument: string, ifAbsent: number): number {
   if (date === undefined) return ifAbsent;
   if (!(date instanceof Date) || Number.isNaN(date.getTime())) {
-    throw new InvalidArgumentError(`invalid date for '${argument}' (allowed a valid Date)`, argument, date);
+    throw new InvalidArgumentError(
+      `invalid date for '${argument}' (allowed a valid Date)`,
+      argument,
+      date,
+    );
   }
   return Math.ceil(date.getTime() / MINUTE_MS);
 }
@@ -96,8 +119,9 @@ function boundMinute(date: Date | undefined, argument: string, ifAbsent: number)
  * walk collects what it skips (previews).
  *
  * ```
- *  nominal runs ─▶ closed range? ─▶ businessDay / closed day ─▶ move ─▶ bounds ─▶ pending ─▶ runs
- *                      skip             skip or convention       range?   from/until   (sorted)
+ *  nominal runs ─▶ businessDay? ─▶ closed range? ─▶ closed day? ─▶ move ─▶ bounds ─▶ pending ─▶ runs
+ *                 not a run       skip            skip or         range?  from/until  (sorted)
+ *                                                 convention      skip
  * ```
  */
 export class CalendarWalk {
@@ -149,6 +173,11 @@ export class CalendarWalk {
     this.cursor = cursorFor(tables, spec, start, end);
     this.progressMinute = this.first;
     this.advancePeek();
+  }
+
+  /** Where a search that ended with `calendar` stopped: no run up to this UTC minute. */
+  get searchedUntilMinute(): number {
+    return this.progressMinute + CALENDAR_SEARCH_MINUTES;
   }
 
   /** The next run, or undefined (then `ended` says why). */
@@ -206,7 +235,9 @@ export class CalendarWalk {
     if (next === undefined) {
       this.peek = undefined;
       this.ended =
-        this.cursor.ended === 'limit' && this.limit === this.untilBound - 1 ? 'until' : this.cursor.ended;
+        this.cursor.ended === 'limit' && this.limit === this.untilBound - 1
+          ? 'until'
+          : this.cursor.ended;
       return;
     }
     const atMinute = next.at.getTime() / MINUTE_MS;
@@ -264,17 +295,18 @@ export class CalendarWalk {
       this.admit(run);
       return;
     }
+    if (this.businessDay !== undefined) {
+      const target = days.nthBusinessDayOfMonthOf(day, this.businessDay);
+      if (target !== day) {
+        this.jumpToBusinessDay(day, target);
+        return;
+      }
+    }
     const atMinute = run.at.getTime() / MINUTE_MS;
     const range = days.ranges.length === 0 ? undefined : days.rangeAt(atMinute);
     if (range !== undefined) {
       this.skip(run.at, run.nominal, 'calendar', range.reason);
       if (this.skipped === undefined) this.cursor.skipTo(days.rangeEndFrom(atMinute));
-      return;
-    }
-    if (this.businessDay !== undefined) {
-      const target = days.nthBusinessDayOfMonthOf(day, this.businessDay);
-      if (target === day) this.admit(run);
-      else this.jumpToBusinessDay(day, target);
       return;
     }
     const reason = days.closedReason(day);
@@ -302,7 +334,10 @@ export class CalendarWalk {
         date.year += 1;
         date.month = 1;
       } else date.month += 1;
-      next = days.nthBusinessDayOfMonthOf(daysFromCivil(date.year, date.month, 1), this.businessDay as number);
+      next = days.nthBusinessDayOfMonthOf(
+        daysFromCivil(date.year, date.month, 1),
+        this.businessDay as number,
+      );
     }
     if (!(next > day)) next = daysFromCivil(date.year, date.month, 1);
     this.cursor.skipTo(firstInstantReading(days.table, next * DAY_MINUTES) - this.slop);
@@ -325,31 +360,59 @@ export class CalendarWalk {
   }
 
   /** Moves a run on a closed day to its convention's business day, same local time of day. */
-  private move(run: Occurrence, local: number, day: number, reason: string, days: CalendarDays): void {
+  private move(
+    run: Occurrence,
+    local: number,
+    day: number,
+    reason: string,
+    days: CalendarDays,
+  ): void {
     const convention = this.convention;
     const target = this.targetDay(day, days);
     if (Number.isNaN(target)) {
-      const where = convention.startsWith('modified') ? 'in its month' : `within ${MAX_MOVE_DAYS} days`;
-      this.skip(run.at, run.nominal, 'calendar', `${reason}; no business day ${where} (${convention})`);
+      const where = convention.startsWith('modified')
+        ? 'in its month'
+        : `within ${MAX_MOVE_DAYS} days`;
+      this.skip(
+        run.at,
+        run.nominal,
+        'calendar',
+        `${reason}; no business day ${where} (${convention})`,
+      );
       return;
     }
     const slot = local + (target - day) * DAY_MINUTES;
     const nominal = formatLocalMinute(slot);
     const found = instantOfSlot(this.jobTable, slot, this.policies);
     if (found === undefined) {
-      this.skip(run.at, run.nominal, 'calendar', `${reason}; moved to ${nominal}, in the spring-forward gap of ${this.jobTable.zone} (gap policy skip)`);
+      this.skip(
+        run.at,
+        run.nominal,
+        'calendar',
+        `${reason}; moved to ${nominal}, in the spring-forward gap of ${this.jobTable.zone} (gap policy skip)`,
+      );
       return;
     }
     const range = days.rangeAt(found.at);
     if (range !== undefined) {
-      this.skip(run.at, run.nominal, 'calendar', `${reason}; moved to ${nominal}, inside the closed range: ${range.reason}`);
+      this.skip(
+        run.at,
+        run.nominal,
+        'calendar',
+        `${reason}; moved to ${nominal}, inside the closed range: ${range.reason}`,
+      );
       return;
     }
     if (!this.sameZone) {
       const landed = this.calendarDayOfInstant(found.at);
       const closed = days.closedReason(landed);
       if (closed !== undefined) {
-        this.skip(run.at, run.nominal, 'calendar', `${reason}; moved to ${nominal}, which is ${formatDay(landed)} in ${days.zone}, closed: ${closed}`);
+        this.skip(
+          run.at,
+          run.nominal,
+          'calendar',
+          `${reason}; moved to ${nominal}, which is ${formatDay(landed)} in ${days.zone}, closed: ${closed}`,
+        );
         return;
       }
     }
@@ -366,11 +429,21 @@ export class CalendarWalk {
     const at = run.at.getTime() / MINUTE_MS;
     if (at < this.first || at > this.limit) return;
     if (at < this.fromBound) {
-      this.skip(run.at, run.nominal, 'from', `before from (${new Date(this.fromBound * MINUTE_MS).toISOString()})`);
+      this.skip(
+        run.at,
+        run.nominal,
+        'from',
+        `before from (${new Date(this.fromBound * MINUTE_MS).toISOString()})`,
+      );
       return;
     }
     if (at >= this.untilBound) {
-      this.skip(run.at, run.nominal, 'until', `at or after until (${new Date(this.untilBound * MINUTE_MS).toISOString()})`);
+      this.skip(
+        run.at,
+        run.nominal,
+        'until',
+        `at or after until (${new Date(this.untilBound * MINUTE_MS).toISOString()})`,
+      );
       return;
     }
     const pending = this.pending;

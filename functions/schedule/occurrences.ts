@@ -61,7 +61,8 @@ function compile(cron: string, jobId: string | undefined): CompiledCron {
   return compiled;
 }
 
-function checkSpec(spec: ScheduleSpec): void {
+/** Throws an `InvalidArgumentError` when a spec is not an object or its job id not a string. */
+export function checkSpec(spec: ScheduleSpec): void {
   if (typeof spec !== 'object' || spec === null) {
     throw new InvalidArgumentError(
       'invalid schedule spec (allowed an object with cron and timezone)',

@@ -74,7 +74,11 @@ function gapInstant(
   if (policies.gap === 'skip') return undefined;
   const starts = table.starts;
   const offsets = table.offsets;
-  for (let s = Math.max(1, table.segmentAt(localMinute - 2 * DAY_MINUTES)); s < starts.length; s++) {
+  for (
+    let s = Math.max(1, table.segmentAt(localMinute - 2 * DAY_MINUTES));
+    s < starts.length;
+    s++
+  ) {
     const at = starts[s] as number;
     const before = offsets[s - 1] as number;
     if (localMinute >= at + before && localMinute < at + (offsets[s] as number)) {
