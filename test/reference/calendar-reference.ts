@@ -316,7 +316,8 @@ export function referenceCalendarRuns(
     const date = dayOf(n);
     if (rule.businessDay !== undefined) {
       const list = days.businessDates(Number(date.slice(0, 4)), Number(date.slice(5, 7)));
-      const pick = rule.businessDay > 0 ? list[rule.businessDay - 1] : list[list.length + rule.businessDay];
+      const pick =
+        rule.businessDay > 0 ? list[rule.businessDay - 1] : list[list.length + rule.businessDay];
       if (pick !== date) continue;
     }
     const rangeReason = days.rangeAt(n.atMs);
@@ -339,17 +340,28 @@ export function referenceCalendarRuns(
       skipCalendar(n, closed);
       continue;
     }
-    const shiftDays = Math.round((Date.parse(`${target}T00:00Z`) - Date.parse(`${date}T00:00Z`)) / DAY_MS);
+    const shiftDays = Math.round(
+      (Date.parse(`${target}T00:00Z`) - Date.parse(`${date}T00:00Z`)) / DAY_MS,
+    );
     const wall = n.wallMinute + shiftDays * 1440;
     const slot = slots.get(wall);
-    if (slot === undefined) throw new Error(`reference: ${formatWallMinute(wall)} outside the walked window`);
+    if (slot === undefined) {
+      // A move away from the window, from a run already outside it, cannot land in it.
+      const away =
+        (n.atMs > to.getTime() && shiftDays > 0) || (n.atMs <= from.getTime() && shiftDays < 0);
+      if (away) continue;
+      throw new Error(`reference: ${formatWallMinute(wall)} outside the walked window`);
+    }
     const { atMs, label } = slotInstants(slot, policies);
     const at = policies.overlap === 'last' ? atMs[atMs.length - 1] : atMs[0];
     if (at === undefined || days.rangeAt(at) !== undefined) {
       skipCalendar(n, closed);
       continue;
     }
-    if (calendarZone !== zone && days.closed(wallText(calendarZone, at).slice(0, 10)) !== undefined) {
+    if (
+      calendarZone !== zone &&
+      days.closed(wallText(calendarZone, at).slice(0, 10)) !== undefined
+    ) {
       skipCalendar(n, closed);
       continue;
     }
@@ -360,7 +372,10 @@ export function referenceCalendarRuns(
       moved: { nominalAtMs: n.atMs, reason: closed, convention },
     });
   }
-  runs.sort((a, b) => a.atMs - b.atMs || (a.moved?.nominalAtMs ?? a.atMs) - (b.moved?.nominalAtMs ?? b.atMs));
+  runs.sort(
+    (a, b) =>
+      a.atMs - b.atMs || (a.moved?.nominalAtMs ?? a.atMs) - (b.moved?.nominalAtMs ?? b.atMs),
+  );
   skipped.sort((a, b) => a.atMs - b.atMs);
   return { runs, skipped };
 }

@@ -47,7 +47,8 @@ export interface CalendarFixture {
 
 /** The engine's calendar: holidays from getHolidays(), then the extra closed days. */
 export function engineCalendar(fixture: CalendarFixture): BusinessCalendar {
-  const holidays = fixture.region === undefined ? new Map<string, string>() : publicHolidays(fixture.region);
+  const holidays =
+    fixture.region === undefined ? new Map<string, string>() : publicHolidays(fixture.region);
   const extra = fixture.closedDays ?? {};
   return {
     name: fixture.name,
@@ -69,7 +70,8 @@ export function referenceCalendar(fixture: CalendarFixture): RefCalendar {
     name: fixture.name,
     timezone: fixture.timezone,
     weekendDays: fixture.weekendDays ?? [0, 6],
-    closedDayReason: (date) => (region === undefined ? undefined : publicHolidays(region).get(date)) ?? extra[date],
+    closedDayReason: (date) =>
+      (region === undefined ? undefined : publicHolidays(region).get(date)) ?? extra[date],
     closedRanges: fixture.closedRanges ?? [],
   };
 }
