@@ -141,12 +141,19 @@ export class CalendarWalk {
   private readonly slop: number;
   private readonly pending: Occurrence[] = [];
   private pendingHead = 0;
+  /** Whether runs come in nominal order (nothing moves), so `decided` replaces `pending`. */
+  private readonly inOrder: boolean;
+  /** In order: the run the last `process` decided on, if any. */
+  private decided: Occurrence | undefined;
   private peek: Occurrence | undefined;
   private peekLocal = 0;
   private peekDay = 0;
   private progressMinute: number;
   private boundDay = Number.NaN;
-  private boundValue = 0;
+  private boundFromDay = 0;
+  /** A stretch of one offset of the job's zone, away from its changes (see `instantOf`). */
+  private readonly quiet = { offset: 0, from: 0, to: 0 };
+  private boundValue = Number.NaN;
 
   constructor(
     tables: ZoneTables,
@@ -166,6 +173,7 @@ export class CalendarWalk {
     this.days = rule === undefined ? undefined : calendarDaysFor(tables, rule.calendar);
     this.convention = rule?.businessDay === undefined ? (rule?.onClosed ?? 'skip') : 'skip';
     this.businessDay = rule?.businessDay;
+    this.inOrder = this.days === undefined || this.convention === 'skip';
     this.jobTable = tables.tableFor(validateTimeZone(spec.timezone));
     this.sameZone = this.days === undefined || this.days.zone === this.jobTable.zone;
     this.slop = this.sameZone ? 0 : DAY_MINUTES;
@@ -182,14 +190,15 @@ export class CalendarWalk {
 
   /** The next run, or undefined (then `ended` says why). */
   next(): Occurrence | undefined {
+    if (this.inOrder) return this.nextInOrder();
     for (;;) {
       const pending = this.pending;
       if (this.pendingHead < pending.length) {
         const head = pending[this.pendingHead] as Occurrence;
-        if (this.peek === undefined || head.at.getTime() <= this.lowerBound() * MINUTE_MS) {
-          pending[this.pendingHead++] = undefined as unknown as Occurrence;
-          if (this.pendingHead === pending.length) {
-            pending.length = 0;
+        if (this.peek === undefined || this.releasable(head.at.getTime() / MINUTE_MS)) {
+          this.pendingHead++;
+          if (this.pendingHead >= 64 && this.pendingHead * 2 >= pending.length) {
+            pending.splice(0, this.pendingHead);
             this.pendingHead = 0;
           }
           this.progressMinute = head.at.getTime() / MINUTE_MS;
@@ -200,6 +209,24 @@ export class CalendarWalk {
       this.process(this.peek, this.peekLocal, this.peekDay);
       this.advancePeek();
     }
+  }
+
+  /**
+   * `next` when no run moves (no calendar, `skip`, `businessDay`): runs come in the order of the
+   * nominal runs, so each is handed on as soon as it is decided, with no queue.
+   */
+  private nextInOrder(): Occurrence | undefined {
+    for (let peek = this.peek; peek !== undefined; peek = this.peek) {
+      this.process(peek, this.peekLocal, this.peekDay);
+      this.advancePeek();
+      const decided = this.decided;
+      if (decided !== undefined) {
+        this.decided = undefined;
+        this.progressMinute = decided.at.getTime() / MINUTE_MS;
+        return decided;
+      }
+    }
+    return undefined;
   }
 
   /** The UTC minutes the nominal runs are read from and to, wide enough for moved runs. */
@@ -264,14 +291,17 @@ export class CalendarWalk {
   }
 
   /**
-   * No nominal run from the peeked one on can give a run before this UTC minute: the peeked
-   * run itself, or for runs moved back, the start of the last business day before it.
+   * Whether a queued run at UTC minute `at` can go: no nominal run from the peeked one on can
+   * give a run before it. That bound is the peeked run itself, or for runs moved, the start of
+   * the earliest day a later nominal run can be moved to: the next day (moved forward), or the
+   * last business day before the peeked run's (moved back; its own day when it and the next
+   * are open). Read first without the zone (a local midnight is less than a day from the UTC
+   * midnight of its date), and exactly only when that does not settle it.
    */
-  private lowerBound(): number {
+  private releasable(at: number): boolean {
     const peek = this.peek as Occurrence;
-    const at = peek.at.getTime() / MINUTE_MS;
-    const days = this.days;
-    if (days === undefined || this.convention === 'skip') return at;
+    if (at > peek.at.getTime() / MINUTE_MS) return false;
+    const days = this.days as CalendarDays;
     const d = this.peekDay;
     if (d !== this.boundDay) {
       this.boundDay = d;
@@ -283,9 +313,15 @@ export class CalendarWalk {
           from = Number.isNaN(b) ? d - MAX_MOVE_DAYS : b;
         }
       }
-      this.boundValue = firstInstantReading(days.table, from * DAY_MINUTES) - this.slop;
+      this.boundFromDay = from;
+      this.boundValue = Number.NaN;
     }
-    return Math.min(at, this.boundValue);
+    if (at <= this.boundFromDay * DAY_MINUTES - DAY_MINUTES - this.slop) return true;
+    if (Number.isNaN(this.boundValue)) {
+      this.boundValue =
+        firstInstantReading(days.table, this.boundFromDay * DAY_MINUTES) - this.slop;
+    }
+    return at <= this.boundValue;
   }
 
   /** Decides one nominal run: a run, a moved run, or skipped. */
@@ -383,7 +419,7 @@ export class CalendarWalk {
     }
     const slot = local + (target - day) * DAY_MINUTES;
     const nominal = formatLocalMinute(slot);
-    const found = instantOfSlot(this.jobTable, slot, this.policies);
+    const found = this.instantOf(slot);
     if (found === undefined) {
       this.skip(
         run.at,
@@ -424,6 +460,26 @@ export class CalendarWalk {
     });
   }
 
+  /**
+   * `instantOfSlot` in the job's zone, with a shortcut: inside a stretch of one offset, more
+   * than two days from its changes, a slot has exactly one instant, `slot - offset`.
+   */
+  private instantOf(slot: number): { at: number; dst: Occurrence['dst'] } | undefined {
+    const quiet = this.quiet;
+    const at = slot - quiet.offset;
+    if (at >= quiet.from && at < quiet.to) return { at, dst: 'none' };
+    const found = instantOfSlot(this.jobTable, slot, this.policies);
+    if (found !== undefined) {
+      const table = this.jobTable;
+      const s = table.segmentAt(found.at);
+      const end = s + 1 < table.starts.length ? (table.starts[s + 1] as number) : table.coverEnd;
+      quiet.offset = table.offsets[s] as number;
+      quiet.from = (table.starts[s] as number) + 2 * DAY_MINUTES;
+      quiet.to = end - 2 * DAY_MINUTES;
+    }
+    return found;
+  }
+
   /** A run the calendar keeps: checked against the bounds and the window, then queued in order. */
   private admit(run: Occurrence): void {
     const at = run.at.getTime() / MINUTE_MS;
@@ -444,6 +500,10 @@ export class CalendarWalk {
         'until',
         `at or after until (${new Date(this.untilBound * MINUTE_MS).toISOString()})`,
       );
+      return;
+    }
+    if (this.inOrder) {
+      this.decided = run;
       return;
     }
     const pending = this.pending;
