@@ -102,11 +102,14 @@ export function businessDaysOfMonthIn(
  * holiday), then closed ranges that cover the whole day (their reason), then the weekday.
  *
  * @example
- * closedDayOf({ name: 'berlin', timezone: 'Europe/Berlin', weekendDays: [0, 6], closedDayReason: () => undefined,
- *   closedRanges: [{ from: '2026-12-28T00:00', to: '2027-01-04T00:00', reason: 'year-end freeze' }] }, '2026-12-31')
+ * const freeze = { name: 'berlin', timezone: 'Europe/Berlin', weekendDays: [0, 6], closedDayReason: () => undefined,
+ *   closedRanges: [{ from: '2026-12-28T00:00', to: '2027-01-04T00:00', reason: 'year-end freeze' }] };
+ * closedDayOf(freeze, '2026-12-31')
  * //=> 'year-end freeze'
- * closedDayOf(sameCalendar, '2027-01-02')
- * //=> 'year-end freeze' (the range covers the Saturday too; its reason comes before the weekday)
+ * closedDayOf(freeze, '2027-01-02')
+ * //=> 'year-end freeze' (a Saturday, but the range comes before the weekday)
+ * closedDayOf(freeze, '2027-01-04')
+ * //=> undefined
  */
 export function closedDayOf(calendar: BusinessCalendar, localDate: string): string | undefined {
   return closedDayOfIn(defaultZoneTables, calendar, localDate);

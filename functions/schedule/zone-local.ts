@@ -3,13 +3,25 @@ import type { DstPolicies, Occurrence } from './types.ts';
 
 const DAY_MINUTES = 1440;
 
-/** The offset (minutes east of UTC) of a table's zone at a UTC minute, sampling as needed. */
+/**
+ * The offset (minutes east of UTC) of a table's zone at a UTC minute, sampling as needed.
+ *
+ * @example
+ * offsetAt(defaultZoneTables.tableFor('Europe/Berlin'), Date.parse('2026-07-01T00:00Z') / 60_000)
+ * //=> 120
+ */
 export function offsetAt(table: ZoneTable, utcMinute: number): number {
   table.ensure(utcMinute, utcMinute);
   return table.offsets[table.segmentAt(utcMinute)] as number;
 }
 
-/** The local minute (wall-clock time written as if it were UTC) of a UTC minute in a zone. */
+/**
+ * The local minute (wall-clock time written as if it were UTC) of a UTC minute in a zone.
+ *
+ * @example
+ * formatLocalMinute(localMinuteAt(berlinTable, Date.parse('2026-07-01T00:00Z') / 60_000))
+ * //=> '2026-07-01T02:00'
+ */
 export function localMinuteAt(table: ZoneTable, utcMinute: number): number {
   return utcMinute + offsetAt(table, utcMinute);
 }
@@ -19,6 +31,12 @@ export function localMinuteAt(table: ZoneTable, utcMinute: number): number {
  *
  * Every earlier minute reads earlier, so it is where a local day or a local range starts:
  * inside a spring-forward gap it is the jump itself, inside a repeated hour the first pass.
+ *
+ * @example
+ * new Date(firstInstantReading(berlinTable, parseLocalMinute('2026-03-29T02:30')) * 60_000)
+ * //=> 2026-03-29T01:00:00.000Z (the jump from 02:00 to 03:00 CEST)
+ * new Date(firstInstantReading(berlinTable, parseLocalMinute('2026-10-25T02:30')) * 60_000)
+ * //=> 2026-10-25T00:30:00.000Z (the first pass of 02:30)
  */
 export function firstInstantReading(table: ZoneTable, localMinute: number): number {
   table.ensure(localMinute - 2 * DAY_MINUTES, localMinute + 2 * DAY_MINUTES);
@@ -39,6 +57,12 @@ export function firstInstantReading(table: ZoneTable, localMinute: number): numb
  *
  * A repeated slot takes its first pass, or its last under `last` (`both` would make two runs of
  * one, so a moved run takes the first).
+ *
+ * @example
+ * instantOfSlot(berlinTable, parseLocalMinute('2027-03-28T02:30'), { gap: 'shift', overlap: 'first' })
+ * //=> { at: 30103290 (2027-03-28T01:30Z, 03:30 CEST), dst: 'gap' }
+ * instantOfSlot(berlinTable, parseLocalMinute('2026-10-25T02:30'), { gap: 'shift', overlap: 'last' })
+ * //=> { at: 29881530 (2026-10-25T01:30Z), dst: 'overlap' }
  */
 export function instantOfSlot(
   table: ZoneTable,
