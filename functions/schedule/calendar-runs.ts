@@ -1,5 +1,5 @@
 import { type CalendarDays, calendarDaysFor, formatDay, MAX_MOVE_DAYS } from './calendar-days.ts';
-import { civilFromDays, daysFromCivil, daysInMonth, formatLocalMinute } from './civil-calendar.ts';
+import { civilFromDays, daysFromCivil, daysInMonth } from './civil-calendar.ts';
 import { InvalidArgumentError } from './errors.ts';
 import {
   type CursorEnd,
@@ -151,6 +151,11 @@ export class CalendarWalk {
   private progressMinute: number;
   private boundDay = Number.NaN;
   private boundFromDay = 0;
+  /** The closed day last moved from and its business day; the local date last moved to, as text. */
+  private moveDay = Number.NaN;
+  private moveTarget = Number.NaN;
+  private moveSlotDay = Number.NaN;
+  private moveDateText = '';
   /** A stretch of one offset of the job's zone, away from its changes (see `instantOf`). */
   private readonly quiet = { offset: 0, from: 0, to: 0 };
   private boundValue = Number.NaN;
@@ -404,7 +409,11 @@ export class CalendarWalk {
     days: CalendarDays,
   ): void {
     const convention = this.convention;
-    const target = this.targetDay(day, days);
+    if (day !== this.moveDay) {
+      this.moveDay = day;
+      this.moveTarget = this.targetDay(day, days);
+    }
+    const target = this.moveTarget;
     if (Number.isNaN(target)) {
       const where = convention.startsWith('modified')
         ? 'in its month'
@@ -418,7 +427,12 @@ export class CalendarWalk {
       return;
     }
     const slot = local + (target - day) * DAY_MINUTES;
-    const nominal = formatLocalMinute(slot);
+    const slotDay = Math.floor(slot / DAY_MINUTES);
+    if (slotDay !== this.moveSlotDay) {
+      this.moveSlotDay = slotDay;
+      this.moveDateText = formatDay(slotDay);
+    }
+    const nominal = this.moveDateText + run.nominal.slice(10);
     const found = this.instantOf(slot);
     if (found === undefined) {
       this.skip(
