@@ -19,6 +19,7 @@ export function offsetAt(table: ZoneTable, utcMinute: number): number {
  * The local minute (wall-clock time written as if it were UTC) of a UTC minute in a zone.
  *
  * @example
+ * const berlinTable = defaultZoneTables.tableFor('Europe/Berlin');
  * formatLocalMinute(localMinuteAt(berlinTable, Date.parse('2026-07-01T00:00Z') / 60_000))
  * //=> '2026-07-01T02:00'
  */
