@@ -7,12 +7,16 @@
  * runs several rounds; the figure is total occurrences / total time. It prints figures, it
  * asserts nothing: it is not a test. Run with `npm run bench`. It ends with the cost of the
  * zone tables (one fresh engine per zone, 1990 through 2029, every fourth zone of the platform),
- * then the time `nextRun` takes to answer "never" and to find a run decades away.
+ * then the time `nextRun` takes to answer "never" and to find a run decades away, and last what
+ * a business calendar costs: the same schedules with and without one.
  */
 
 import { CronExpressionParser } from 'cron-parser';
 import { Cron } from 'croner';
+import Holidays from 'date-holidays';
 import {
+  type BusinessCalendar,
+  type CalendarRule,
   createEngine,
   nextOccurrences,
   occurrencesBetween,
@@ -205,4 +209,101 @@ for (const expression of EXPRESSIONS) {
       `nextRun('${spec.cron}'${spec.dst ? ', gap skip' : ''}) ${label}: ${answer}; first ${(rounds[0] as number).toFixed(1)} ms, then median ${median(rounds.slice(1)).toFixed(1)} ms of 20, a fresh engine each`,
     );
   }
+}
+
+// Calendars: the same schedules with and without a business calendar (Berlin's weekends and
+// DE-BE public holidays of 2026-2030 from date-holidays, a year-end freeze as a closed range),
+// each call every run of 2026 through 2028 (occurrencesBetween): skip, following, and
+// businessDay -1 (the last business day; only for expressions whose day fields are `*`). The
+// ratio is the time of a call with the calendar over the same call without one (target: at most
+// 2x). A window, not a count of runs: 1,000 runs of a last-business-day schedule span 83 years.
+{
+  const holidays = new Map<string, string>();
+  const data = new Holidays('DE', 'BE');
+  for (let year = 2026; year <= 2030; year++) {
+    for (const holiday of data.getHolidays(year)) {
+      if (holiday.type === 'public') holidays.set(holiday.date.slice(0, 10), holiday.name);
+    }
+  }
+  const calendar: BusinessCalendar = {
+    name: 'berlin-business',
+    timezone: ZONE,
+    weekendDays: [0, 6],
+    closedDayReason: (date) => holidays.get(date),
+    closedRanges: [{ from: '2026-12-28T00:00', to: '2027-01-04T00:00', reason: 'year-end freeze' }],
+  };
+  const modes: [string, CalendarRule | undefined][] = [
+    ['none', undefined],
+    ['skip', { calendar }],
+    ['following', { calendar, onClosed: 'following' }],
+    ['businessDay -1', { calendar, businessDay: -1 }],
+  ];
+  const END = new Date('2028-12-31T23:00:00Z');
+  /** Calls per round: enough for a round of the plain schedule to last about 30 ms. */
+  const callsFor = (spec: ScheduleSpec): number => {
+    const engine = createEngine();
+    let calls = 1;
+    for (let spent = 0; spent < 30; calls *= 2) {
+      const startMs = performance.now();
+      for (let i = 0; i < calls; i++) engine.occurrencesBetween(spec, START, END);
+      spent = performance.now() - startMs;
+    }
+    return calls;
+  };
+  /**
+   * Median ms of a call of each spec, and the median ratio of each to the first: rounds take
+   * turns spec by spec, so a load spike on a shared machine hits them alike.
+   */
+  const timeOf = (specs: ScheduleSpec[]): { ms: number[]; ratios: number[] } => {
+    const engines = specs.map(() => createEngine());
+    const calls = callsFor(specs[0] as ScheduleSpec);
+    const times: number[][] = specs.map(() => []);
+    specs.forEach((spec, i) => {
+      for (let call = 0; call < calls; call++) engines[i]?.occurrencesBetween(spec, START, END);
+    });
+    for (let round = 0; round < 9; round++) {
+      specs.forEach((spec, i) => {
+        const engine = engines[i] as ReturnType<typeof createEngine>;
+        const startMs = performance.now();
+        for (let call = 0; call < calls; call++) engine.occurrencesBetween(spec, START, END);
+        times[i]?.push((performance.now() - startMs) / calls);
+      });
+    }
+    const base = times[0] as number[];
+    return {
+      ms: times.map(median),
+      ratios: times.map((t) => median(t.map((ms, round) => ms / (base[round] as number)))),
+    };
+  };
+  console.log(
+    `\ncalendars: ms per call for every run in ${START.toISOString().slice(0, 10)}..${END.toISOString().slice(0, 10)} (median of 9 rounds taking turns), and the median ratio to the same schedule without a calendar`,
+  );
+  console.log(`${'expression'.padEnd(16)}${modes.map(([name]) => name.padStart(22)).join('')}`);
+  const worst = new Map<string, number>();
+  for (const expression of EXPRESSIONS) {
+    const fields = expression.split(' ');
+    const applies = modes.filter(
+      ([, rule]) => rule?.businessDay === undefined || (fields[2] === '*' && fields[4] === '*'),
+    );
+    const specs = applies.map(
+      ([, rule]): ScheduleSpec => ({
+        cron: expression,
+        timezone: ZONE,
+        ...(rule === undefined ? {} : { calendar: rule }),
+      }),
+    );
+    const { ms, ratios } = timeOf(specs);
+    const cells = modes.map(([name]) => {
+      const i = applies.findIndex(([applied]) => applied === name);
+      if (i < 0) return 'n/a'.padStart(22);
+      if (i === 0) return `${(ms[0] as number).toFixed(3)} ms`.padStart(22);
+      const ratio = ratios[i] as number;
+      worst.set(name, Math.max(worst.get(name) ?? 0, ratio));
+      return `${(ms[i] as number).toFixed(3)} ms ${ratio.toFixed(2)}x`.padStart(22);
+    });
+    console.log(`${expression.padEnd(16)}${cells.join('')}`);
+  }
+  console.log(
+    `worst ratio: ${[...worst].map(([name, ratio]) => `${name} ${ratio.toFixed(2)}x`).join(', ')}`,
+  );
 }

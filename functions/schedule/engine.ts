@@ -2,8 +2,21 @@ import { InvalidArgumentError } from './errors.ts';
 import { intlZoneRules } from './intl-zone-rules.ts';
 import { nextRunIn } from './next-run.ts';
 import { iterateOccurrencesIn, nextOccurrencesIn, occurrencesBetweenIn } from './occurrences.ts';
+import {
+  businessDaysOfMonthIn,
+  closedDayOfIn,
+  type SchedulePreview,
+  scheduleBetweenIn,
+} from './schedule-preview.ts';
 import { transitionsIn, ZoneTables } from './time-zone.ts';
-import type { NextRun, Occurrence, ScheduleSpec, ZoneRules, ZoneTransition } from './types.ts';
+import type {
+  BusinessCalendar,
+  NextRun,
+  Occurrence,
+  ScheduleSpec,
+  ZoneRules,
+  ZoneTransition,
+} from './types.ts';
 
 /** The options of `createEngine`. */
 export interface EngineOptions {
@@ -35,6 +48,22 @@ export interface ScheduleEngine {
 }
 
 /**
+ * The calendar previews of an engine made by `createEngine`: the module-level functions of
+ * the same names under the engine's rules (closed ranges are instants of those rules).
+ *
+ * Apart from `ScheduleEngine` so that an engine object written by hand around the
+ * module-level functions (the zone-drift check has one) stays a `ScheduleEngine`.
+ */
+export interface EnginePreviews {
+  /** See the module-level `scheduleBetween`. */
+  scheduleBetween(spec: ScheduleSpec, from: Date, to: Date): SchedulePreview;
+  /** See the module-level `businessDaysOfMonth`. */
+  businessDaysOfMonth(calendar: BusinessCalendar, year: number, month: number): string[];
+  /** See the module-level `closedDayOf`. */
+  closedDayOf(calendar: BusinessCalendar, localDate: string): string | undefined;
+}
+
+/**
  * An engine that reads zone offsets from the given rules instead of the platform's.
  *
  * Nothing global changes: the engine keeps its own offset tables, so two engines with different
@@ -50,7 +79,7 @@ export interface ScheduleEngine {
  * moved.nextOccurrences({ cron: '0 9 * * *', timezone: 'Europe/Berlin' }, new Date('2027-03-29T00:00Z'), 1)[0].at
  * //=> 2027-03-29T08:00:00.000Z (still CET; the platform's rules say 07:00Z)
  */
-export function createEngine(options: EngineOptions = {}): ScheduleEngine {
+export function createEngine(options: EngineOptions = {}): ScheduleEngine & EnginePreviews {
   const zoneRules = options.zoneRules === undefined ? intlZoneRules : options.zoneRules;
   if (
     typeof zoneRules !== 'object' ||
@@ -71,5 +100,9 @@ export function createEngine(options: EngineOptions = {}): ScheduleEngine {
     occurrencesBetween: (spec, from, to) => occurrencesBetweenIn(tables, spec, from, to),
     iterateOccurrences: (spec, after) => iterateOccurrencesIn(tables, spec, after),
     zoneTransitions: (zone, from, to) => transitionsIn(tables, zone, from, to),
+    scheduleBetween: (spec, from, to) => scheduleBetweenIn(tables, spec, from, to),
+    businessDaysOfMonth: (calendar, year, month) =>
+      businessDaysOfMonthIn(tables, calendar, year, month),
+    closedDayOf: (calendar, localDate) => closedDayOfIn(tables, calendar, localDate),
   };
 }

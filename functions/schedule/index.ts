@@ -7,9 +7,16 @@
  * The contract is docs/semantics.md.
  */
 
+export { MAX_MOVE_DAYS } from './calendar-days.ts';
+export { CALENDAR_SEARCH_YEARS, keyInstantOf, type SkippedRun } from './calendar-runs.ts';
 export { civilFromDays, daysInMonth, weekdayOfDays } from './civil-calendar.ts';
 export { type Deadline, deadlineAt } from './deadline.ts';
-export { createEngine, type EngineOptions, type ScheduleEngine } from './engine.ts';
+export {
+  createEngine,
+  type EngineOptions,
+  type EnginePreviews,
+  type ScheduleEngine,
+} from './engine.ts';
 export {
   type CronField,
   CronSyntaxError,
@@ -30,6 +37,12 @@ export {
 } from './occurrences.ts';
 export { parseCron } from './parse-cron.ts';
 export { periodBucket } from './period-bucket.ts';
+export {
+  businessDaysOfMonth,
+  closedDayOf,
+  type SchedulePreview,
+  scheduleBetween,
+} from './schedule-preview.ts';
 export { CYCLE_DAYS, INTL_RULES_REPEAT_FROM_MINUTE } from './search-bound.ts';
 export { shiftedTransitionRules } from './shifted-zone-rules.ts';
 export { zoneTransitions } from './time-zone.ts';

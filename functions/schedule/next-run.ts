@@ -1,6 +1,9 @@
+import { calendarDaysFor } from './calendar-days.ts';
+import { CALENDAR_SEARCH_YEARS, CalendarWalk, needsWalk } from './calendar-runs.ts';
 import { formatLocalMinute } from './civil-calendar.ts';
+import { monthDayMask, possibleMonthLengths } from './day-match.ts';
 import { type LocalSlotMatcher, NO_SLOT } from './local-slots.ts';
-import { cursorFor, resolvePolicies } from './occurrences.ts';
+import { cursorFor, parsedCronOf, resolvePolicies } from './occurrences.ts';
 import {
   defaultZoneTables,
   MAX_MINUTE,
@@ -8,7 +11,15 @@ import {
   ZoneTable,
   type ZoneTables,
 } from './time-zone.ts';
-import type { DstPolicies, NeverRunsReason, NextRun, ScheduleSpec, ZoneRules } from './types.ts';
+import type {
+  DstPolicies,
+  NeverRunsReason,
+  NextRun,
+  ParsedCron,
+  ScheduleSpec,
+  ZoneRules,
+} from './types.ts';
+import { validateTimeZone } from './zone-name.ts';
 
 const MINUTE_MS = 60_000;
 /** How many slots `firstSkippedSlot` looks at for one that a gap holds. */
@@ -38,6 +49,7 @@ export function nextRun(spec: ScheduleSpec, after: Date): NextRun {
 /** `nextRun` with the offsets of given zone tables. */
 export function nextRunIn(tables: ZoneTables, spec: ScheduleSpec, after: Date): NextRun {
   const afterMinute = minuteOf(after, 'after');
+  if (needsWalk(spec)) return nextCalendarRun(tables, spec, afterMinute);
   const cursor = cursorFor(tables, spec, afterMinute + 1, Number.POSITIVE_INFINITY);
   const next = cursor.next();
   if (next !== undefined) return { kind: 'runs', next };
@@ -47,6 +59,101 @@ export function nextRunIn(tables: ZoneTables, spec: ScheduleSpec, after: Date): 
   const searchedUntil = new Date(cursor.searchedUntilMinute * MINUTE_MS);
   const skipped = firstSkippedSlot(cursor.matcher, tables.rules, zone, afterMinute);
   return { kind: 'never', reason: gapSkipReason(zone, policies, searchedUntil, skipped) };
+}
+
+/** `nextRun` of a spec with a calendar or bounds: "never" decided early where it can be. */
+function nextCalendarRun(tables: ZoneTables, spec: ScheduleSpec, afterMinute: number): NextRun {
+  const policies = resolvePolicies(spec);
+  const zone = spec.timezone;
+  const early = neverAtOnce(tables, spec, afterMinute, policies);
+  if (early !== undefined) return { kind: 'never', reason: early };
+  const walk = new CalendarWalk(tables, spec, afterMinute + 1, Number.POSITIVE_INFINITY, false);
+  const next = walk.next();
+  if (next !== undefined) return { kind: 'runs', next };
+  if (walk.ended === 'until') return { kind: 'never', reason: untilReason(spec, policies) };
+  if (walk.ended === 'calendar') {
+    const searchedUntil = new Date(walk.searchedUntilMinute * MINUTE_MS);
+    const name = spec.calendar?.calendar.name ?? '';
+    const message = `no run in the ${CALENDAR_SEARCH_YEARS} years searched (to ${searchedUntil.toISOString()}): every run it matches falls on a closed day or in a closed range of calendar '${name}'`;
+    return {
+      kind: 'never',
+      reason: { cause: 'calendar', timezone: zone, policies, searchedUntil, message },
+    };
+  }
+  if (walk.ended !== 'bound') return { kind: 'never', reason: endOfRange(zone, policies) };
+  const cursor = cursorFor(tables, spec, afterMinute + 1, Number.POSITIVE_INFINITY);
+  cursor.next();
+  const searchedUntil = new Date(cursor.searchedUntilMinute * MINUTE_MS);
+  const skipped = firstSkippedSlot(cursor.matcher, tables.rules, zone, afterMinute);
+  return { kind: 'never', reason: gapSkipReason(zone, policies, searchedUntil, skipped) };
+}
+
+/**
+ * "Never" without a search: `until` already reached, a calendar with every weekday closed, or
+ * (under `skip`, in the job's own zone) an expression that only matches weekend days.
+ */
+function neverAtOnce(
+  tables: ZoneTables,
+  spec: ScheduleSpec,
+  afterMinute: number,
+  policies: DstPolicies,
+): NeverRunsReason | undefined {
+  const untilMinute =
+    spec.until instanceof Date ? Math.ceil(spec.until.getTime() / MINUTE_MS) : Number.NaN;
+  const fromMinute =
+    spec.from instanceof Date
+      ? Math.ceil(spec.from.getTime() / MINUTE_MS)
+      : Number.NEGATIVE_INFINITY;
+  if (untilMinute <= Math.max(afterMinute + 1, fromMinute)) return untilReason(spec, policies);
+  const rule = spec.calendar;
+  if (rule === undefined) return undefined;
+  const days = calendarDaysFor(tables, rule.calendar);
+  const zone = spec.timezone;
+  const searchedUntil = new Date((afterMinute + 1) * MINUTE_MS);
+  const base = { cause: 'calendar' as const, timezone: zone, policies, searchedUntil };
+  if (days.allWeekdaysClosed) {
+    return {
+      ...base,
+      message: `calendar '${rule.calendar.name}' closes every weekday (weekendDays ${rule.calendar.weekendDays.join(', ')})`,
+    };
+  }
+  const onlyWeekends =
+    rule.businessDay === undefined &&
+    (rule.onClosed ?? 'skip') === 'skip' &&
+    days.zone === validateTimeZone(zone) &&
+    matchedWeekdays(parsedCronOf(spec)).every((weekday) => days.isWeekend(weekday));
+  if (!onlyWeekends) return undefined;
+  return {
+    ...base,
+    message: `every day it matches is a weekend day of calendar '${rule.calendar.name}' and onClosed is skip`,
+  };
+}
+
+/** The weekdays (0-6) of the days an expression can match, over every kind of month. */
+function matchedWeekdays(cron: ParsedCron): number[] {
+  const seen = new Set<number>();
+  for (const month of cron.months) {
+    for (const length of possibleMonthLengths(month)) {
+      for (let first = 0; first < 7; first++) {
+        const mask = monthDayMask(cron, length, first);
+        for (let day = 1; day <= length; day++) {
+          if ((mask >>> (day - 1)) & 1) seen.add((first + day - 1) % 7);
+        }
+      }
+    }
+  }
+  return [...seen];
+}
+
+function untilReason(spec: ScheduleSpec, policies: DstPolicies): NeverRunsReason {
+  const until = spec.until as Date;
+  return {
+    cause: 'until',
+    timezone: spec.timezone,
+    policies,
+    searchedUntil: until,
+    message: `no run before its until (${until.toISOString()})`,
+  };
 }
 
 function endOfRange(zone: string, policies: DstPolicies): NeverRunsReason {

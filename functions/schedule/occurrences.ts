@@ -1,3 +1,4 @@
+import { CalendarWalk, needsWalk } from './calendar-runs.ts';
 import { formatLocalMinute } from './civil-calendar.ts';
 import { InvalidArgumentError } from './errors.ts';
 import { LocalSlotMatcher, NO_SLOT } from './local-slots.ts';
@@ -60,7 +61,8 @@ function compile(cron: string, jobId: string | undefined): CompiledCron {
   return compiled;
 }
 
-function checkSpec(spec: ScheduleSpec): void {
+/** Throws an `InvalidArgumentError` when a spec is not an object or its job id not a string. */
+export function checkSpec(spec: ScheduleSpec): void {
   if (typeof spec !== 'object' || spec === null) {
     throw new InvalidArgumentError(
       'invalid schedule spec (allowed an object with cron and timezone)',
@@ -75,6 +77,12 @@ function checkSpec(spec: ScheduleSpec): void {
       spec.jobId,
     );
   }
+}
+
+/** The parsed expression of a checked spec (cached). */
+export function parsedCronOf(spec: ScheduleSpec): ParsedCron {
+  checkSpec(spec);
+  return compile(spec.cron, spec.jobId).parsed;
 }
 
 /**
@@ -136,11 +144,15 @@ export function resolvePolicies(spec: ScheduleSpec): DstPolicies {
   return { gap, overlap };
 }
 
+/** The local slot of the last occurrence made: the cursor hands it to the calendar stage. */
+let lastSlotLocalMinute = 0;
+
 function occurrence(
   instantMinute: number,
   localMinute: number,
   dst: Occurrence['dst'],
 ): Occurrence {
+  lastSlotLocalMinute = localMinute;
   return { at: new Date(instantMinute * MINUTE_MS), nominal: formatLocalMinute(localMinute), dst };
 }
 
@@ -173,6 +185,8 @@ export type CursorEnd = 'limit' | 'bound' | 'range';
 export class OccurrenceCursor {
   /** Why `next()` last returned undefined. */
   ended: CursorEnd | undefined;
+  /** The local slot (local minutes) of the run `next()` last returned. */
+  lastLocalMinute = 0;
   private nextMinute: number;
   private segment: number;
   private starts: number[];
@@ -215,7 +229,16 @@ export class OccurrenceCursor {
     }
     this.sinceMinute = this.nextMinute;
     this.boundMinute = Math.max(this.nextMinute, this.repeatStart) + CYCLE_MINUTES;
+    this.lastLocalMinute = lastSlotLocalMinute;
     return found;
+  }
+
+  /**
+   * Goes on from UTC minute `minute` (when it is ahead): how a calendar jumps over a closed
+   * range or closed days instead of looking at each of their runs.
+   */
+  skipTo(minute: number): void {
+    if (minute > this.nextMinute) this.nextMinute = minute;
   }
 
   /**
@@ -449,6 +472,20 @@ export function cursorFor(
 }
 
 /**
+ * The runs of a spec from `firstMinute` to `limitMinute` (UTC minutes, inclusive): the plain
+ * cursor, or the calendar stage over it when the spec has a calendar or bounds.
+ */
+export function runsFrom(
+  tables: ZoneTables,
+  spec: ScheduleSpec,
+  firstMinute: number,
+  limitMinute: number,
+): { next(): Occurrence | undefined } {
+  if (!needsWalk(spec)) return cursorFor(tables, spec, firstMinute, limitMinute);
+  return new CalendarWalk(tables, spec, firstMinute, limitMinute, false);
+}
+
+/**
  * The next `count` runs of a schedule strictly after `after`.
  *
  * The dispatcher asks which run a tick stands for, the CLI previews, tests pin DST nights:
@@ -483,7 +520,7 @@ export function nextOccurrencesIn(
       count,
     );
   }
-  const cursor = cursorFor(tables, spec, afterMinute + 1, Number.POSITIVE_INFINITY);
+  const cursor = runsFrom(tables, spec, afterMinute + 1, Number.POSITIVE_INFINITY);
   const result: Occurrence[] = [];
   while (result.length < count) {
     const next = cursor.next();
@@ -528,7 +565,7 @@ export function occurrencesBetweenIn(
     );
   }
   const limitMinute = Math.floor(to.getTime() / MINUTE_MS);
-  const cursor = cursorFor(tables, spec, fromMinute + 1, limitMinute);
+  const cursor = runsFrom(tables, spec, fromMinute + 1, limitMinute);
   const result: Occurrence[] = [];
   for (let next = cursor.next(); next !== undefined; next = cursor.next()) result.push(next);
   return result;
@@ -565,7 +602,7 @@ export function iterateOccurrencesIn(
 ): Generator<Occurrence, void, undefined> {
   checkSpec(spec);
   const afterMinute = minuteOf(after, 'after');
-  const cursor = cursorFor(tables, spec, afterMinute + 1, Number.POSITIVE_INFINITY);
+  const cursor = runsFrom(tables, spec, afterMinute + 1, Number.POSITIVE_INFINITY);
   return (function* walk(): Generator<Occurrence, void, undefined> {
     for (let next = cursor.next(); next !== undefined; next = cursor.next()) yield next;
   })();

@@ -227,9 +227,13 @@ export type NextRun =
  * jump over it) and the gap policy is `skip`; the search went one calendar-and-rules cycle
  * past where the zone's rules repeat, so no later run can come (docs/semantics.md, "Limits").
  * `end-of-range`: the search reached the end of `Date`'s range (the year 275760) first.
+ * `calendar`: the calendar closes every day the schedule could run on (every weekday closed,
+ * or every matched day a weekend day under `skip`), or no run came in the 28 years searched
+ * (`CALENDAR_SEARCH_YEARS`; docs/semantics.md, "Calendars"). `until`: every run left is at or
+ * after the schedule's `until`.
  */
 export interface NeverRunsReason {
-  readonly cause: 'gap-skip' | 'end-of-range';
+  readonly cause: 'gap-skip' | 'end-of-range' | 'calendar' | 'until';
   readonly timezone: string;
   readonly policies: DstPolicies;
   /** The first skipped slot after the instant asked about, and the clock change that skips it. */

@@ -1,0 +1,559 @@
+import { type CalendarDays, calendarDaysFor, formatDay, MAX_MOVE_DAYS } from './calendar-days.ts';
+import { civilFromDays, daysFromCivil, daysInMonth } from './civil-calendar.ts';
+import { InvalidArgumentError } from './errors.ts';
+import {
+  type CursorEnd,
+  cursorFor,
+  type OccurrenceCursor,
+  parsedCronOf,
+  resolvePolicies,
+} from './occurrences.ts';
+import type { ZoneTable, ZoneTables } from './time-zone.ts';
+import type {
+  CalendarRule,
+  ClosedDayConvention,
+  DstPolicies,
+  Occurrence,
+  ScheduleSpec,
+} from './types.ts';
+import { firstInstantReading, instantOfSlot, localMinuteAt } from './zone-local.ts';
+import { validateTimeZone } from './zone-name.ts';
+
+const MINUTE_MS = 60_000;
+const DAY_MINUTES = 1440;
+const CONVENTIONS: readonly ClosedDayConvention[] = [
+  'skip',
+  'following',
+  'modified-following',
+  'preceding',
+  'modified-preceding',
+];
+/**
+ * How long a search for a calendar's next run goes on without finding one: 28 years, the
+ * cycle after which (between 1901 and 2099) dates fall on the same weekdays again, so fixed
+ * dates, weekday rules and weekends have met every combination (docs/semantics.md, "Calendars").
+ */
+export const CALENDAR_SEARCH_YEARS = 28;
+const CALENDAR_SEARCH_MINUTES = Math.ceil(CALENDAR_SEARCH_YEARS * 365.25) * DAY_MINUTES;
+
+/** A run that a calendar or a bound removed, for previews. */
+export interface SkippedRun {
+  /** Where the run would have been: its nominal instant, or its moved one when a bound or a range removed it after moving. */
+  readonly at: Date;
+  /** Its local slot in the job's zone. */
+  readonly nominal: string;
+  readonly reason: 'calendar' | 'from' | 'until';
+  /** Why, in words: the closed day's or range's reason, or the bound. */
+  readonly detail: string;
+}
+
+/** Why a walk has no more runs: the cursor's reasons, the `until` bound, or the calendar search. */
+export type WalkEnd = CursorEnd | 'until' | 'calendar';
+
+/** Whether a spec needs the calendar stage: a calendar or a bound. */
+export function needsWalk(spec: ScheduleSpec): boolean {
+  return spec.calendar !== undefined || spec.from !== undefined || spec.until !== undefined;
+}
+
+/** The rule of a spec's calendar, checked; businessDay only with `*` day fields. */
+function checkRule(spec: ScheduleSpec, rule: CalendarRule): void {
+  if (typeof rule !== 'object' || rule === null) {
+    throw new InvalidArgumentError(
+      'invalid calendar rule (allowed an object with calendar, onClosed, businessDay)',
+      'spec.calendar',
+      rule,
+    );
+  }
+  const onClosed = rule.onClosed ?? 'skip';
+  if (!CONVENTIONS.includes(onClosed)) {
+    throw new InvalidArgumentError(
+      `invalid onClosed '${String(onClosed)}' (allowed ${CONVENTIONS.join(', ')})`,
+      'spec.calendar.onClosed',
+      onClosed,
+    );
+  }
+  const n = rule.businessDay;
+  if (n === undefined) return;
+  if (!Number.isInteger(n) || n === 0 || Math.abs(n) > 31) {
+    throw new InvalidArgumentError(
+      `invalid businessDay ${String(n)} (allowed 1 to 31 or -1 to -31: 1 the first, -1 the last)`,
+      'spec.calendar.businessDay',
+      n,
+    );
+  }
+  const fields = parsedCronOf(spec).fields;
+  for (const [index, name] of [
+    [2, 'day-of-month'],
+    [4, 'day-of-week'],
+  ] as const) {
+    if (fields[index] !== '*' && fields[index] !== '?') {
+      throw new InvalidArgumentError(
+        `businessDay needs '*' in the ${name} field of '${spec.cron}', not '${fields[index]}' (the calendar picks the day)`,
+        'spec.calendar.businessDay',
+        n,
+      );
+    }
+  }
+}
+
+function boundMinute(date: Date | undefined, argument: string, ifAbsent: number): number {
+  if (date === undefined) return ifAbsent;
+  if (!(date instanceof Date) || Number.isNaN(date.getTime())) {
+    throw new InvalidArgumentError(
+      `invalid date for '${argument}' (allowed a valid Date)`,
+      argument,
+      date,
+    );
+  }
+  return Math.ceil(date.getTime() / MINUTE_MS);
+}
+
+/**
+ * A schedule's runs with its calendar and bounds applied, in order of `at` (ties by nominal
+ * instant), from UTC minute `firstMinute` to `limitMinute` (both inclusive).
+ *
+ * It reads the plain runs (nominal runs) from an `OccurrenceCursor` started early enough, and
+ * read far enough ahead, for runs moved across the window's edges; a run moved later waits in
+ * `pending` until no nominal run still to come can land before it. Closed ranges and, under
+ * `skip` and `businessDay`, closed days are jumped over, not visited run by run, unless the
+ * walk collects what it skips (previews).
+ *
+ * ```
+ *  nominal runs ─▶ businessDay? ─▶ closed range? ─▶ closed day? ─▶ move ─▶ bounds ─▶ pending ─▶ runs
+ *                 not a run       skip            skip or         range?  from/until  (sorted)
+ *                                                 convention      skip
+ * ```
+ */
+export class CalendarWalk {
+  ended: WalkEnd | undefined;
+  readonly skipped: SkippedRun[] | undefined;
+  private readonly cursor: OccurrenceCursor;
+  private readonly days: CalendarDays | undefined;
+  private readonly convention: ClosedDayConvention;
+  private readonly businessDay: number | undefined;
+  private readonly sameZone: boolean;
+  private readonly jobTable: ZoneTable;
+  private readonly policies: DstPolicies;
+  private readonly fromBound: number;
+  private readonly untilBound: number;
+  private readonly first: number;
+  private readonly limit: number;
+  private readonly slop: number;
+  private readonly pending: Occurrence[] = [];
+  private pendingHead = 0;
+  /** Whether runs come in nominal order (nothing moves), so `decided` replaces `pending`. */
+  private readonly inOrder: boolean;
+  /** In order: the run the last `process` decided on, if any. */
+  private decided: Occurrence | undefined;
+  private peek: Occurrence | undefined;
+  private peekLocal = 0;
+  private peekDay = 0;
+  private progressMinute: number;
+  private boundDay = Number.NaN;
+  private boundFromDay = 0;
+  /** The closed day last moved from and its business day; the local date last moved to, as text. */
+  private moveDay = Number.NaN;
+  private moveTarget = Number.NaN;
+  private moveSlotDay = Number.NaN;
+  private moveDateText = '';
+  /** A stretch of one offset of the job's zone, away from its changes (see `instantOf`). */
+  private readonly quiet = { offset: 0, from: 0, to: 0 };
+  private boundValue = Number.NaN;
+
+  constructor(
+    tables: ZoneTables,
+    spec: ScheduleSpec,
+    firstMinute: number,
+    limitMinute: number,
+    collect: boolean,
+  ) {
+    const rule = spec.calendar;
+    if (rule !== undefined) checkRule(spec, rule);
+    this.policies = resolvePolicies(spec);
+    this.fromBound = boundMinute(spec.from, 'spec.from', Number.NEGATIVE_INFINITY);
+    this.untilBound = boundMinute(spec.until, 'spec.until', Number.POSITIVE_INFINITY);
+    this.skipped = collect ? [] : undefined;
+    this.first = collect ? firstMinute : Math.max(firstMinute, this.fromBound);
+    this.limit = collect ? limitMinute : Math.min(limitMinute, this.untilBound - 1);
+    this.days = rule === undefined ? undefined : calendarDaysFor(tables, rule.calendar);
+    this.convention = rule?.businessDay === undefined ? (rule?.onClosed ?? 'skip') : 'skip';
+    this.businessDay = rule?.businessDay;
+    this.inOrder = this.days === undefined || this.convention === 'skip';
+    this.jobTable = tables.tableFor(validateTimeZone(spec.timezone));
+    this.sameZone = this.days === undefined || this.days.zone === this.jobTable.zone;
+    this.slop = this.sameZone ? 0 : DAY_MINUTES;
+    const [start, end] = this.nominalWindow();
+    this.cursor = cursorFor(tables, spec, start, end);
+    this.progressMinute = this.first;
+    this.advancePeek();
+  }
+
+  /** Where a search that ended with `calendar` stopped: no run up to this UTC minute. */
+  get searchedUntilMinute(): number {
+    return this.progressMinute + CALENDAR_SEARCH_MINUTES;
+  }
+
+  /** The next run, or undefined (then `ended` says why). */
+  next(): Occurrence | undefined {
+    if (this.inOrder) return this.nextInOrder();
+    for (;;) {
+      const pending = this.pending;
+      if (this.pendingHead < pending.length) {
+        const head = pending[this.pendingHead] as Occurrence;
+        if (this.peek === undefined || this.releasable(head.at.getTime() / MINUTE_MS)) {
+          this.pendingHead++;
+          if (this.pendingHead >= 64 && this.pendingHead * 2 >= pending.length) {
+            pending.splice(0, this.pendingHead);
+            this.pendingHead = 0;
+          }
+          this.progressMinute = head.at.getTime() / MINUTE_MS;
+          return head;
+        }
+      }
+      if (this.peek === undefined) return undefined;
+      this.process(this.peek, this.peekLocal, this.peekDay);
+      this.advancePeek();
+    }
+  }
+
+  /**
+   * `next` when no run moves (no calendar, `skip`, `businessDay`): runs come in the order of the
+   * nominal runs, so each is handed on as soon as it is decided, with no queue.
+   */
+  private nextInOrder(): Occurrence | undefined {
+    for (let peek = this.peek; peek !== undefined; peek = this.peek) {
+      this.process(peek, this.peekLocal, this.peekDay);
+      this.advancePeek();
+      const decided = this.decided;
+      if (decided !== undefined) {
+        this.decided = undefined;
+        this.progressMinute = decided.at.getTime() / MINUTE_MS;
+        return decided;
+      }
+    }
+    return undefined;
+  }
+
+  /** The UTC minutes the nominal runs are read from and to, wide enough for moved runs. */
+  private nominalWindow(): [number, number] {
+    let start = this.first;
+    let end = this.limit;
+    const days = this.days;
+    const convention = this.convention;
+    if (days === undefined || convention === 'skip') return [start, end];
+    if (convention !== 'preceding' && Number.isFinite(start)) {
+      const d0 = this.calendarDayOfInstant(start);
+      if (days.closedReason(d0) !== undefined || days.closedReason(d0 - 1) !== undefined) {
+        const b = days.previousBusinessDay(d0);
+        const from = Number.isNaN(b) ? d0 - MAX_MOVE_DAYS : b + 1;
+        start = Math.min(start, firstInstantReading(days.table, from * DAY_MINUTES));
+      }
+      start -= this.slop;
+    }
+    if (convention !== 'following' && Number.isFinite(end)) {
+      const dL = this.calendarDayOfInstant(end);
+      if (days.closedReason(dL) !== undefined || days.closedReason(dL + 1) !== undefined) {
+        const n = days.nextBusinessDay(dL);
+        const to = Number.isNaN(n) ? dL + MAX_MOVE_DAYS : n;
+        end = Math.max(end, firstInstantReading(days.table, to * DAY_MINUTES));
+      }
+      end += this.slop;
+    }
+    return [start, end];
+  }
+
+  private advancePeek(): void {
+    const next = this.cursor.next();
+    if (next === undefined) {
+      this.peek = undefined;
+      this.ended =
+        this.cursor.ended === 'limit' && this.limit === this.untilBound - 1
+          ? 'until'
+          : this.cursor.ended;
+      return;
+    }
+    const atMinute = next.at.getTime() / MINUTE_MS;
+    if (
+      this.days !== undefined &&
+      !Number.isFinite(this.limit) &&
+      atMinute > this.progressMinute + CALENDAR_SEARCH_MINUTES
+    ) {
+      this.peek = undefined;
+      this.ended = 'calendar';
+      return;
+    }
+    this.peek = next;
+    this.peekLocal = this.cursor.lastLocalMinute;
+    this.peekDay = this.sameZone
+      ? Math.floor(this.peekLocal / DAY_MINUTES)
+      : this.calendarDayOfInstant(atMinute);
+  }
+
+  /** The calendar's local date (day number) of a UTC minute. */
+  private calendarDayOfInstant(utcMinute: number): number {
+    const table = this.days === undefined ? this.jobTable : this.days.table;
+    return Math.floor(localMinuteAt(table, utcMinute) / DAY_MINUTES);
+  }
+
+  /**
+   * Whether a queued run at UTC minute `at` can go: no nominal run from the peeked one on can
+   * give a run before it. That bound is the peeked run itself, or for runs moved, the start of
+   * the earliest day a later nominal run can be moved to: the next day (moved forward), or the
+   * last business day before the peeked run's (moved back; its own day when it and the next
+   * are open). Read first without the zone (a local midnight is less than a day from the UTC
+   * midnight of its date), and exactly only when that does not settle it.
+   */
+  private releasable(at: number): boolean {
+    const peek = this.peek as Occurrence;
+    if (at > peek.at.getTime() / MINUTE_MS) return false;
+    const days = this.days as CalendarDays;
+    const d = this.peekDay;
+    if (d !== this.boundDay) {
+      this.boundDay = d;
+      let from = d + 1;
+      if (this.convention !== 'following') {
+        const open = days.closedReason(d) === undefined;
+        if (!open || days.closedReason(d + 1) !== undefined) {
+          const b = open ? d : days.previousBusinessDay(d);
+          from = Number.isNaN(b) ? d - MAX_MOVE_DAYS : b;
+        }
+      }
+      this.boundFromDay = from;
+      this.boundValue = Number.NaN;
+    }
+    if (at <= this.boundFromDay * DAY_MINUTES - DAY_MINUTES - this.slop) return true;
+    if (Number.isNaN(this.boundValue)) {
+      this.boundValue =
+        firstInstantReading(days.table, this.boundFromDay * DAY_MINUTES) - this.slop;
+    }
+    return at <= this.boundValue;
+  }
+
+  /** Decides one nominal run: a run, a moved run, or skipped. */
+  private process(run: Occurrence, local: number, day: number): void {
+    const days = this.days;
+    if (days === undefined) {
+      this.admit(run);
+      return;
+    }
+    if (this.businessDay !== undefined) {
+      const target = days.nthBusinessDayOfMonthOf(day, this.businessDay);
+      if (target !== day) {
+        this.jumpToBusinessDay(day, target);
+        return;
+      }
+    }
+    const atMinute = run.at.getTime() / MINUTE_MS;
+    const range = days.ranges.length === 0 ? undefined : days.rangeAt(atMinute);
+    if (range !== undefined) {
+      this.skip(run.at, run.nominal, 'calendar', range.reason);
+      if (this.skipped === undefined) this.cursor.skipTo(days.rangeEndFrom(atMinute));
+      return;
+    }
+    const reason = days.closedReason(day);
+    if (reason === undefined) {
+      this.admit(run);
+    } else if (this.convention === 'skip') {
+      this.skip(run.at, run.nominal, 'calendar', reason);
+      if (this.skipped === undefined) {
+        const open = days.nextBusinessDay(day);
+        const to = Number.isNaN(open) ? day + MAX_MOVE_DAYS : open;
+        this.cursor.skipTo(firstInstantReading(days.table, to * DAY_MINUTES) - this.slop);
+      }
+    } else {
+      this.move(run, local, day, reason, days);
+    }
+  }
+
+  /** Under `businessDay`, goes on at the start of the next target day after `day`. */
+  private jumpToBusinessDay(day: number, target: number): void {
+    const days = this.days as CalendarDays;
+    let next = target;
+    const date = civilFromDays(day, { year: 0, month: 0, day: 0 });
+    for (let months = 0; !(next > day) && months < 12 * CALENDAR_SEARCH_YEARS + 12; months++) {
+      if (date.month === 12) {
+        date.year += 1;
+        date.month = 1;
+      } else date.month += 1;
+      next = days.nthBusinessDayOfMonthOf(
+        daysFromCivil(date.year, date.month, 1),
+        this.businessDay as number,
+      );
+    }
+    if (!(next > day)) next = daysFromCivil(date.year, date.month, 1);
+    this.cursor.skipTo(firstInstantReading(days.table, next * DAY_MINUTES) - this.slop);
+  }
+
+  /** The business day a convention moves a run on closed day `day` to, or NaN. */
+  private targetDay(day: number, days: CalendarDays): number {
+    const convention = this.convention;
+    if (convention === 'following') return days.nextBusinessDay(day);
+    if (convention === 'preceding') return days.previousBusinessDay(day);
+    const date = civilFromDays(day, { year: 0, month: 0, day: 0 });
+    const firstOfMonth = day - date.day + 1;
+    const lastOfMonth = firstOfMonth + daysInMonth(date.year, date.month) - 1;
+    if (convention === 'modified-following') {
+      const next = days.nextBusinessDay(day, lastOfMonth);
+      return Number.isNaN(next) ? days.previousBusinessDay(day, firstOfMonth) : next;
+    }
+    const previous = days.previousBusinessDay(day, firstOfMonth);
+    return Number.isNaN(previous) ? days.nextBusinessDay(day, lastOfMonth) : previous;
+  }
+
+  /** Moves a run on a closed day to its convention's business day, same local time of day. */
+  private move(
+    run: Occurrence,
+    local: number,
+    day: number,
+    reason: string,
+    days: CalendarDays,
+  ): void {
+    const convention = this.convention;
+    if (day !== this.moveDay) {
+      this.moveDay = day;
+      this.moveTarget = this.targetDay(day, days);
+    }
+    const target = this.moveTarget;
+    if (Number.isNaN(target)) {
+      const where = convention.startsWith('modified')
+        ? 'in its month'
+        : `within ${MAX_MOVE_DAYS} days`;
+      this.skip(
+        run.at,
+        run.nominal,
+        'calendar',
+        `${reason}; no business day ${where} (${convention})`,
+      );
+      return;
+    }
+    const slot = local + (target - day) * DAY_MINUTES;
+    const slotDay = Math.floor(slot / DAY_MINUTES);
+    if (slotDay !== this.moveSlotDay) {
+      this.moveSlotDay = slotDay;
+      this.moveDateText = formatDay(slotDay);
+    }
+    const nominal = this.moveDateText + run.nominal.slice(10);
+    const found = this.instantOf(slot);
+    if (found === undefined) {
+      this.skip(
+        run.at,
+        run.nominal,
+        'calendar',
+        `${reason}; moved to ${nominal}, in the spring-forward gap of ${this.jobTable.zone} (gap policy skip)`,
+      );
+      return;
+    }
+    const range = days.rangeAt(found.at);
+    if (range !== undefined) {
+      this.skip(
+        run.at,
+        run.nominal,
+        'calendar',
+        `${reason}; moved to ${nominal}, inside the closed range: ${range.reason}`,
+      );
+      return;
+    }
+    if (!this.sameZone) {
+      const landed = this.calendarDayOfInstant(found.at);
+      const closed = days.closedReason(landed);
+      if (closed !== undefined) {
+        this.skip(
+          run.at,
+          run.nominal,
+          'calendar',
+          `${reason}; moved to ${nominal}, which is ${formatDay(landed)} in ${days.zone}, closed: ${closed}`,
+        );
+        return;
+      }
+    }
+    this.admit({
+      at: new Date(found.at * MINUTE_MS),
+      nominal,
+      dst: found.dst,
+      moved: { nominalAt: run.at, reason, convention },
+    });
+  }
+
+  /**
+   * `instantOfSlot` in the job's zone, with a shortcut: inside a stretch of one offset, more
+   * than two days from its changes, a slot has exactly one instant, `slot - offset`.
+   */
+  private instantOf(slot: number): { at: number; dst: Occurrence['dst'] } | undefined {
+    const quiet = this.quiet;
+    const at = slot - quiet.offset;
+    if (at >= quiet.from && at < quiet.to) return { at, dst: 'none' };
+    const found = instantOfSlot(this.jobTable, slot, this.policies);
+    if (found !== undefined) {
+      const table = this.jobTable;
+      const s = table.segmentAt(found.at);
+      const end = s + 1 < table.starts.length ? (table.starts[s + 1] as number) : table.coverEnd;
+      quiet.offset = table.offsets[s] as number;
+      quiet.from = (table.starts[s] as number) + 2 * DAY_MINUTES;
+      quiet.to = end - 2 * DAY_MINUTES;
+    }
+    return found;
+  }
+
+  /** A run the calendar keeps: checked against the bounds and the window, then queued in order. */
+  private admit(run: Occurrence): void {
+    const at = run.at.getTime() / MINUTE_MS;
+    if (at < this.first || at > this.limit) return;
+    if (at < this.fromBound) {
+      this.skip(
+        run.at,
+        run.nominal,
+        'from',
+        `before from (${new Date(this.fromBound * MINUTE_MS).toISOString()})`,
+      );
+      return;
+    }
+    if (at >= this.untilBound) {
+      this.skip(
+        run.at,
+        run.nominal,
+        'until',
+        `at or after until (${new Date(this.untilBound * MINUTE_MS).toISOString()})`,
+      );
+      return;
+    }
+    if (this.inOrder) {
+      this.decided = run;
+      return;
+    }
+    const pending = this.pending;
+    let i = pending.length;
+    while (i > this.pendingHead && comesBefore(run, pending[i - 1] as Occurrence)) i--;
+    if (i === pending.length) pending.push(run);
+    else pending.splice(i, 0, run);
+  }
+
+  private skip(at: Date, nominal: string, reason: SkippedRun['reason'], detail: string): void {
+    const skipped = this.skipped;
+    if (skipped === undefined) return;
+    const minute = at.getTime() / MINUTE_MS;
+    if (minute < this.first || minute > this.limit) return;
+    skipped.push({ at, nominal, reason, detail });
+  }
+}
+
+/** The run order: by instant, then by nominal instant (a moved run by the instant it stood for). */
+function comesBefore(a: Occurrence, b: Occurrence): boolean {
+  const at = a.at.getTime() - b.at.getTime();
+  if (at !== 0) return at < 0;
+  return keyInstantOf(a).getTime() < keyInstantOf(b).getTime();
+}
+
+/**
+ * The instant a run's key (its period bucket) is made from: the instant the schedule named,
+ * which for a run a calendar moved is `moved.nominalAt`, not `at`.
+ *
+ * Moving a run never makes two runs of one, and two runs moved onto the same day keep two keys.
+ *
+ * @example
+ * keyInstantOf({ at: new Date('2026-12-28T08:00Z'), nominal: '2026-12-28T09:00', dst: 'none',
+ *   moved: { nominalAt: new Date('2026-12-25T08:00Z'), reason: 'Christmas Day', convention: 'following' } })
+ * //=> 2026-12-25T08:00:00.000Z
+ */
+export function keyInstantOf(occurrence: Occurrence): Date {
+  return occurrence.moved?.nominalAt ?? occurrence.at;
+}
