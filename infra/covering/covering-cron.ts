@@ -138,8 +138,8 @@ export function coveringDetails(job: JobDefinition, from: Date): CoveringDetails
   const bounded = job.at !== undefined || job.from !== undefined || job.until !== undefined;
   const window = bounded ? scheduleWindow(job, from) : undefined;
   if (job.at !== undefined && window !== undefined) return oneShotDetails(job, from, window);
-  const spec = scheduleSpecOf(job);
-  const key = memoKey(spec, from, job);
+  const spec = coveringSpecOf(job);
+  const key = memoKey(spec, from);
   let details = memo.get(key);
   if (details === undefined) {
     details = compute(spec, from);
@@ -177,11 +177,28 @@ function oneShotDetails(job: JobDefinition, from: Date, window: ScheduleWindow):
 }
 
 /**
- * Everything the covering depends on: the expression as the engine resolved it (so two `H`
- * jobs that hash to the same minute share it), the zone, the effective DST policies, `from`,
- * and the job's calendar and bounds (a calendar moves runs to other days).
+ * The schedule a job's covering fires for: its expression and zone without its calendar and
+ * bounds, whose runs are a subset of it (a calendar skips runs, keeps only business days of a
+ * `*` day field, or moves runs to other days at the same local time of day; bounds drop runs).
+ * A calendar that moves runs widens the day fields to `*`, so its covering fires on every day
+ * a run may move to; the dispatcher answers the ticks that are no run with no request.
+ *
+ * @example
+ * coveringSpecOf(invoicesFollowing).cron //=> '0 9 * * *' (from '0 9 1 * *')
  */
-function memoKey(spec: ScheduleSpec, from: Date, job: JobDefinition): string {
+export function coveringSpecOf(job: JobDefinition): ScheduleSpec {
+  const { calendar: _calendar, from: _from, until: _until, ...spec } = scheduleSpecOf(job);
+  const moves = (job.calendar?.onClosed ?? 'skip') !== 'skip';
+  if (!moves) return spec;
+  const [minute, hour] = parseCron(spec.cron, spec.jobId).fields;
+  return { ...spec, cron: `${minute} ${hour} * * *` };
+}
+
+/**
+ * Everything the covering depends on: the expression as the engine resolved it (so two `H`
+ * jobs that hash to the same minute share it), the zone, the effective DST policies and `from`.
+ */
+function memoKey(spec: ScheduleSpec, from: Date): string {
   const parsed = parseCron(spec.cron, spec.jobId);
   const { gap, overlap } = resolvePolicies(spec);
   return JSON.stringify([
@@ -195,9 +212,6 @@ function memoKey(spec: ScheduleSpec, from: Date, job: JobDefinition): string {
     parsed.months,
     parsed.daysOfWeek,
     parsed.dayRule,
-    job.calendar ?? null,
-    job.from ?? null,
-    job.until ?? null,
   ]);
 }
 
