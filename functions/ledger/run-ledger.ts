@@ -54,7 +54,8 @@ export interface ClaimRequest {
   readonly ttlEpochSec: number;
   /**
    * When the run must be done by (`RunItem.deadlineAtEpochMs`): given by the claims of runs the
-   * dispatcher decided to deliver; a claim without it leaves the stored one as it is.
+   * dispatcher decided to deliver; a retry's claim leaves the stored one as it is, an
+   * operator's (manual, backfill, redrive) clears it.
    */
   readonly deadlineAtEpochMs?: number;
   /** Raise `missed` (only with `mode: 'create'`: the run was due and nobody had decided it). */
@@ -342,6 +343,9 @@ async function conditional(
 const ownClaim = (attempts: number) => (u: UpdateExpression) =>
   `${u.name('status')} = ${u.value('claimed', av.s('claimed'))} AND ${u.name('attempts')} = ${u.value('attempts', av.n(attempts))}`;
 
+/** The origins of an operator's deliveries: their claims clear a deadline the run had. */
+const OPERATORS_ORIGINS: ReadonlySet<RunOrigin> = new Set(['manual', 'backfill', 'redrive']);
+
 /** The claim of a run, refused per its `mode` (`RunLedger.claim`). */
 async function claimRun(store: LedgerStore, request: ClaimRequest): Promise<ClaimOutcome> {
   const u = new UpdateExpression()
@@ -365,6 +369,9 @@ async function claimRun(store: LedgerStore, request: ClaimRequest): Promise<Clai
     .remove('skipReason', 'retryAtEpochMs');
   if (request.deadlineAtEpochMs !== undefined) {
     u.set('deadlineAtEpochMs', av.n(request.deadlineAtEpochMs));
+  } else if (OPERATORS_ORIGINS.has(request.origin)) {
+    // An operator's delivery (a backfill of a skipped run, say) is the operator's to watch.
+    u.remove('deadlineAtEpochMs');
   }
   if (request.missed && request.mode === 'create') {
     // The outbox shares the claim's lease: the item is open until then anyway.
