@@ -284,6 +284,16 @@ describe.each(stores)('the ledger on %s', (_name, open) => {
       });
     });
 
+    it("clears a run's deadline when an operator's claim takes it (a backfill of a skipped run)", async () => {
+      const ledger = await open();
+      await ledger.claim(claim({ deadlineAtEpochMs: T + 60_000 }));
+      await ledger.markSkipped(KEY, 1, 'overlap', 'previous run still running');
+      const backfill = claim({ mode: 'backfill', origin: 'backfill', nowEpochMs: T + 120_000 });
+      const taken = await ledger.claim(backfill);
+      expect(taken.claimed && taken.item.deadlineAtEpochMs).toBeUndefined();
+      expect(await ledger.markDeadlineMissed(KEY, T + 130_000, T + 250_000)).toBe(false);
+    });
+
     it('raises no deadline-missed on a run without a deadline or a skipped one', async () => {
       const none = await open();
       await none.claim(claim());
