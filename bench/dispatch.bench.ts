@@ -190,6 +190,7 @@ function instantLedger(): Ledger {
     markSkipped: yes,
     recordSkipped: async () => ({ recorded: true }),
     markStuck: yes,
+    markDeadlineMissed: yes,
     takeOutbox: async () => undefined,
     confirmOutbox: async () => {},
     closeOpen: yes,

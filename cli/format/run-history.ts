@@ -85,8 +85,17 @@ function statusColour(status: string, c: Colours): string {
   return status === 'succeeded' || status === 'dispatched' ? c.green(status) : c.yellow(status);
 }
 
-/** `manual`, `backfill`, a skip reason (`paused`, `overlap`, …), or the DST note. */
+/**
+ * `manual`, `backfill`, a skip reason (`paused`, `overlap`, …), or the DST note; then
+ * `deadline missed` when the run raised it.
+ */
 function noteOf(run: RunItem): string {
+  const note = baseNoteOf(run);
+  if (!run.signals.includes('deadline-missed')) return note;
+  return note ? `${note}, deadline missed` : 'deadline missed';
+}
+
+function baseNoteOf(run: RunItem): string {
   if (run.manual) return 'manual';
   if (run.skipReason) return run.skipReason;
   if (run.origin === 'backfill') return 'backfill';

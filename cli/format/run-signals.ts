@@ -18,6 +18,7 @@ import { lagMs } from './run-history.ts';
  * - `stuck`: delivered to a target that reports completion, not finished after maxRuntime;
  * - `dead-lettered`: its attempts ran out, it went to the dead-letter queue;
  * - `failed`: the target ran it and reported failure;
+ * - `deadline-missed`: not done by the job's `deadline` (not delivered, or not succeeded);
  * - `missed`: no tick of its own came, a catch-up delivered or skipped it;
  * - `late`: delivered later than the job's grace.
  */
@@ -27,6 +28,7 @@ export type RunSignalKind =
   | 'stuck'
   | 'dead-lettered'
   | 'failed'
+  | 'deadline-missed'
   | 'missed'
   | 'late';
 
@@ -104,6 +106,16 @@ function closedSignal(job: JobDefinition, run: RunItem): Found | undefined {
           text: `dead-lettered after ${run.attempts} attempt${run.attempts === 1 ? '' : 's'}${error} (zonecron dlq list shows whether it is still queued)`,
         }
       : { kind: 'failed', open: false, text: `the target reported failure${error}` };
+  }
+  if (run.signals.includes('deadline-missed')) {
+    const deadline = run.deadlineAtEpochMs;
+    const by = deadline === undefined ? '' : ` by ${new Date(deadline).toISOString()}`;
+    const what = tracksCompletion(job) ? 'succeeded' : 'delivered';
+    return {
+      kind: 'deadline-missed',
+      open: false,
+      text: `deadline missed: not ${what}${by}; now ${run.status}`,
+    };
   }
   if (run.signals.includes('missed')) {
     const how =

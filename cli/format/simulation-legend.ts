@@ -41,7 +41,8 @@ const ENTRIES: readonly LegendEntry[] = [
 const FAULT_ENTRIES: readonly LegendEntry[] = [
   {
     term: 'signals',
-    meaning: 'notifications to the on-call topic: missed, late, stuck, dead-lettered',
+    meaning:
+      'notifications to the on-call topic: missed, late, stuck, dead-lettered, deadline-missed',
   },
 ];
 

@@ -409,7 +409,10 @@ function faultLines(
     ),
     wrap(
       `signals raised: ${n(s.missed)} missed · ${n(s.late)} late · ${n(s.stuck)} stuck` +
-        ` · ${n(s.deadLettered)} dead-lettered · ${plural(s.redelivered, 'possible redelivery', 'possible redeliveries')}` +
+        ` · ${n(s.deadLettered)} dead-lettered` +
+        // Shown when a job has a deadline to miss: reports of jobs without one stay as they were.
+        (s.deadlineMissed > 0 ? ` · ${n(s.deadlineMissed)} deadline-missed` : '') +
+        ` · ${plural(s.redelivered, 'possible redelivery', 'possible redeliveries')}` +
         ` · ${plural(result.coldStarts, 'dispatcher cold start')}`,
       '  ',
     ),

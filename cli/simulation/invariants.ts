@@ -1,4 +1,4 @@
-import type { JobDefinition } from '#jobs/job.ts';
+import { type JobDefinition, tracksCompletion } from '#jobs/job.ts';
 import type { RunItem, Signal } from '#ledger/index.ts';
 import type { SimulatedDelivery } from './faulty-parts.ts';
 import {
@@ -406,6 +406,18 @@ const SIGNAL_TRUE: Record<Signal, (facts: RunFacts, sentAt: Date) => boolean> = 
       own !== undefined &&
       skips.some((s) => s.key !== own.key && s.runningKey === own.runningKey && s.at <= own.at)
     );
+  },
+  // Its deadline had passed, and it was not done by then: not delivered (sqs, sns, eventbridge),
+  // or no success reported (lambda, stepfunctions). A redrive clears the deadline it had.
+  'deadline-missed': (f, sentAt) => {
+    const deadlineMs = f.item.deadlineAtEpochMs;
+    if (deadlineMs === undefined) return f.item.generation > 0;
+    const by = (ms: number | undefined) => ms !== undefined && ms <= deadlineMs;
+    const done = tracksCompletion(f.job)
+      ? f.item.failure !== 'execution' &&
+        f.deliveries.some((d) => by(f.input.completions.get(d.deliveryId)?.getTime()))
+      : f.deliveries.some((d) => by(d.deliveredAt.getTime()));
+    return sentAt.getTime() > deadlineMs && !done;
   },
   stuck: (f, sentAt) => {
     const before = f.deliveries.filter((d) => d.deliveredAt <= sentAt);

@@ -38,6 +38,8 @@ export interface SignalCounts {
   readonly late: number;
   readonly stuck: number;
   readonly deadLettered: number;
+  /** Runs not done by their job's `deadline` (docs/semantics.md §6, "Deadlines"). */
+  readonly deadlineMissed: number;
   readonly redelivered: number;
 }
 
@@ -235,6 +237,7 @@ function signalCounts(input: OutcomeInput, outcomes: readonly RunOutcomeRecord[]
     late: notified('late'),
     stuck: notified('stuck'),
     deadLettered: notified('dead-lettered'),
+    deadlineMissed: notified('deadline-missed'),
     redelivered,
   };
 }

@@ -14,6 +14,7 @@ import {
   performNewOutbox,
   retryOptions,
 } from './context.ts';
+import { checkAtWithDeadline, raiseDeadlineMissed, runDeadlineEpochMs } from './deadline.ts';
 import {
   holdsSlot,
   isRedriveRound,
@@ -59,6 +60,7 @@ export async function deliverRun(
   const nowEpochMs = clock().getTime();
   // A fresh secret per claim; its hash is stored by the claim itself, before any delivery.
   const secret = (ctx.deliverySecret ?? newDeliverySecret)();
+  const deadlineAtEpochMs = runDeadlineEpochMs(run);
   const claim = await ledger.claim({
     key: run.key,
     jobId: run.job.id,
@@ -75,6 +77,7 @@ export async function deliverRun(
     leaseUntilEpochMs: nowEpochMs + options.leaseSeconds * 1000,
     ttlEpochSec: Math.floor(nowEpochMs / 1000) + options.retentionDays * 86_400,
     missed: run.missed,
+    ...(deadlineAtEpochMs === undefined ? {} : { deadlineAtEpochMs }),
     ...(run.notify === false ? { notify: false } : {}),
     ...(run.incident ? { incident: run.incident } : {}),
   });
@@ -327,8 +330,15 @@ async function failAttempt(
   }
   if (item.roundAttempts < maxAttempts) {
     const retryAtEpochMs = failedAt.getTime() + retryDelayMs(options, item.roundAttempts);
+    // Undelivered at its deadline: the sweep looks then, before the retry (§6, Deadlines).
+    const checkAtEpochMs = checkAtWithDeadline(retryAtEpochMs, item) ?? retryAtEpochMs;
     await withRetries(
-      () => ledger.releaseFailed(run.key, item.attempts, { lastError, retryAtEpochMs }),
+      () =>
+        ledger.releaseFailed(run.key, item.attempts, {
+          lastError,
+          retryAtEpochMs,
+          checkAtEpochMs,
+        }),
       retryOptions(ctx),
     );
     const retryAt = new Date(retryAtEpochMs).toISOString();
@@ -393,13 +403,21 @@ export async function deadLetter(
       target: run.job.target.type,
     }),
   );
+  const changes = {
+    status: 'failed',
+    failure: 'delivery',
+    lastError,
+    completedAt: failedAt.toISOString(),
+  } as const;
   await performNewOutbox(
     ctx,
     item,
-    { status: 'failed', failure: 'delivery', lastError, completedAt: failedAt.toISOString() },
+    changes,
     ['dead-letter', 'notify:dead-lettered'],
     ['dead-lettered'],
   );
+  // Past its deadline, undelivered: raised now; before it, by the sweep when it comes.
+  await raiseDeadlineMissed(ctx, item, changes);
   return true;
 }
 
@@ -428,14 +446,17 @@ async function recordDelivery(
         hint: 'the claim expired during delivery; the sweep may deliver the run again (Redelivered)',
       }),
     );
-  } else if (lateRaised) {
-    await performNewOutbox(
-      ctx,
-      item,
-      { status: written.status, dispatchedAt: dispatchedAt.toISOString(), deliveryId },
-      ['notify:late'],
-      ['late'],
-    );
+  } else {
+    const changes = {
+      status: written.status,
+      dispatchedAt: dispatchedAt.toISOString(),
+      deliveryId,
+    };
+    if (lateRaised) await performNewOutbox(ctx, item, changes, ['notify:late'], ['late']);
+    // Delivered after its deadline (§6, Deadlines); a tracked run's stuck check stays.
+    const stuckAtEpochMs = dispatchedAt.getTime() + run.job.maxRuntimeSeconds * 1000;
+    const tracked = tracksCompletion(run.job) && written.status === 'dispatched';
+    await raiseDeadlineMissed(ctx, item, changes, tracked ? stuckAtEpochMs : undefined);
   }
   return { ...baseOf(run), outcome: 'dispatched', attempt: item.attempts, deliveryId, lagMs, late };
 }
@@ -492,8 +513,9 @@ function markDispatched(
   deliveryId: string,
   late: boolean,
 ): Promise<boolean> {
+  // A tracked run is looked at when it may be stuck, or when its deadline comes first.
   const stuckCheckAtEpochMs = tracksCompletion(run.job)
-    ? dispatchedAt.getTime() + run.job.maxRuntimeSeconds * 1000
+    ? checkAtWithDeadline(dispatchedAt.getTime() + run.job.maxRuntimeSeconds * 1000, item)
     : undefined;
   return withRetries(
     () =>

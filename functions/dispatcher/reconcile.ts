@@ -2,6 +2,7 @@ import { type JobDefinition, tracksCompletion } from '#jobs/job.ts';
 import { performOutbox, type RunItem } from '#ledger/index.ts';
 import { withRetries } from '#shared/retry.ts';
 import { type CoreContext, outboxDeps, performNewOutbox, retryOptions } from './context.ts';
+import { checkAtWithDeadline, pendingDeadline, raiseDeadlineMissed } from './deadline.ts';
 import { deadLetter, deliverRun } from './deliver-run.ts';
 import {
   holdsSlot,
@@ -55,6 +56,11 @@ function retryOf(job: JobDefinition, item: RunItem): PlannedRun {
  *                              attempt, and its failure raises nothing)
  *  dispatched (lambda, sfn)  → stuck once past maxRuntime, else wait until then
  *  anything else             → out of the index
+ *
+ *  and first, with a deadline not raised yet (§6, Deadlines):
+ *  past it: claimed (lease over), delivery-failed, dispatched (lambda, sfn), failed
+ *                            → deadline-missed, then the above
+ *  before it: failed         → wait until it (a redrive before then clears it)
  * ```
  */
 export async function reconcileRun(ctx: CoreContext, item: RunItem): Promise<Settled> {
@@ -71,21 +77,70 @@ export async function reconcileRun(ctx: CoreContext, item: RunItem): Promise<Set
     return { ...base, action: 'outbox' };
   }
   const job = ctx.jobs.get(item.jobId);
+  return settle(ctx, job, await checkDeadline(ctx, job, item, now), now);
+}
+
+/** What the sweep does with an open run, by its status (`reconcileRun`). */
+async function settle(
+  ctx: CoreContext,
+  job: JobDefinition | undefined,
+  item: RunItem,
+  now: number,
+): Promise<Settled> {
   switch (item.status) {
     case 'claimed':
       if ((item.leaseUntilEpochMs ?? 0) >= now)
         return reschedule(ctx, item, item.leaseUntilEpochMs);
       return retryOrGiveUp(ctx, job, item, 'redelivered');
     case 'delivery-failed':
+      // Looked at for its deadline before its retry is due.
+      if (retryAtOf(item) > now) return reschedule(ctx, item, retryAtOf(item));
       return retryOrGiveUp(ctx, job, item, 'retried');
     case 'dispatched':
       if (job && tracksCompletion(job) && !item.signals.includes('stuck')) {
         return checkStuck(ctx, job, item);
       }
-      return reschedule(ctx, item, undefined);
+      return reschedule(ctx, item, tracked(job) ? pendingDeadline(item) : undefined);
+    case 'failed':
+      return reschedule(ctx, item, pendingDeadline(item));
     default:
       return reschedule(ctx, item, undefined);
   }
+}
+
+const tracked = (job: JobDefinition | undefined) => job !== undefined && tracksCompletion(job);
+
+/** When a `delivery-failed` run's next attempt is due (before `retryAtEpochMs`: the check). */
+const retryAtOf = (item: RunItem) => item.retryAtEpochMs ?? item.checkAtEpochMs ?? 0;
+
+/**
+ * Raises `deadline-missed` on an open run past its deadline that was not done by it: not
+ * delivered (claimed by a dispatcher that died, awaiting a retry, dead-lettered), or delivered
+ * to a target that reports its end and no success recorded (still dispatched, or failed). A
+ * dispatched run of another target was delivered in time, or raised it at its delivery.
+ */
+async function checkDeadline(
+  ctx: CoreContext,
+  job: JobDefinition | undefined,
+  item: RunItem,
+  now: number,
+): Promise<RunItem> {
+  const deadline = pendingDeadline(item);
+  if (deadline === undefined || now <= deadline) return item;
+  const undone =
+    (item.status === 'claimed' && (item.leaseUntilEpochMs ?? 0) < now) ||
+    item.status === 'delivery-failed' ||
+    item.status === 'failed' ||
+    (item.status === 'dispatched' && tracked(job));
+  if (!undone) return item;
+  const next =
+    item.status === 'delivery-failed'
+      ? retryAtOf(item)
+      : item.status === 'dispatched' && job
+        ? Date.parse(item.dispatchedAt ?? item.at) + job.maxRuntimeSeconds * 1000
+        : undefined;
+  const raised = await raiseDeadlineMissed(ctx, item, {}, next);
+  return raised ? { ...item, signals: [...item.signals, 'deadline-missed'] } : item;
 }
 
 /** Moves the run's next check (or takes it out of the index), if nobody changed it meanwhile. */
@@ -171,7 +226,7 @@ async function deadLetterItem(
 async function checkStuck(ctx: CoreContext, job: JobDefinition, item: RunItem): Promise<Settled> {
   const now = ctx.clock().getTime();
   const stuckAtMs = Date.parse(item.dispatchedAt ?? item.at) + job.maxRuntimeSeconds * 1000;
-  if (now < stuckAtMs) return reschedule(ctx, item, stuckAtMs);
+  if (now < stuckAtMs) return reschedule(ctx, item, checkAtWithDeadline(stuckAtMs, item));
   const lease = now + ctx.options.outboxLeaseSeconds * 1000;
   if (!(await ctx.ledger.markStuck(item.key, lease))) {
     return { key: item.key, jobId: item.jobId, action: 'left' };

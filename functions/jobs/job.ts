@@ -60,6 +60,8 @@ export interface JobDefinition {
   readonly concurrency: 'allow' | 'forbid';
   /** How long a run may take before it counts as stuck. */
   readonly maxRuntimeSeconds: number;
+  /** When a run must have finished by (docs/semantics.md, "Deadlines"). @default none */
+  readonly deadline?: Deadline;
   readonly enabled: boolean;
   readonly alarm: {
     /** How late a run may be before it counts as late or missed. Default 300 s. */

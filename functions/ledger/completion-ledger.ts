@@ -31,6 +31,7 @@ export const RECORDER_RUN_ATTRIBUTES = [
   'target',
   'secretHashes',
   'leaseUntilEpochMs',
+  'deadlineAtEpochMs',
   'dispatchedAt',
   'deliveryId',
   'lastError',
@@ -71,11 +72,17 @@ export interface CompletionWrite {
   readonly effects: readonly OutboxEffect[];
   readonly signals: readonly Signal[];
   readonly outboxLeaseUntilEpochMs: number;
+  /**
+   * The run's end is recorded after its deadline: the write raises `deadline-missed` too (its
+   * notification owed with the rest), unless someone raised it already.
+   */
+  readonly deadlineMissed?: boolean;
 }
 
 /** What {@link RecorderLedger.recordCompletion} did. */
 export type CompletionResult =
-  | { readonly recorded: true }
+  /** Recorded; with `deadlineRaised`, this write raised `deadline-missed`. */
+  | { readonly recorded: true; readonly deadlineRaised: boolean }
   /** Refused: the item as it is (undefined when there is none). */
   | { readonly recorded: false; readonly item: RunItem | undefined };
 
@@ -120,11 +127,39 @@ export function createRecorderLedger(store: LedgerStore): RecorderLedger {
 
 /**
  * The run's end as the target reported it (`RecorderLedger.recordCompletion`): out of the open
- * index unless an effect is owed, the new one or one an earlier move left.
+ * index unless an effect is owed, the new one or one an earlier move left. Past the run's
+ * deadline it raises `deadline-missed` in the same write, on condition that nobody did: refused
+ * for that alone (the sweep raised it meanwhile), the end is recorded without it.
  */
 async function recordCompletion(
   store: LedgerStore,
   write: CompletionWrite,
+): Promise<CompletionResult> {
+  if (write.deadlineMissed) {
+    const raising = {
+      ...write,
+      signals: [...write.signals, 'deadline-missed' as const],
+      effects: [...write.effects, 'notify:deadline-missed' as const],
+    };
+    const result = await recordEnd(store, raising, notRaised);
+    if (result.recorded || result.item?.signals.includes('deadline-missed') !== true) {
+      return result.recorded ? { recorded: true, deadlineRaised: true } : result;
+    }
+  }
+  return recordEnd(store, write, undefined);
+}
+
+/** The condition that `deadline-missed` has not been raised on the run. */
+const notRaised = (u: UpdateExpression) => {
+  const signals = u.name('signals');
+  return `(attribute_not_exists(${signals}) OR NOT contains(${signals}, ${u.value('deadlineMissed', av.s('deadline-missed'))}))`;
+};
+
+/** The terminal write of {@link recordCompletion}, under one more condition when given. */
+async function recordEnd(
+  store: LedgerStore,
+  write: CompletionWrite,
+  also: ((u: UpdateExpression) => string) | undefined,
 ): Promise<CompletionResult> {
   const build = () => {
     const u = new UpdateExpression()
@@ -140,14 +175,15 @@ async function recordCompletion(
   const move = {
     key: write.key,
     build,
-    condition: completionCondition(write),
+    condition: (u: UpdateExpression) =>
+      also ? `(${completionCondition(write)(u)}) AND ${also(u)}` : completionCondition(write)(u),
     onRefusal: ON_REFUSAL,
   };
   const result =
     write.effects.length > 0
       ? await store.update(withOutbox(move, write))
       : await leaveOpenIndex(store, move);
-  if (result.applied) return { recorded: true };
+  if (result.applied) return { recorded: true, deadlineRaised: false };
   return { recorded: false, item: result.current && decodeRun(result.current) };
 }
 

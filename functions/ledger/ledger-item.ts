@@ -47,8 +47,17 @@ export type RunOrigin = 'tick' | 'catch-up' | 'sweep' | 'retry' | 'manual' | 're
  * - `run-failed`: the target ran it and reported failure.
  * - `overlap`: skipped for `concurrency: forbid`, the second run in a row of one incident (the
  *   runs skipped while the job's slot stayed held); the incident's later skips raise nothing.
+ * - `deadline-missed`: a run of a job with a `deadline` was not done by it (docs/semantics.md,
+ *   "Deadlines"): not ended successfully (lambda, stepfunctions) or not delivered (the others).
  */
-export type Signal = 'missed' | 'late' | 'stuck' | 'dead-lettered' | 'run-failed' | 'overlap';
+export type Signal =
+  | 'missed'
+  | 'late'
+  | 'stuck'
+  | 'dead-lettered'
+  | 'run-failed'
+  | 'overlap'
+  | 'deadline-missed';
 
 /**
  * A side effect a transition owes the world, kept on the run's item until it is done: a
@@ -84,6 +93,14 @@ export interface RunItem {
   /** The target ARN the run was claimed for. */
   readonly target?: string;
   readonly leaseUntilEpochMs?: number;
+  /**
+   * When the run must be done by (its job's `deadline`), set by the claim of a run the
+   * dispatcher decided to deliver (a tick, a catch-up, the sweep); absent on an operator's runs
+   * and from a redrive on: those raise no `deadline-missed`.
+   */
+  readonly deadlineAtEpochMs?: number;
+  /** `delivery-failed`: when the next attempt is due (the sweep may look earlier, at the deadline). */
+  readonly retryAtEpochMs?: number;
   readonly dispatchedAt?: string;
   readonly deliveryId?: string;
   readonly lastError?: string;
@@ -323,6 +340,8 @@ export function decodeRun(item: Item): RunItem {
       previousStatus: r.optS('previousStatus') as RunStatus | 'new' | undefined,
       target: r.optS('target'),
       leaseUntilEpochMs: r.optN('leaseUntilEpochMs'),
+      deadlineAtEpochMs: r.optN('deadlineAtEpochMs'),
+      retryAtEpochMs: r.optN('retryAtEpochMs'),
       dispatchedAt: r.optS('dispatchedAt'),
       deliveryId: r.optS('deliveryId'),
       lastError: r.optS('lastError'),

@@ -37,6 +37,10 @@ export interface RunNotification {
   readonly last: string;
   /** `overlap`: the first run skipped in the incident, UTC ISO (this run is the second). */
   readonly overlapSince?: string;
+  /** `deadline-missed`: the run's deadline, UTC ISO. */
+  readonly deadlineAt?: string;
+  /** `deadline-missed`: the deadline's local time, as `local` shows the run's. */
+  readonly deadlineLocal?: string;
   /** One sentence for a human. */
   readonly summary: string;
   /** The `zonecron` commands to look at the run and to act on it. */
@@ -58,6 +62,17 @@ const WHAT: Record<Signal, string> = {
   'dead-lettered': 'ran out of delivery attempts and is in the dead-letter queue',
   'run-failed': 'ran and its target reported failure',
   overlap: "was skipped: a previous run still holds the job's concurrency: forbid slot",
+  'deadline-missed': 'was not done by its deadline',
+};
+
+/** What a `deadline-missed` run had come to when it was raised, by its status. */
+const DEADLINE_OUTCOME: Record<RunItem['status'], string> = {
+  claimed: 'not delivered yet',
+  'delivery-failed': 'not delivered yet, its delivery being retried',
+  dispatched: 'delivered, no end reported yet',
+  succeeded: 'it succeeded after the deadline',
+  failed: 'it failed',
+  skipped: 'skipped',
 };
 
 /** The local time of an instant in a zone, with offset and abbreviation. */
@@ -73,6 +88,10 @@ function outcomeOf(signal: Signal, item: RunItem, timezone: string | undefined):
   if (signal === 'overlap') {
     const since = item.overlapSince ? ` since ${localTime(item.overlapSince, timezone)}` : '';
     return `; the second run in a row skipped for overlap${since} (${item.lastError ?? 'previous run still running'}); the incident's later skips are not notified`;
+  }
+  if (signal === 'deadline-missed') {
+    const deadline = new Date(item.deadlineAtEpochMs ?? 0).toISOString();
+    return ` ${localTime(deadline, timezone)} (${deadline}); ${DEADLINE_OUTCOME[item.status]}`;
   }
   if (signal !== 'missed') return '';
   switch (item.status) {
@@ -108,6 +127,10 @@ export function buildNotification(
   const act: Partial<Record<Signal, string | undefined>> = {
     'dead-lettered': `zonecron dlq redrive --key ${item.key} --stack ${stack}`,
     'run-failed': `zonecron dlq redrive --key ${item.key} --stack ${stack}`,
+    'deadline-missed':
+      item.status === 'failed'
+        ? `zonecron dlq redrive --key ${item.key} --stack ${stack}`
+        : undefined,
     missed:
       item.status === 'skipped' || (incident && incident.delivered < incident.runs)
         ? backfill
@@ -131,11 +154,18 @@ export function buildNotification(
     first,
     last: incident?.last ?? item.at,
     ...(signal === 'overlap' && item.overlapSince ? { overlapSince: item.overlapSince } : {}),
+    ...(signal === 'deadline-missed' ? deadlineFields(item, timezone) : {}),
     summary: incident
       ? incidentSummary(item.jobId, incident, timezone)
-      : `${item.jobId}: the run at ${local} ${WHAT[signal]}${outcomeOf(signal, item, timezone)}`,
+      : `${item.jobId}: the run at ${local}${signal === 'deadline-missed' ? ` (${item.at})` : ''} ${WHAT[signal]}${outcomeOf(signal, item, timezone)}`,
     commands: { history, ...(act[signal] ? { act: act[signal] } : {}) },
   };
+}
+
+/** The deadline of a `deadline-missed` notification, UTC and local. */
+function deadlineFields(item: RunItem, timezone: string | undefined) {
+  const deadlineAt = new Date(item.deadlineAtEpochMs ?? 0).toISOString();
+  return { deadlineAt, deadlineLocal: localTime(deadlineAt, timezone) };
 }
 
 /** The sentence of a gap's one missed notification. */

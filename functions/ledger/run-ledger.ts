@@ -52,6 +52,12 @@ export interface ClaimRequest {
   readonly nowEpochMs: number;
   readonly leaseUntilEpochMs: number;
   readonly ttlEpochSec: number;
+  /**
+   * When the run must be done by (`RunItem.deadlineAtEpochMs`): given by the claims of runs the
+   * dispatcher decided to deliver; a retry's claim leaves the stored one as it is, an
+   * operator's (manual, backfill, redrive) clears it.
+   */
+  readonly deadlineAtEpochMs?: number;
   /** Raise `missed` (only with `mode: 'create'`: the run was due and nobody had decided it). */
   readonly missed: boolean;
   /**
@@ -123,6 +129,7 @@ export interface SkipRecord {
  *   open index (byOpen): an item is in it while someone owes it something, keyed by when:
  *     claimed ─ lease end   delivery-failed ─ retry time   dispatched (tracked) ─ maxRuntime
  *     outbox (notifications, the DLQ message) ─ outbox lease end
+ *     with a deadline not raised yet: the deadline, when it comes first (and `failed` until it)
  *   the sweep queries it every minute: no open run is forgotten, whatever its age
  * ```
  */
@@ -158,11 +165,18 @@ export interface RunLedger extends OutboxLedger {
     attempts: number,
     late: { readonly raise: boolean; readonly outboxLeaseUntilEpochMs: number },
   ): Promise<{ readonly completed: RunItem | undefined; readonly lateRaised: boolean }>;
-  /** `claimed` → `delivery-failed`, to be retried at `retryAtEpochMs`. */
+  /**
+   * `claimed` → `delivery-failed`, to be retried at `retryAtEpochMs`; the sweep looks at it at
+   * `checkAtEpochMs` (earlier when its deadline comes first). @default checkAt: the retry
+   */
   releaseFailed(
     key: string,
     attempts: number,
-    failure: { readonly lastError: string; readonly retryAtEpochMs: number },
+    failure: {
+      readonly lastError: string;
+      readonly retryAtEpochMs: number;
+      readonly checkAtEpochMs?: number;
+    },
   ): Promise<boolean>;
   /**
    * `claimed` or `delivery-failed` → `failed` (`failure: delivery`), owing one dead-letter
@@ -195,6 +209,18 @@ export interface RunLedger extends OutboxLedger {
   recordSkipped(record: SkipRecord): Promise<SkipOutcome>;
   /** Raises `stuck` on a still-`dispatched` run, once. */
   markStuck(key: string, outboxLeaseUntilEpochMs: number): Promise<boolean>;
+  /**
+   * Raises `deadline-missed` once, owing its notification: only on a run whose stored deadline
+   * is before `nowEpochMs`, neither skipped nor succeeded (a success recorded late raises it in
+   * the recorder's own write). The sweep looks at the run again when the outbox lease ends, or
+   * at `checkAtEpochMs` when the run needs it earlier (its retry, its stuck check).
+   */
+  markDeadlineMissed(
+    key: string,
+    nowEpochMs: number,
+    outboxLeaseUntilEpochMs: number,
+    checkAtEpochMs?: number,
+  ): Promise<boolean>;
   /**
    * Takes a run out of the open index (or moves its next check to `nextCheckAtEpochMs`), if it
    * is still as the caller saw it: same status, same check time, nothing in its outbox.
@@ -291,6 +317,8 @@ export function createDynamoLedger(store: LedgerStore): Ledger {
       markSkipped(store, key, attempts, reason, detail, overlap),
     recordSkipped: (record) => recordSkipped(store, record),
     markStuck: (key, outboxLeaseUntilEpochMs) => markStuck(store, key, outboxLeaseUntilEpochMs),
+    markDeadlineMissed: (key, nowEpochMs, outboxLeaseUntilEpochMs, checkAtEpochMs) =>
+      markDeadlineMissed(store, key, nowEpochMs, outboxLeaseUntilEpochMs, checkAtEpochMs),
     closeOpen: (key, seen, nextCheckAtEpochMs) => closeOpen(store, key, seen, nextCheckAtEpochMs),
     resetForRedrive: (key, dueAtEpochMs) => resetForRedrive(store, key, dueAtEpochMs),
     getRun: (key) => getRun(store, key),
@@ -315,6 +343,9 @@ async function conditional(
 const ownClaim = (attempts: number) => (u: UpdateExpression) =>
   `${u.name('status')} = ${u.value('claimed', av.s('claimed'))} AND ${u.name('attempts')} = ${u.value('attempts', av.n(attempts))}`;
 
+/** The origins of an operator's deliveries: their claims clear a deadline the run had. */
+const OPERATORS_ORIGINS: ReadonlySet<RunOrigin> = new Set(['manual', 'backfill', 'redrive']);
+
 /** The claim of a run, refused per its `mode` (`RunLedger.claim`). */
 async function claimRun(store: LedgerStore, request: ClaimRequest): Promise<ClaimOutcome> {
   const u = new UpdateExpression()
@@ -335,7 +366,13 @@ async function claimRun(store: LedgerStore, request: ClaimRequest): Promise<Clai
     .set(LEDGER_TTL_ATTRIBUTE, av.n(request.ttlEpochSec))
     .add('attempts', av.n(1))
     .add('roundAttempts', av.n(1))
-    .remove('skipReason');
+    .remove('skipReason', 'retryAtEpochMs');
+  if (request.deadlineAtEpochMs !== undefined) {
+    u.set('deadlineAtEpochMs', av.n(request.deadlineAtEpochMs));
+  } else if (OPERATORS_ORIGINS.has(request.origin)) {
+    // An operator's delivery (a backfill of a skipped run, say) is the operator's to watch.
+    u.remove('deadlineAtEpochMs');
+  }
   if (request.missed && request.mode === 'create') {
     // The outbox shares the claim's lease: the item is open until then anyway.
     raiseMissed(u, request, request.leaseUntilEpochMs);
@@ -428,7 +465,8 @@ function releaseFailed(
   const u = new UpdateExpression()
     .set('status', av.s('delivery-failed'))
     .set('lastError', av.s(failure.lastError))
-    .set('checkAtEpochMs', av.n(failure.retryAtEpochMs))
+    .set('retryAtEpochMs', av.n(failure.retryAtEpochMs))
+    .set('checkAtEpochMs', av.n(failure.checkAtEpochMs ?? failure.retryAtEpochMs))
     .remove('leaseUntilEpochMs');
   return conditional(store, key, u, ownClaim(attempts));
 }
@@ -538,6 +576,37 @@ function markStuck(
   });
 }
 
+/**
+ * Raises `deadline-missed` once (`RunLedger.markDeadlineMissed`).
+ *
+ * ```
+ *  claimed | delivery-failed | dispatched | failed, deadline < now, not raised ──> + deadline-missed, outbox
+ *  skipped, succeeded, no deadline (an operator's run, a redrive), raised already ──> refused
+ * ```
+ */
+function markDeadlineMissed(
+  store: LedgerStore,
+  key: string,
+  nowEpochMs: number,
+  outboxLeaseUntilEpochMs: number,
+  checkAtEpochMs: number | undefined,
+): Promise<boolean> {
+  const u = new UpdateExpression();
+  addOutbox(u, key, ['deadline-missed'], ['notify:deadline-missed'], outboxLeaseUntilEpochMs);
+  if (checkAtEpochMs !== undefined && checkAtEpochMs < outboxLeaseUntilEpochMs) {
+    u.set('checkAtEpochMs', av.n(checkAtEpochMs));
+  }
+  return conditional(store, key, u, (c) => {
+    const signals = c.name('signals');
+    const status = c.name('status');
+    return (
+      `${c.name('deadlineAtEpochMs')} < ${c.value('now', av.n(nowEpochMs))} AND ` +
+      `${status} <> ${c.value('skipped', av.s('skipped'))} AND ${status} <> ${c.value('succeeded', av.s('succeeded'))} AND ` +
+      `(attribute_not_exists(${signals}) OR NOT contains(${signals}, ${c.value('signal', av.s('deadline-missed'))}))`
+    );
+  });
+}
+
 /** Closes or reschedules an open run still as seen (`RunLedger.closeOpen`). */
 function closeOpen(
   store: LedgerStore,
@@ -581,6 +650,9 @@ async function resetForRedrive(
       'completionId',
       'startedAt',
       'overlapSince',
+      // A redrive is the operator's to watch: it raises no deadline-missed (§6, Deadlines).
+      'deadlineAtEpochMs',
+      'retryAtEpochMs',
     );
   const status = u.name('status');
   const condition =

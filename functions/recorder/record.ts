@@ -153,21 +153,29 @@ async function record(
   if (!item) return ignored(deps, completion, 'no-ledger-item', false);
   const proof = proofOf(completion, item);
   if (typeof proof === 'string') return forged(deps, completion, proof);
-  const effects = effectsOf(completion);
-  const result = await writeCompletion(deps, completion, proof, effects);
+  const owed = effectsOf(completion);
+  const late = pastDeadline(item, deps.clock());
+  const result = await writeCompletion(deps, completion, proof, owed, late);
   if (!result.recorded) return notRecorded(deps, completion, result.item, job);
+  const effects: OutboxEffect[] = result.deadlineRaised
+    ? [...owed, 'notify:deadline-missed']
+    : owed;
   const durationMs = runDurationMs(completion, item);
   await releaseSlot(deps, job, envelope.key);
   report(deps, completion, durationMs, item);
+  if (result.deadlineRaised) reportDeadlineMissed(deps, completion, item);
   if (effects.length > 0) {
     await performOutbox(
       { ...deps, jobs },
       {
         ...item,
-        status: 'failed',
-        failure: 'execution',
+        status: completion.status,
         completedAt: completion.finishedAt.toISOString(),
+        ...(completion.status === 'failed' ? { failure: 'execution' as const } : {}),
         ...(completion.lastError ? { lastError: completion.lastError } : {}),
+        ...(result.deadlineRaised
+          ? { signals: [...item.signals, 'deadline-missed' as const] }
+          : {}),
         outbox: effects,
       },
     );
@@ -179,6 +187,30 @@ async function record(
     durationMs,
     effects,
   };
+}
+
+/**
+ * Whether the run's end, recorded now, comes after its deadline with `deadline-missed` not
+ * raised yet (§6, Deadlines: a run is done by its deadline when its success is recorded by
+ * then; the sweep raises it on a run still running at its deadline).
+ */
+function pastDeadline(item: RunItem, now: Date): boolean {
+  const deadline = item.deadlineAtEpochMs;
+  return (
+    deadline !== undefined && now.getTime() > deadline && !item.signals.includes('deadline-missed')
+  );
+}
+
+/** The metric and the log line of a `deadline-missed` the recorder raised. */
+function reportDeadlineMissed(deps: RecorderDeps, completion: Completion, item: RunItem): void {
+  deps.metrics.job(completion.envelope.jobId, 'DeadlineMissedRuns');
+  deps.logger.error('deadline-missed', {
+    decision: 'deadline-missed',
+    ...logFields(completion),
+    status: completion.status,
+    deadlineAt: new Date(item.deadlineAtEpochMs ?? 0).toISOString(),
+    pastDeadlineMs: deps.clock().getTime() - (item.deadlineAtEpochMs ?? 0),
+  });
 }
 
 /** What a genuine report proves against its run: the secret's hash and the run's target. */
@@ -252,6 +284,7 @@ function writeCompletion(
   completion: Completion,
   proof: Proof,
   effects: readonly OutboxEffect[],
+  deadlineMissed: boolean,
 ) {
   const { envelope } = completion;
   const leaseMs = (deps.outboxLeaseSeconds ?? 120) * 1000;
@@ -269,6 +302,7 @@ function writeCompletion(
     effects,
     signals: completion.status === 'failed' ? (['run-failed'] as const) : [],
     outboxLeaseUntilEpochMs: deps.clock().getTime() + leaseMs,
+    deadlineMissed,
   };
   return withRetries(() => deps.ledger.recordCompletion(write), retryOptions(deps));
 }

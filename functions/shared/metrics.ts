@@ -34,6 +34,7 @@ export type RunMetricName =
   | 'MissedRuns'
   | 'LateRuns'
   | 'StuckRuns'
+  | 'DeadlineMissedRuns'
   | 'Redelivered'
   | 'RunSucceeded'
   | 'RunFailed'

@@ -106,6 +106,7 @@ const OCCASIONAL_RUN_METRICS: readonly RunMetricName[] = [
   'MissedRuns',
   'LateRuns',
   'StuckRuns',
+  'DeadlineMissedRuns',
   'Redelivered',
   'RunFailed',
 ];

@@ -112,10 +112,11 @@ export class ZonecronDashboard extends Construct {
         metric('DeadLettered'),
         metric('RunFailed'),
       ]),
-      graph('Missed, late, stuck', 8, [
+      graph('Missed, late, stuck, past deadline', 8, [
         metric('MissedRuns'),
         metric('LateRuns'),
         metric('StuckRuns'),
+        metric('DeadlineMissedRuns'),
         metric('CatchupDropped'),
         metric('Redelivered'),
       ]),

@@ -84,6 +84,15 @@ export const RUN_SIGNAL_ALARMS: readonly RunSignalAlarm[] = [
       `Check the target's own logs/executions (${job.target.arn}); for lambda targets check its destinations point at the default event bus; see 'zonecron history ${job.id}'.`,
   },
   {
+    metricName: 'DeadlineMissedRuns',
+    appliesTo: (job) => job.deadline !== undefined,
+    stackWide: `A run of a job with a deadline was not done by it: not delivered by then (sqs, sns, eventbridge), or no success reported by then (lambda, stepfunctions). ${WHICH_JOB} What to do: see in zonecron history <job> whether the run is late, still running, retrying or dead-lettered; tell whoever waits for its output; fix the target or the delay (dispatch lag, retries), or redrive it.`,
+    what: (job) =>
+      `A run of job '${job.id}' was not done by its deadline (${deadlineText(job)}): ${tracked(job) ? 'no success reported' : 'not delivered'} by then.`,
+    todo: (job) =>
+      `See in 'zonecron history ${job.id}' whether the run is late, still running, retrying or dead-lettered; tell whoever waits for its output; fix the target (${job.target.arn}) or the delay, or redrive it with 'zonecron dlq redrive'.`,
+  },
+  {
     metricName: 'RunFailed',
     appliesTo: (job) => job.target.type === 'lambda' || job.target.type === 'stepfunctions',
     stackWide: `A run reached its lambda or stepfunctions target, and the target reported failure. ${WHICH_JOB} What to do: read the error in zonecron history <job> and the target's logs; re-run with zonecron run <job> once fixed.`,
@@ -92,6 +101,18 @@ export const RUN_SIGNAL_ALARMS: readonly RunSignalAlarm[] = [
       `Read the error in 'zonecron history ${job.id}' and the target's logs (${job.target.arn}); re-run with 'zonecron run ${job.id}' once fixed (failed lambda runs are also in 'zonecron dlq list').`,
   },
 ];
+
+const tracked = (job: JobDefinition) =>
+  job.target.type === 'lambda' || job.target.type === 'stepfunctions';
+
+/** A job's deadline as jobs.yaml says it: `07:00 Europe/Berlin`, or `7200s after the run`. */
+function deadlineText(job: JobDefinition): string {
+  const deadline = job.deadline;
+  if (!deadline) return 'none';
+  return 'wallTime' in deadline
+    ? `${deadline.wallTime} ${job.timezone}`
+    : `${deadline.afterSeconds}s after the run`;
+}
 
 /** Properties of {@link OnCallAlarms}. */
 export interface OnCallAlarmsProps {

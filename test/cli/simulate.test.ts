@@ -178,6 +178,7 @@ describe('zonecron simulate', () => {
         'late',
         'stuck',
         'deadLettered',
+        'deadlineMissed',
         'redelivered',
       ]);
       expect(doc.invariants.filter((i) => !i.ok)).toEqual([]);

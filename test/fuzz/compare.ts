@@ -7,7 +7,7 @@
 import { type JobDefinition, scheduleSpecOf } from '#jobs/job.ts';
 import { LAMBDA_RETRY_DELAYS_MS } from '../../cli/simulation/event-loop.ts';
 import { EVENT_DELAY_MS } from '../../cli/simulation/world.ts';
-import { nextOccurrences } from '../../functions/schedule/index.ts';
+import { deadlineAt, nextOccurrences } from '../../functions/schedule/index.ts';
 import {
   DEFAULT_DISPATCHER_TIMEOUT_SECONDS,
   LEASE_MARGIN_SECONDS,
@@ -154,6 +154,65 @@ export function compareTolerantly(
       violations.push(
         `${runId(s)}: the model says ${said || 'nothing'}; the system: ${fateText(s)}`,
       );
+    }
+  }
+  return [...violations, ...deadlinesTolerantly(jobs, models, seen, deploys)];
+}
+
+/**
+ * With crashes and throttling, the `deadline-missed` notifications sent: each for a run of a job
+ * with a `deadline` (in the definition in force at the run), and owed by the model with the
+ * failed invocations or without them, unless the system's own record of the run shows it was
+ * not done by its deadline: not delivered (dead-lettered, open, skipped after a claim that
+ * raised it: a takeover of a dead dispatcher's expired claim finds the run undelivered past its
+ * deadline, then the retry may be skipped for overlap), delivered after it, or delivered to a
+ * target that reports its end (when the report was recorded is not in the record; the fate
+ * tolerances above let such a run be delivered later than the model says). Notifications owed
+ * and not sent are not compared, as the others are not: a run whose fate differs from the
+ * model's within the tolerances owes what its own fate owes. A notification for a run of a job
+ * without a deadline is a violation whatever failed; so is one for a run the record shows
+ * delivered to a queue-like target before its deadline, unless the dispatcher that delivered it
+ * died right after (a crash after the delivery: the ledger never heard of it, and the sweep
+ * that took the claim over found the run undelivered past its deadline).
+ */
+function deadlinesTolerantly(
+  jobs: readonly JobDefinition[],
+  models: readonly FateResult[],
+  seen: SystemObservation,
+  deploys: readonly Deploy[],
+): string[] {
+  const owed = new Set(
+    models.flatMap((m) =>
+      m.notifications
+        .filter((n) => n.kind === 'deadline-missed')
+        .map((n) => `${n.jobId} ${n.last}`),
+    ),
+  );
+  const runs = new Map(seen.runs.map((r) => [runId(r), r]));
+  const violations: string[] = [];
+  for (const n of seen.notifications.filter((x) => x.kind === 'deadline-missed')) {
+    const id = `${n.jobId} ${n.last}`;
+    const run = runs.get(id);
+    const job = inForceAt(
+      { jobId: n.jobId, at: n.last },
+      jobs.find((j) => j.id === n.jobId),
+      deploys,
+    );
+    if (!job?.deadline) {
+      violations.push(`${id}: deadline-missed sent for a job without a deadline`);
+      continue;
+    }
+    if (owed.has(id) || !run) continue;
+    const deadlineMs = deadlineAt(job.deadline, new Date(run.at), job.timezone).getTime();
+    const tracked = job.target.type === 'lambda' || job.target.type === 'stepfunctions';
+    const deliveredInTime =
+      run.status === 'delivered' &&
+      !tracked &&
+      run.firstDeliveredAt !== null &&
+      Date.parse(run.firstDeliveredAt) <= deadlineMs &&
+      !diedRightAfter(seen, Date.parse(run.firstDeliveredAt));
+    if (deliveredInTime) {
+      violations.push(`${id}: deadline-missed sent for a run delivered by its deadline`);
     }
   }
   return violations;

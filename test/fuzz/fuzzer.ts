@@ -38,6 +38,7 @@ import {
   scenarioArbitrary,
   simulateCommand,
   windowEnd,
+  withDeadlines,
 } from './scenario.ts';
 
 /** What one scenario gave. */
@@ -46,6 +47,8 @@ export interface ScenarioResult {
   /** Each disagreement between the system and the model, in words. */
   readonly violations: readonly string[];
   readonly jobHours: number;
+  /** The `deadline-missed` notifications the system sent (compared as the others are). */
+  readonly deadlinesMissed: number;
   readonly operations: SystemObservation['operations'];
   /** CPU time the scenario took, the system's and the model's. */
   readonly cpuMs: number;
@@ -60,8 +63,11 @@ export interface ScenarioResult {
 export async function checkScenario(scenario: FuzzScenario): Promise<ScenarioResult> {
   const cpu = process.cpuUsage();
   const jobsText = jobsYaml(scenario);
-  const config = parseJobsConfig(jobsText, 'jobs.yaml');
-  const plan = readPlan(scenario, config);
+  const parsed = parseJobsConfig(jobsText, 'jobs.yaml');
+  const config = { ...parsed, jobs: withDeadlines(parsed.jobs, scenario) };
+  const read = readPlan(scenario, parsed);
+  const deploys = read.deploys.map((d) => ({ ...d, jobs: withDeadlines(d.jobs, scenario) }));
+  const plan: FaultPlan = { ...read, deploys };
   const from = new Date(scenario.from);
   const to = new Date(windowEnd(scenario));
   const seen = await driveSystem({
@@ -112,6 +118,7 @@ export async function checkScenario(scenario: FuzzScenario): Promise<ScenarioRes
     scenario,
     violations,
     jobHours: config.jobs.filter((j) => j.enabled).length * scenario.hours,
+    deadlinesMissed: seen.notifications.filter((n) => n.kind === 'deadline-missed').length,
     operations: seen.operations,
     cpuMs: cpuMsSince(cpu),
   };
@@ -291,6 +298,7 @@ export function reproduction(result: ScenarioResult): string {
     `# ${result.violations.length} violation(s)`,
     ...result.violations.map((v) => `#   ${v}`),
     `# ${simulateCommand(s)}`,
+    ...(s.deadlines ? [`# deadlines (deadline: of each job): ${JSON.stringify(s.deadlines)}`] : []),
     '# --- jobs.yaml',
     jobsYaml(s).trimEnd(),
     '# --- faults.yaml',

@@ -10,10 +10,12 @@
  * (resumed with or without catch-up), deploys of other jobs files (schedules, zones, DST
  * policies, policies and targets changed; jobs removed, and added back), operators' backfills,
  * manual runs and redrives, hostile events (forged completions of real runs among them), and
- * (the `chaos` kind) crashes and throttling.
+ * (the `chaos` kind) crashes and throttling. A third of the jobs have a finish-by deadline (a
+ * duration, or a wall time of their zone).
  */
 import fc from 'fast-check';
 import { stringify } from 'yaml';
+import type { JobDefinition } from '#jobs/job.ts';
 import { occurrencesBetween, zoneTransitions } from '../../functions/schedule/index.ts';
 
 /** One entry of `jobs.yaml`, as written there. */
@@ -98,6 +100,12 @@ export interface FuzzScenario {
   /** The jobs file of each of `faults.deploys`, in order (`deploy-1.yaml`, …). */
   readonly deployJobs?: readonly (readonly FuzzJob[])[];
   readonly faults: FuzzFaults;
+  /**
+   * Each job's `deadline` by id, as jobs.yaml says it (`90m`, `2h`, `"07:00"`), in every jobs
+   * file of the scenario. Kept apart from `jobs` and given to the jobs once parsed
+   * ({@link withDeadlines}): this branch's loader does not read `deadline:` yet.
+   */
+  readonly deadlines?: Readonly<Record<string, string>>;
 }
 
 /** How big scenarios may get. */
@@ -651,7 +659,7 @@ export function scenarioArbitrary(
       const maxHours = Math.min(limits.maxHours, hoursFor(jobs, fromMs));
       return fc.integer({ min: 1, max: maxHours }).map((hours) => ({ ...w, fromMs, jobs, hours }));
     });
-  return window.chain(({ fromMs, jobs, hours, chaos }) => {
+  const drawn = window.chain(({ fromMs, jobs, hours, chaos }) => {
     return faultsArbitrary(fromMs, hours, jobs, chaos).chain(({ faults, deployJobs }) =>
       // Copies of one tick race for the claim; with crashes, throttling or failing targets one
       // copy each, so the model can be told which invocation failed and which attempt it was.
@@ -669,6 +677,54 @@ export function scenarioArbitrary(
         }),
       ),
     );
+  });
+  return drawn.chain((s) =>
+    deadlinesArbitrary(s.jobs).map(
+      (deadlines): FuzzScenario => (Object.keys(deadlines).length > 0 ? { ...s, deadlines } : s),
+    ),
+  );
+}
+
+/**
+ * Deadlines for about a third of the jobs: a duration after the run (2 minutes to 2 hours) or a
+ * wall time of the job's zone at a quarter hour. Drawn after the rest of the scenario, so a
+ * seed's scenario is the one it was before deadlines were drawn, with deadlines added.
+ */
+function deadlinesArbitrary(jobs: readonly FuzzJob[]) {
+  const one = weighted<string | null>(
+    [4, fc.constant(null)],
+    [1, some('2m', '10m', '30m', '1h', '2h')],
+    [
+      1,
+      fc
+        .tuple(fc.integer({ min: 0, max: 23 }), some('00', '15', '30', '45'))
+        .map(([h, m]) => `${String(h).padStart(2, '0')}:${m}`),
+    ],
+  );
+  return fc.tuple(...jobs.map(() => one)).map((drawn) => {
+    const entries = jobs.flatMap((j, i) => (drawn[i] ? [[j.id, drawn[i]] as const] : []));
+    return Object.fromEntries(entries) as Record<string, string>;
+  });
+}
+
+/**
+ * The jobs with the scenario's deadlines, as the loader would give them from `deadline:`.
+ *
+ * @example
+ * withDeadlines(config.jobs, { …, deadlines: { j1: '2h', j2: '07:00' } })[0]?.deadline
+ * //=> { afterSeconds: 7200 }
+ */
+export function withDeadlines(
+  jobs: readonly JobDefinition[],
+  s: Pick<FuzzScenario, 'deadlines'>,
+): JobDefinition[] {
+  return jobs.map((job) => {
+    const text = s.deadlines?.[job.id];
+    if (!text) return job;
+    const deadline = text.includes(':')
+      ? { wallTime: text }
+      : { afterSeconds: minutesOf(text) * 60 };
+    return { ...job, deadline };
   });
 }
 

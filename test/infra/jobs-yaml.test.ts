@@ -31,9 +31,9 @@ describe('jobs.yaml', () => {
     expect(names.sort()).toEqual([...enabled, 'zonecron.sweep'].sort());
   });
 
-  it('gets the 16 stack alarms and no job alarms: no job has alarm.dedicated', () => {
+  it('gets the 17 stack alarms and no job alarms: no job has alarm.dedicated', () => {
     expect(fx.config.jobs.some((job) => job.alarm.dedicated)).toBe(false);
-    expect(resourcesOfType(fx, 'AWS::CloudWatch::Alarm')).toHaveLength(16);
+    expect(resourcesOfType(fx, 'AWS::CloudWatch::Alarm')).toHaveLength(17);
   });
 
   it('wires an invoke config for each distinct lambda target and one rule per completion kind', () => {

@@ -49,7 +49,7 @@ describe('an existing on-call topic (alarms.topicArn)', () => {
     const alarms = resourcesOfType(fx, 'AWS::CloudWatch::Alarm').map(
       ([, r]) => r.Properties as Props,
     );
-    expect(alarms).toHaveLength(16 + 5);
+    expect(alarms).toHaveLength(17 + 5);
     for (const alarm of alarms) {
       expect(alarm.AlarmActions).toEqual([TOPIC]);
       expect(alarm.OKActions).toEqual([TOPIC]);

@@ -153,8 +153,8 @@ describe('resource counts follow the jobs file', () => {
     expect(fx.config.jobs.some((job) => job.id === 'retired-job' && !job.enabled)).toBe(true);
   });
 
-  it('counts the alarms: 16 for the stack, 5 for the dedicated sqs job, 6 for the dedicated stepfunctions job', () => {
-    expect(alarms()).toHaveLength(16 + 5 + 6);
+  it('counts the alarms: 17 for the stack, 5 for the dedicated sqs job, 6 for the dedicated stepfunctions job', () => {
+    expect(alarms()).toHaveLength(17 + 5 + 6);
   });
 
   it('has one topic subscription per alarms.email entry', () => {
@@ -638,7 +638,7 @@ describe('alarms', () => {
     const main = Object.values(fx.json.Resources)
       .filter((r) => r.Type === 'AWS::CloudWatch::Alarm')
       .map((r) => r.Properties as Props);
-    expect(main).toHaveLength(16);
+    expect(main).toHaveLength(17);
     for (const a of main) {
       expect(a.AlarmActions).toEqual([{ Ref: ids.topic }]);
       expect(a.OKActions).toEqual([{ Ref: ids.topic }]);
@@ -647,7 +647,7 @@ describe('alarms', () => {
     }
   });
 
-  it('has the ten machinery alarms and one per run signal on the {Stack} metric', () => {
+  it('has the ten machinery alarms and one per run signal on the {Stack} metric, deadline-missed among them', () => {
     const names = alarms()
       .map((a) => a.AlarmName as string)
       .filter((name) => !name.startsWith('Zonecron-job-'))
@@ -670,6 +670,7 @@ describe('alarms', () => {
         'MissedRuns',
         'LateRuns',
         'StuckRuns',
+        'DeadlineMissedRuns',
         'RunFailed',
       ].sort(),
     );
@@ -679,6 +680,7 @@ describe('alarms', () => {
       'MissedRuns',
       'LateRuns',
       'StuckRuns',
+      'DeadlineMissedRuns',
       'RunFailed',
     ]) {
       expect(alarms().find((a) => a.AlarmName === `Zonecron-${signal}`)).toMatchObject({
@@ -826,10 +828,10 @@ describe('dashboard and outputs', () => {
     });
   });
 
-  it('shows the state of the 16 stack alarms in one alarm widget', () => {
+  it('shows the state of the 17 stack alarms in one alarm widget', () => {
     const alarmWidgets = body().widgets.filter((w) => w.type === 'alarm');
     expect(alarmWidgets).toHaveLength(1);
-    expect(alarmWidgets[0]?.properties.alarms).toHaveLength(16);
+    expect(alarmWidgets[0]?.properties.alarms).toHaveLength(17);
   });
 
   it('outputs what the CLI and the lambda targets’ owners need', () => {

@@ -619,3 +619,73 @@ describe('the fate model: operators', () => {
     ).toHaveLength(1);
   });
 });
+
+describe('the fate model: deadlines', () => {
+  const owed = (notifications: readonly { kind: string; first: string }[]) =>
+    notifications.filter((n) => n.kind === 'deadline-missed').map((n) => n.first.slice(11, 16));
+  const lambda = { type: 'lambda' as const, arn: 'arn:aws:lambda:us-east-1:0:function:f' };
+
+  it('owes deadline-missed for a queue run delivered after its deadline, and none for one delivered before', () => {
+    const job = fiveMinutely({ id: 'five', deadline: { afterSeconds: 120 }, alarm: patient });
+    const ticks = late(onTimeTicks(job, from, to, 200), '10:20', 150);
+    expect(owed(fateOf(scenario([job], { ticks })).notifications)).toEqual(['10:20']);
+  });
+
+  it('owes deadline-missed for a tracked run whose success comes after its deadline, or never', () => {
+    const job = fiveMinutely({
+      id: 'slow',
+      schedule: '30 10 * * *',
+      target: lambda,
+      deadline: { afterSeconds: 600 },
+    });
+    const taking = (minutes: number) =>
+      owed(
+        fateOf(scenario([job], { targets: [{ jobId: 'slow', runtimeMs: minutes * 60_000 }] }))
+          .notifications,
+      );
+    expect(taking(9)).toEqual([]);
+    expect(taking(11)).toEqual(['10:30']);
+    expect(taking(200)).toEqual(['10:30']);
+  });
+
+  it('owes deadline-missed for a run retried past its deadline and for one dead-lettered before it, once', () => {
+    const job = fiveMinutely({
+      id: 'five',
+      deadline: { afterSeconds: 90 },
+      retry: { maxAttempts: 3 },
+    });
+    const failing = (hhmm: string) => [
+      { jobId: 'five', fail: { from: at('10:29'), to: at(hhmm) } },
+    ];
+    // Attempts at 10:30:00.2 (refused), 10:31:00.2 (refused or delivered), 10:33:00.2.
+    expect(owed(fateOf(scenario([job], { targets: failing('10:31') })).notifications)).toEqual([]);
+    expect(owed(fateOf(scenario([job], { targets: failing('10:32') })).notifications)).toEqual([
+      '10:30',
+    ]);
+    const once = { ...job, retry: { maxAttempts: 1 } };
+    expect(owed(fateOf(scenario([once], { targets: failing('10:31') })).notifications)).toEqual([
+      '10:30',
+    ]);
+  });
+
+  it('owes none for a run skipped, nor for one an operator redrove before its deadline', () => {
+    const skipped = fiveMinutely({
+      id: 'five',
+      deadline: { afterSeconds: 60 },
+      catchup: { policy: 'none' },
+    });
+    const ticks = without(onTimeTicks(skipped, from, to, 200), '10:20');
+    expect(owed(fateOf(scenario([skipped], { ticks })).notifications)).toEqual([]);
+    const once = fiveMinutely({
+      id: 'five',
+      deadline: { afterSeconds: 3600 },
+      retry: { maxAttempts: 1 },
+    });
+    const targets = [{ jobId: 'five', fail: { from: at('10:19'), to: at('10:21') } }];
+    const operator = [
+      { at: at('10:25'), action: 'redrive' as const, jobId: 'five', run: at('10:20') },
+    ];
+    expect(owed(fateOf(scenario([once], { targets, operator })).notifications)).toEqual([]);
+    expect(owed(fateOf(scenario([once], { targets })).notifications)).toEqual(['10:20']);
+  });
+});

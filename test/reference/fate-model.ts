@@ -8,7 +8,7 @@
  * model has none. Its readings, where §6 leaves a choice, are marked "Reading:".
  */
 import { type JobDefinition, scheduleIdOf, scheduleSpecOf, tracksCompletion } from '#jobs/job.ts';
-import { occurrencesBetween } from '../../functions/schedule/index.ts';
+import { deadlineAt, occurrencesBetween } from '../../functions/schedule/index.ts';
 
 /** A stretch of time, `[from, to)`. */
 export type Interval = Readonly<{ from: Date; to: Date }>;
@@ -48,7 +48,13 @@ export type Status = 'delivered' | 'dead-lettered' | 'skipped' | 'open' | 'undec
 export type RunFate = Readonly<{ jobId: string; at: string; status: Status }> &
   Readonly<{ reason: SkipReason | null; deliveries: number }>;
 /** The signals that notify on-call (§6, Signals and notifications). */
-export type NotificationKind = 'missed' | 'late' | 'stuck' | 'dead-lettered' | 'overlap';
+export type NotificationKind =
+  | 'missed'
+  | 'late'
+  | 'stuck'
+  | 'dead-lettered'
+  | 'overlap'
+  | 'deadline-missed';
 /** One notification owed: `missed` names a gap's missed runs, the others one run. */
 export type OwedNotification = Readonly<{ kind: NotificationKind; jobId: string; runs: number }> &
   Readonly<{ first: string; last: string }>;
@@ -58,6 +64,8 @@ type Policy = JobDefinition['catchup']['policy'];
 const REASON = { all: 'max-runs', latest: 'catch-up-latest', none: 'catch-up-none' } as const;
 const MINUTE_MS = 60_000;
 const LAMBDA_RETRY_DELAYS_MS = [60_000, 120_000];
+/** How long a dead letter's writer holds its outbox: the sweep looks at the run after it. */
+const OUTBOX_LEASE_MS = 120_000;
 /** The model's own state, written on as it goes. */
 type State<T> = { -readonly [K in keyof T]: T[K] };
 /**
@@ -66,17 +74,19 @@ type State<T> = { -readonly [K in keyof T]: T[K] };
  */
 type ModelRun = State<{ ms: number; fate?: { status: Status; reason?: SkipReason } }> &
   State<{ failing?: boolean; attempts: number; retryAtMs: number; byOperator?: boolean }> &
-  State<{ reportAtMs: number; runtimeEndMs: number }>;
+  State<{ reportAtMs: number; runtimeEndMs: number }> &
+  State<{ deadlineMs?: number; deadlineRaised?: boolean; deadlineFromMs?: number }>;
 /**
  * A job: its definition in force (`listed` false once a deploy without it took effect), its
  * schedule's runs after their deploy instant (`past`: earlier schedules'), a deploy not in effect
  * yet (`pending`; null: a removal), the runs caught up since a tick last delivered its own
- * (`spent`), the forbid slot, and what the sweep watches (retries, runs on tracked targets).
+ * (`spent`), the forbid slot, and what the sweep watches (retries, runs on tracked targets; for
+ * their deadline, runs retried, dead-lettered or still running).
  */
 type JobModel = State<{ id: string; job: JobDefinition; listed: boolean; runs: ModelRun[] }> &
   State<{ byMs: Map<number, ModelRun>; past: ModelRun[]; manual: ModelRun[] }> &
   State<{ pending?: JobDefinition | null; sinceMs?: number; spent: number; holder?: ModelRun }> &
-  State<{ overlapSkips: number; watched: Set<ModelRun> }>;
+  State<{ overlapSkips: number; watched: Set<ModelRun>; deadlines: Set<ModelRun> }>;
 /** An invocation, or a deploy, a resume or an operator's command (`other`, never lost). */
 type Invocation = State<{ atMs: number; rank: number; kind: 'tick' | 'sweep' | 'other' }> &
   State<{ jobId?: string; scheduledMs: number; attempt: number; pause?: ModelPause }> &
@@ -158,7 +168,7 @@ function listJob(world: World, job: JobDefinition, afterMs: number): JobModel {
   const runs = runsOf(job, afterMs, world.endMs);
   const m = world.jobs.get(job.id) ?? {
     ...{ id: job.id, job, listed: true, runs, byMs: new Map(), past: [], manual: [] },
-    ...{ spent: 0, overlapSkips: 0, watched: new Set<ModelRun>() },
+    ...{ spent: 0, overlapSkips: 0, watched: new Set<ModelRun>(), deadlines: new Set<ModelRun>() },
   };
   const byMs = new Map(runs.map((r) => [r.ms, r]));
   Object.assign(m, { job, listed: true, runs, byMs, spent: 0 });
@@ -194,6 +204,8 @@ function takeEffect(world: World, m: JobModel, atMs: number): void {
   const relisted = !m.listed;
   m.listed = false;
   if (!next) m.watched.clear();
+  // A removed job's running runs report to no one; its retried and dead-lettered ones stay open.
+  if (!next) for (const r of m.deadlines) if (r.fate?.status === 'delivered') m.deadlines.delete(r);
   if (next) listJob(world, next, atMs);
   if (next && relisted) m.sinceMs = atMs;
 }
@@ -233,7 +245,7 @@ function tick(world: World, jobId: string, sMs: number, nowMs: number): void {
  * the last checked, at most 30 minutes and a day back, and the newest minute (architecture.md
  * §7); the first sweep of a new jobs bundle (a cold container) every overdue run: a job with an
  * undecided run due there has its overdue runs (`at <= M − grace`) decided as one gap. Then
- * retries, and `stuck` runs.
+ * deadlines, retries, and `stuck` runs.
  */
 function sweep(world: World, mMs: number, nowMs: number): void {
   const cold = world.coldSweep;
@@ -249,6 +261,10 @@ function sweep(world: World, mMs: number, nowMs: number): void {
     const seen = (r: ModelRun) =>
       cold || r.ms + graceMs > (r.ms + graceMs <= toMs ? fromMs : newestMs);
     if (due.some(seen)) decideGap(world, m, due, nowMs, mMs - graceMs);
+    for (const r of [...m.deadlines]) {
+      if (nowMs <= (r.deadlineMs ?? Infinity) || nowMs < (r.deadlineFromMs ?? 0)) continue;
+      raiseDeadline(world, m, r);
+    }
     for (const r of [...m.watched]) {
       if (r.failing && r.retryAtMs <= nowMs) attempt(world, m, r, nowMs, 'retry');
       const ended =
@@ -351,6 +367,7 @@ function attempt(world: World, m: JobModel, r: ModelRun, nowMs: number, how: str
     m.holder = r;
   }
   const redrive = r.fate?.status === 'dead-lettered';
+  deadlineOf(m, r, how);
   delete r.fate;
   r.attempts++;
   m.watched.delete(r);
@@ -361,11 +378,12 @@ function attempt(world: World, m: JobModel, r: ModelRun, nowMs: number, how: str
     r.failing = false;
     r.fate = { status: 'dead-lettered' };
     if (!redrive) notify(world, 'dead-lettered', m.id, [r]);
+    r.deadlineFromMs = nowMs + OUTBOX_LEASE_MS;
   } else if (r.failing) {
     r.retryAtMs = nowMs + Math.min(60_000 * 2 ** (r.attempts - 1), 900_000);
     m.watched.add(r);
   }
-  if (r.fate || r.failing) return false;
+  if (r.fate || r.failing) return watchDeadline(world, m, r, nowMs, false);
   r.fate = { status: 'delivered' };
   const tracked = tracksCompletion(job);
   r.reportAtMs = tracked ? nowMs + (target?.runtimeMs ?? 1_000) + world.s.latencyMs : Infinity;
@@ -375,7 +393,43 @@ function attempt(world: World, m: JobModel, r: ModelRun, nowMs: number, how: str
   if (how === 'tick' && r.attempts === 1 && nowMs > r.ms + job.alarm.graceSeconds * 1000) {
     notify(world, 'late', m.id, [r]);
   }
-  return true;
+  return watchDeadline(world, m, r, nowMs, !tracked || r.reportAtMs <= (r.deadlineMs ?? 0));
+}
+/**
+ * §6 Deadlines: the runs the dispatcher decides to deliver (a tick, a gap) have their job's
+ * deadline; an operator's delivery (a backfill, a redrive, a manual run) has none, and a
+ * redrive clears the one the run had. A retry keeps it.
+ */
+function deadlineOf(m: JobModel, r: ModelRun, how: string): void {
+  const { deadline, timezone } = m.job;
+  if (how === 'tick' || how === 'gap') {
+    if (deadline) r.deadlineMs = deadlineAt(deadline, new Date(r.ms), timezone).getTime();
+    else delete r.deadlineMs;
+  } else if (how !== 'retry') {
+    delete r.deadlineMs;
+    m.deadlines.delete(r);
+  }
+}
+/**
+ * After an attempt: a run past its deadline undelivered (retried, dead-lettered) or delivered
+ * raises `deadline-missed` now, or, a retry, at the next sweep; one before it is watched by the
+ * sweep until its deadline unless it was `done` (delivered, and on a tracked target reported
+ * succeeded by then). Returns whether the run was delivered.
+ */
+function watchDeadline(w: World, m: JobModel, r: ModelRun, nowMs: number, done: boolean): boolean {
+  const delivered = r.fate?.status === 'delivered';
+  if (r.deadlineMs === undefined || r.deadlineRaised) return delivered;
+  if (nowMs > r.deadlineMs && !r.failing) raiseDeadline(w, m, r);
+  else if (delivered && done) m.deadlines.delete(r);
+  else m.deadlines.add(r);
+  return delivered;
+}
+/** `deadline-missed`, once per run, never for one decided not to run (a retry skipped). */
+function raiseDeadline(world: World, m: JobModel, r: ModelRun): void {
+  m.deadlines.delete(r);
+  if (r.deadlineRaised || r.deadlineMs === undefined || r.fate?.status === 'skipped') return;
+  r.deadlineRaised = true;
+  notify(world, 'deadline-missed', m.id, [r]);
 }
 /** One notification: a gap's missed runs from the first to the last, or one run's signal. */
 function notify(world: World, kind: NotificationKind, jobId: string, runs: readonly ModelRun[]) {

@@ -268,6 +268,74 @@ describe.each(stores)('the ledger on %s', (_name, open) => {
       });
     });
 
+    it('raises deadline-missed once on a run past its stored deadline, owing its notification, and never before it', async () => {
+      const ledger = await open();
+      await ledger.claim(claim({ deadlineAtEpochMs: T + 60_000 }));
+      expect(await ledger.markDeadlineMissed(KEY, T + 60_000, T + 180_000)).toBe(false);
+      expect(await ledger.markDeadlineMissed(KEY, T + 60_001, T + 180_000)).toBe(true);
+      expect(await ledger.markDeadlineMissed(KEY, T + 70_000, T + 190_000)).toBe(false);
+      expect(await ledger.getRun(KEY)).toMatchObject({
+        status: 'claimed',
+        deadlineAtEpochMs: T + 60_000,
+        signals: ['deadline-missed'],
+        outbox: ['notify:deadline-missed'],
+        outboxLeaseUntilEpochMs: T + 180_000,
+        checkAtEpochMs: T + 180_000,
+      });
+    });
+
+    it("clears a run's deadline when an operator's claim takes it (a backfill of a skipped run)", async () => {
+      const ledger = await open();
+      await ledger.claim(claim({ deadlineAtEpochMs: T + 60_000 }));
+      await ledger.markSkipped(KEY, 1, 'overlap', 'previous run still running');
+      const backfill = claim({ mode: 'backfill', origin: 'backfill', nowEpochMs: T + 120_000 });
+      const taken = await ledger.claim(backfill);
+      expect(taken.claimed && taken.item.deadlineAtEpochMs).toBeUndefined();
+      expect(await ledger.markDeadlineMissed(KEY, T + 130_000, T + 250_000)).toBe(false);
+    });
+
+    it('raises no deadline-missed on a run without a deadline or a skipped one', async () => {
+      const none = await open();
+      await none.claim(claim());
+      expect(await none.markDeadlineMissed(KEY, T + 10_000_000, T + 10_120_000)).toBe(false);
+      const skipped = await open();
+      await skipped.claim(claim({ deadlineAtEpochMs: T + 60_000 }));
+      await skipped.markSkipped(KEY, 1, 'overlap', 'previous run still running');
+      expect(await skipped.markDeadlineMissed(KEY, T + 70_000, T + 190_000)).toBe(false);
+      expect((await skipped.getRun(KEY))?.signals).toEqual([]);
+    });
+
+    it('looks at a retried run at its deadline before its retry, keeps the deadline across claims, and drops it for a redrive', async () => {
+      const ledger = await open();
+      await ledger.claim(claim({ deadlineAtEpochMs: T + 60_000 }));
+      await ledger.releaseFailed(KEY, 1, {
+        lastError: 'boom',
+        retryAtEpochMs: T + 300_000,
+        checkAtEpochMs: T + 60_000,
+      });
+      expect(await ledger.getRun(KEY)).toMatchObject({
+        status: 'delivery-failed',
+        retryAtEpochMs: T + 300_000,
+        checkAtEpochMs: T + 60_000,
+      });
+      // Raised before the retry: the sweep looks again at the retry, before the outbox lease ends.
+      expect(await ledger.markDeadlineMissed(KEY, T + 61_000, T + 400_000, T + 300_000)).toBe(true);
+      expect((await ledger.getRun(KEY))?.checkAtEpochMs).toBe(T + 300_000);
+      await ledger.confirmOutbox(KEY, ['notify:deadline-missed']);
+      const retried = await ledger.claim(claim({ mode: 'reclaim', nowEpochMs: T + 300_000 }));
+      expect(retried).toMatchObject({ claimed: true, item: { deadlineAtEpochMs: T + 60_000 } });
+      expect(retried.claimed && retried.item.retryAtEpochMs).toBeUndefined();
+      await ledger.failDelivery(KEY, 2, {
+        lastError: 'boom',
+        failedAt: new Date(T + 301_000),
+        outboxLeaseUntilEpochMs: T + 421_000,
+      });
+      await ledger.confirmOutbox(KEY, ['dead-letter', 'notify:dead-lettered']);
+      const reset = await ledger.resetForRedrive(KEY, T + 500_000);
+      expect(reset.item?.deadlineAtEpochMs).toBeUndefined();
+      expect(reset.item?.signals).toEqual(['dead-lettered', 'deadline-missed']);
+    });
+
     it('records a skipped run once, with its reason, and a missed one owing its notification', async () => {
       const ledger = await open();
       const record = {
@@ -673,6 +741,7 @@ describe.each(completions)('completions on %s', (_name, open) => {
       await recorder.recordCompletion(completion({ attempt: 2, secretHash: 'b'.repeat(64) })),
     ).toEqual({
       recorded: true,
+      deadlineRaised: false,
     });
     expect(await runs.getRun(KEY)).toMatchObject({ status: 'succeeded', completionId: 'req-1' });
   });
@@ -699,6 +768,44 @@ describe.each(completions)('completions on %s', (_name, open) => {
     expect((await runs.getRun(KEY))?.signals).toEqual(['late']);
   });
 
+  it('raises deadline-missed in the write of an end recorded past the deadline, once, and records the end alone when the sweep raised it first', async () => {
+    const { runs, recorder } = await open();
+    await runs.claim(claim({ target: FUNCTION, deadlineAtEpochMs: T + 3_000 }));
+    await runs.markDispatched(KEY, 1, delivered({ stuckCheckAtEpochMs: T + 3_000 }));
+    expect(await recorder.getRun(KEY)).toMatchObject({ deadlineAtEpochMs: T + 3_000 });
+    const late = completion({ completionId: 'd-1', deadlineMissed: true });
+    expect(await recorder.recordCompletion(late)).toEqual({ recorded: true, deadlineRaised: true });
+    expect(await runs.getRun(KEY)).toMatchObject({
+      status: 'succeeded',
+      signals: ['deadline-missed'],
+      outbox: ['notify:deadline-missed'],
+    });
+
+    const raced = await open();
+    await raced.runs.claim(claim({ target: FUNCTION, deadlineAtEpochMs: T + 3_000 }));
+    await raced.runs.markDispatched(KEY, 1, delivered({ stuckCheckAtEpochMs: T + 3_000 }));
+    expect(await raced.runs.markDeadlineMissed(KEY, T + 4_000, T + 124_000)).toBe(true);
+    await raced.runs.confirmOutbox(KEY, ['notify:deadline-missed']);
+    expect(await raced.recorder.recordCompletion(late)).toEqual({
+      recorded: true,
+      deadlineRaised: false,
+    });
+    expect(await raced.runs.getRun(KEY)).toMatchObject({
+      status: 'succeeded',
+      signals: ['deadline-missed'],
+      outbox: [],
+    });
+  });
+
+  it('raises no deadline-missed on a run whose success was recorded, even past its deadline', async () => {
+    const { runs, recorder } = await open();
+    await runs.claim(claim({ target: FUNCTION, deadlineAtEpochMs: T + 60_000 }));
+    await runs.markDispatched(KEY, 1, delivered({ stuckCheckAtEpochMs: T + 60_000 }));
+    await recorder.recordCompletion(completion({ completionId: 'd-1' }));
+    expect(await runs.markDeadlineMissed(KEY, T + 61_000, T + 181_000)).toBe(false);
+    expect(await runs.getRun(KEY)).toMatchObject({ status: 'succeeded', signals: [] });
+  });
+
   it('leaves run-failed and stuck to the redriven delivery to raise again, keeping the other signals', async () => {
     const { runs, recorder } = await open();
     await runs.claim(claim({ target: FUNCTION }));
@@ -711,7 +818,10 @@ describe.each(completions)('completions on %s', (_name, open) => {
       signals: ['run-failed'],
       completionId: 'd-1',
     } as const;
-    expect(await recorder.recordCompletion(completion(failed))).toEqual({ recorded: true });
+    expect(await recorder.recordCompletion(completion(failed))).toEqual({
+      recorded: true,
+      deadlineRaised: false,
+    });
     await runs.confirmOutbox(KEY, ['notify:late', 'notify:stuck', 'notify:run-failed']);
     const reset = await runs.resetForRedrive(KEY, T + 10);
     expect(reset).toMatchObject({ reset: true, item: { signals: ['late'] } });

@@ -45,3 +45,46 @@ describe('the overlap notification', () => {
     );
   });
 });
+
+// A 01:30 run of the fall-back night whose 07:00 deadline passed while it was dead-lettered.
+const pastDeadline = decodeRun({
+  pk: { S: '4e07408562' },
+  jobId: { S: 'nightly-export' },
+  at: { S: '2026-10-24T23:30:00.000Z' },
+  nominal: { S: '2026-10-25T01:30' },
+  dst: { S: 'none' },
+  status: { S: 'failed' },
+  failure: { S: 'delivery' },
+  attempts: { N: '3' },
+  deadlineAtEpochMs: { N: String(Date.parse('2026-10-25T06:00:00Z')) },
+  signals: { SS: ['dead-lettered', 'deadline-missed'] },
+});
+
+describe('the deadline-missed notification', () => {
+  it('names the job, the run and its deadline in local time with offset and in UTC, and what the run came to', () => {
+    const n = buildNotification('deadline-missed', pastDeadline, 'Europe/Berlin', 'Zonecron');
+    expect(n).toMatchObject({
+      signal: 'deadline-missed',
+      jobId: 'nightly-export',
+      at: '2026-10-24T23:30:00.000Z',
+      local: '2026-10-25 01:30 +02:00 CEST (Europe/Berlin)',
+      deadlineAt: '2026-10-25T06:00:00.000Z',
+      deadlineLocal: '2026-10-25 07:00 +01:00 CET (Europe/Berlin)',
+      status: 'failed',
+      runs: 1,
+      commands: { act: 'zonecron dlq redrive --key 4e07408562 --stack Zonecron' },
+    });
+    expect(n.summary).toBe(
+      'nightly-export: the run at 2026-10-25 01:30 +02:00 CEST (Europe/Berlin) (2026-10-24T23:30:00.000Z) was not done by its deadline 2026-10-25 07:00 +01:00 CET (Europe/Berlin) (2026-10-25T06:00:00.000Z); it failed',
+    );
+    expect(notificationSubject(n)).toBe(
+      '[Zonecron] deadline-missed: nightly-export at 2026-10-25 01:30 +02:00 CEST',
+    );
+  });
+
+  it('carries no deadline for another signal of the same run', () => {
+    const n = buildNotification('dead-lettered', pastDeadline, 'Europe/Berlin', 'Zonecron');
+    expect(n).not.toHaveProperty('deadlineAt');
+    expect(n).not.toHaveProperty('deadlineLocal');
+  });
+});

@@ -84,6 +84,17 @@ describe('runSignals', () => {
       text: 'the target reported failure: boom',
     },
     {
+      name: 'a run that missed its deadline says by when, what it was not, and what it is now',
+      item: run({
+        status: 'succeeded',
+        deadlineAtEpochMs: Date.parse('2026-11-29T11:10:00Z'),
+        signals: ['deadline-missed', 'late'],
+      }),
+      kind: 'deadline-missed',
+      open: false,
+      text: 'deadline missed: not succeeded by 2026-11-29T11:10:00.000Z; now succeeded',
+    },
+    {
       name: 'a missed run a catch-up skipped is missed, with the skip reason',
       item: run({ status: 'skipped', skipReason: 'catch-up-latest', signals: ['missed'] }),
       kind: 'missed',

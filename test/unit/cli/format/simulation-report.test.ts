@@ -76,7 +76,7 @@ function undelivered(windows: SimulationWindow[], simulated = [ny]): SimulationR
     faults: faultCounts(),
     outcomes: [],
     invariants: [],
-    signals: { missed: 0, late: 0, stuck: 0, deadLettered: 0, redelivered: 0 },
+    signals: { missed: 0, late: 0, stuck: 0, deadLettered: 0, deadlineMissed: 0, redelivered: 0 },
     coldStarts: 1,
     notifications: [],
     operator: [],
@@ -138,6 +138,27 @@ describe('renderSimulation: the legend', () => {
   it('explains the signals too when faults were injected', () => {
     const text = report([NY_SPRING_WEEKEND], { faults: { file: 'faults.yaml', seed: 7 } });
     expect(text).toMatch(/^ {2}signals {2,}notifications to the on-call topic/m);
+  });
+
+  it('counts deadline-missed notifications among the signals only when there are some', () => {
+    const faults = { file: 'faults.yaml', seed: 7 };
+    const none = words(report([NY_SPRING_WEEKEND], { faults }));
+    expect(none).toContain('0 dead-lettered · 0 possible redeliveries');
+    const result = undelivered([NY_SPRING_WEEKEND]);
+    const some = renderSimulation({
+      file: 'jobs.yaml',
+      jobs: [ny],
+      result: { ...result, signals: { ...result.signals, deadlineMissed: 2 } },
+      check: checkSimulation(result),
+      windowsChosen: 'the window given by --from/--to',
+      duplicateTicks: 2,
+      elapsedMs: 1000,
+      all: false,
+      legend: true,
+      faults,
+    });
+    expect(words(some)).toContain('0 dead-lettered · 2 deadline-missed · 0 possible redeliveries');
+    expect(words(some)).toContain('stuck, dead-lettered, deadline-missed');
   });
 
   it('fits every line of the report in 80 columns', () => {
