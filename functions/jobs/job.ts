@@ -86,8 +86,6 @@ export interface JobDefinition {
    * `until` already say it to the engine. @default none (a recurring job)
    */
   readonly at?: string;
-  /** When a run must have finished by. @default none */
-  readonly deadline?: Deadline;
 }
 
 /**

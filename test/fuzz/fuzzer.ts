@@ -38,7 +38,6 @@ import {
   scenarioArbitrary,
   simulateCommand,
   windowEnd,
-  withDeadlines,
 } from './scenario.ts';
 
 /** What one scenario gave. */
@@ -63,11 +62,8 @@ export interface ScenarioResult {
 export async function checkScenario(scenario: FuzzScenario): Promise<ScenarioResult> {
   const cpu = process.cpuUsage();
   const jobsText = jobsYaml(scenario);
-  const parsed = parseJobsConfig(jobsText, 'jobs.yaml');
-  const config = { ...parsed, jobs: withDeadlines(parsed.jobs, scenario) };
-  const read = readPlan(scenario, parsed);
-  const deploys = read.deploys.map((d) => ({ ...d, jobs: withDeadlines(d.jobs, scenario) }));
-  const plan: FaultPlan = { ...read, deploys };
+  const config = parseJobsConfig(jobsText, 'jobs.yaml');
+  const plan = readPlan(scenario, config);
   const from = new Date(scenario.from);
   const to = new Date(windowEnd(scenario));
   const seen = await driveSystem({
@@ -298,7 +294,6 @@ export function reproduction(result: ScenarioResult): string {
     `# ${result.violations.length} violation(s)`,
     ...result.violations.map((v) => `#   ${v}`),
     `# ${simulateCommand(s)}`,
-    ...(s.deadlines ? [`# deadlines (deadline: of each job): ${JSON.stringify(s.deadlines)}`] : []),
     '# --- jobs.yaml',
     jobsYaml(s).trimEnd(),
     '# --- faults.yaml',

@@ -15,7 +15,6 @@
  */
 import fc from 'fast-check';
 import { stringify } from 'yaml';
-import type { JobDefinition } from '#jobs/job.ts';
 import { occurrencesBetween, zoneTransitions } from '../../functions/schedule/index.ts';
 
 /** One entry of `jobs.yaml`, as written there. */
@@ -102,8 +101,8 @@ export interface FuzzScenario {
   readonly faults: FuzzFaults;
   /**
    * Each job's `deadline` by id, as jobs.yaml says it (`90m`, `2h`, `"07:00"`), in every jobs
-   * file of the scenario. Kept apart from `jobs` and given to the jobs once parsed
-   * ({@link withDeadlines}): this branch's loader does not read `deadline:` yet.
+   * file of the scenario. Drawn after the rest (so a seed's scenario is the one it was before
+   * deadlines were drawn) and written into each job of the files (`jobsYaml`, `deployFiles`).
    */
   readonly deadlines?: Readonly<Record<string, string>>;
 }
@@ -708,23 +707,18 @@ function deadlinesArbitrary(jobs: readonly FuzzJob[]) {
 }
 
 /**
- * The jobs with the scenario's deadlines, as the loader would give them from `deadline:`.
+ * The jobs as a jobs file lists them, each with the scenario's `deadline:` for it.
  *
  * @example
- * withDeadlines(config.jobs, { …, deadlines: { j1: '2h', j2: '07:00' } })[0]?.deadline
- * //=> { afterSeconds: 7200 }
+ * jobsWithDeadlines([{ id: 'j1', … }], { deadlines: { j1: '2h' } })[0]?.deadline //=> '2h'
  */
-export function withDeadlines(
-  jobs: readonly JobDefinition[],
+function jobsWithDeadlines(
+  jobs: readonly FuzzJob[],
   s: Pick<FuzzScenario, 'deadlines'>,
-): JobDefinition[] {
+): (FuzzJob & { deadline?: string })[] {
   return jobs.map((job) => {
-    const text = s.deadlines?.[job.id];
-    if (!text) return job;
-    const deadline = text.includes(':')
-      ? { wallTime: text }
-      : { afterSeconds: minutesOf(text) * 60 };
-    return { ...job, deadline };
+    const deadline = s.deadlines?.[job.id];
+    return deadline ? { ...job, deadline } : job;
   });
 }
 
@@ -763,7 +757,7 @@ export function windowEnd(s: FuzzScenario): string {
  * jobsYaml(scenario) //=> 'jobs:\n  - id: j1\n    description: fuzzed job j1\n…'
  */
 export function jobsYaml(s: FuzzScenario): string {
-  return stringify({ jobs: s.jobs }, { lineWidth: 0 });
+  return stringify({ jobs: jobsWithDeadlines(s.jobs, s) }, { lineWidth: 0 });
 }
 
 /**
@@ -775,7 +769,7 @@ export function jobsYaml(s: FuzzScenario): string {
 export function deployFiles(s: FuzzScenario): [string, string][] {
   return (s.deployJobs ?? []).map((jobs, i) => [
     `deploy-${i + 1}.yaml`,
-    stringify({ jobs }, { lineWidth: 0 }),
+    stringify({ jobs: jobsWithDeadlines(jobs, s) }, { lineWidth: 0 }),
   ]);
 }
 
