@@ -178,20 +178,17 @@ function oneShotDetails(job: JobDefinition, from: Date, window: ScheduleWindow):
 
 /**
  * The schedule a job's covering fires for: its expression and zone without its calendar and
- * bounds, whose runs are a subset of it (a calendar skips runs, keeps only business days of a
- * `*` day field, or moves runs to other days at the same local time of day; bounds drop runs).
- * A calendar that moves runs widens the day fields to `*`, so its covering fires on every day
- * a run may move to; the dispatcher answers the ticks that are no run with no request.
+ * bounds, whose runs are a subset of it (a calendar skips runs or keeps only business days of a
+ * `*` day field; bounds drop runs). The dispatcher answers the ticks that are no run with no
+ * request. (A calendar that moves runs to other days would need the day fields widened; synth
+ * refuses those, `MovedRunsNotDeliveredError`.)
  *
  * @example
- * coveringSpecOf(invoicesFollowing).cron //=> '0 9 * * *' (from '0 9 1 * *')
+ * coveringSpecOf(exportsOnBusinessDays) //=> { cron: '0 6 * * *', timezone: 'Europe/Berlin', jobId: 'exports' }
  */
 export function coveringSpecOf(job: JobDefinition): ScheduleSpec {
   const { calendar: _calendar, from: _from, until: _until, ...spec } = scheduleSpecOf(job);
-  const moves = (job.calendar?.onClosed ?? 'skip') !== 'skip';
-  if (!moves) return spec;
-  const [minute, hour] = parseCron(spec.cron, spec.jobId).fields;
-  return { ...spec, cron: `${minute} ${hour} * * *` };
+  return spec;
 }
 
 /**

@@ -1,22 +1,26 @@
 /**
  * The calendars fixture of issue 18 synthesized: bounded jobs' schedules carry StartDate and
  * EndDate, a one-shot job gets one `at()` schedule, a job whose time has passed a disabled one;
- * the dispatcher ships the holiday table in jobs.json and none of the date-holidays package.
+ * the dispatcher ships the holiday table in jobs.json and none of the date-holidays package. A
+ * calendar that moves runs is refused until the dispatcher delivers moved runs.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseJobsBundle } from '#jobs/jobs-bundle.ts';
+import { createZonecronApp } from '../../infra/app/zonecron-app.ts';
+import { loadJobsFile } from '../../infra/config/load-jobs.ts';
 import {
   type CfnResource,
   resourcesOfType,
+  SYNTH_TIME,
   type SynthesizedFixture,
   synthFixture,
 } from './synth-fixture.ts';
 
 let fx: SynthesizedFixture;
 beforeAll(() => {
-  fx = synthFixture('test/fixtures/jobs/calendars.yaml');
+  fx = synthFixture('test/fixtures/jobs/calendars-deployed.yaml');
 });
 
 function scheduleOf(name: string): CfnResource {
@@ -34,6 +38,28 @@ function lambdaAssets(): string[] {
     .map((entry) => join(fx.directory, entry))
     .filter((dir) => readdirSync(dir).includes('jobs.json'));
 }
+
+describe('a calendar that moves runs', () => {
+  it.each([
+    ['following', 'invoices'],
+    ['modified-preceding', 'settlement'],
+  ])('is refused at synth under onClosed %s, naming the job (%s)', (onClosed, jobId) => {
+    const config = loadJobsFile(resolve('test/fixtures/jobs/calendars.yaml'));
+    const job = config.jobs.find((j) => j.id === jobId);
+    expect(job?.calendar?.onClosed).toBe(onClosed);
+    const alone = { ...config, jobs: job ? [job] : [] };
+    expect(() =>
+      createZonecronApp({ synthTime: SYNTH_TIME, installations: [{ config: alone }] }),
+    ).toThrow(
+      expect.objectContaining({
+        name: 'MovedRunsNotDeliveredError',
+        jobId,
+        onClosed,
+        message: expect.stringContaining(`zonecron next --job-id ${jobId}`),
+      }),
+    );
+  });
+});
 
 describe('the calendars fixture, synthesized', () => {
   it('synthesizes within every AWS limit', () => {
