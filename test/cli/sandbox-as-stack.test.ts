@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetFunctionCommand, LambdaClient } from '@aws-sdk/client-lambda';
@@ -19,7 +19,12 @@ import { tickInput } from '../../infra/constructs/schedule-inputs.ts';
 import { coveringSchedule } from '../../infra/covering/covering-cron.ts';
 import { createJobsBundle } from '../../infra/packaging/jobs-bundle-file.ts';
 import { type CliResult, runCli } from './run-cli.ts';
+
 import { type SandboxCli, startSandboxCli, TEST_USER } from './sandbox-cli.ts';
+
+const PACKAGE_VERSION: string = JSON.parse(
+  readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
+).version;
 
 const JOBS = `
 defaults:
@@ -158,7 +163,8 @@ describe('list and describe --stack against the sandbox', () => {
       stack: 'Zonecron',
       table: 'zonecron-ledger',
       scheduleGroup: GROUP,
-      notes: [],
+      // The sandbox serves the jobs.json synth writes, which names the version that wrote it.
+      notes: [`stack 'Zonecron' was deployed with zonecron ${PACKAGE_VERSION}, as this command`],
     });
     expect(json.deployedSchedule).toMatchObject({
       state: 'ENABLED',
