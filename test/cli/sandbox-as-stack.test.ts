@@ -19,7 +19,6 @@ import { tickInput } from '../../infra/constructs/schedule-inputs.ts';
 import { coveringSchedule } from '../../infra/covering/covering-cron.ts';
 import { createJobsBundle } from '../../infra/packaging/jobs-bundle-file.ts';
 import { type CliResult, runCli } from './run-cli.ts';
-
 import { type SandboxCli, startSandboxCli, TEST_USER } from './sandbox-cli.ts';
 
 const PACKAGE_VERSION: string = JSON.parse(
