@@ -15,8 +15,8 @@ interface CalendarOptions {
 const EXAMPLE = `
 Examples:
   $ zonecron calendar berlin-business --year 2027
-  its closed days of 2027 with reasons (weekends counted, not listed), its closed
-  ranges, and each month's first and last business day and how many there are.
+  its closed days of 2027 with reasons (weekends counted, not listed), its
+  closed ranges, and each month's first and last business day and how many.
   $ zonecron calendar berlin-business --config jobs.yaml --json`;
 
 /** `zonecron calendar`: a business calendar's year, to check against the company's list. */
