@@ -117,3 +117,50 @@ export function skippedJson(skip: SkippedRun, zone: string) {
     note: skippedNote(skip, zone),
   };
 }
+
+/** What a calendar and bounds do to a schedule over a window, as `explain` says it. */
+export interface CalendarEffects {
+  /** One sentence per moved run and per run removed on a closed date or by a bound. */
+  readonly lines: readonly string[];
+  /** Runs removed because their date is a weekend day, by weekday name: counted, not listed. */
+  readonly weekendSkips: ReadonlyMap<string, number>;
+}
+
+const WEEKDAY_REASONS = new Set([
+  'Sunday',
+  'Monday',
+  'Tuesday',
+  'Wednesday',
+  'Thursday',
+  'Friday',
+  'Saturday',
+]);
+
+/**
+ * Every run a calendar or bound moves or removes between `from` and `to`, in time order, in
+ * words; runs skipped for falling on a weekend day only counted, so a year fits a screen.
+ *
+ * @example
+ * calendarEffects(spec, new Date('2026-12-20T00:00Z'), new Date('2027-01-01T00:00Z')).lines[0]
+ * //=> 'Fri 2026-12-25 09:00 CET — closed: Christmas Day (DE-BE) — runs Mon 2026-12-28 09:00 (following business day)'
+ */
+export function calendarEffects(spec: ScheduleSpec, from: Date, to: Date): CalendarEffects {
+  const zone = spec.timezone;
+  const { runs, skipped } = scheduleBetween(spec, from, to);
+  const weekendSkips = new Map<string, number>();
+  const dated: { at: number; text: string }[] = [];
+  for (const run of runs) {
+    const note = movedNote(run, zone);
+    if (note !== undefined && run.moved)
+      dated.push({ at: run.moved.nominalAt.getTime(), text: note });
+  }
+  for (const skip of skipped) {
+    if (skip.reason === 'calendar' && WEEKDAY_REASONS.has(skip.detail)) {
+      weekendSkips.set(skip.detail, (weekendSkips.get(skip.detail) ?? 0) + 1);
+    } else {
+      dated.push({ at: skip.at.getTime(), text: skippedNote(skip, zone) });
+    }
+  }
+  dated.sort((a, b) => a.at - b.at);
+  return { lines: dated.map((d) => d.text), weekendSkips };
+}
