@@ -1,4 +1,5 @@
 import { type Command, Option } from 'commander';
+import { closestName } from '#text/message-text.ts';
 import type { CalendarDefinition } from '../../functions/calendar/calendar-definition.ts';
 import { usageError } from '../errors.ts';
 import { coloursFor } from '../format/colour.ts';
@@ -26,7 +27,7 @@ export function registerCalendar(program: Command): void {
     .description("show a calendar's closed days and ranges and each month's business days")
     .argument('<name>', 'calendar name, as under calendars: in the jobs file')
     .option('--year <year>', 'the year (default: this year, in UTC)', integerAtLeast(1, 9999))
-    .option('--config <file>', 'jobs file', 'jobs.yaml')
+    .option('--config <file>', 'jobs file (default: jobs.yaml)')
     .addOption(new Option('--jobs <file>', 'same as --config').hideHelp())
     .option('--json', 'print one JSON document')
     .addHelpText('after', EXAMPLE)
@@ -71,20 +72,15 @@ function unknownCalendar(name: string, file: string, names: readonly string[]): 
   return `unknown calendar '${name}' in ${file}${didYouMeanOf(name, names)} (${known})`;
 }
 
-let closest: typeof import('#text/message-text.ts').closestName | undefined;
-
 function didYouMeanOf(name: string, names: readonly string[]): string {
-  const match = closest?.(name, names, { maxDistance: 3 });
+  const match = closestName(name, names, { maxDistance: 3 });
   return match === undefined ? '' : `; did you mean '${match}'?`;
 }
 
 async function runCalendar(name: string, options: CalendarOptions): Promise<void> {
   const given = [options.config, options.jobs].filter((f) => f !== undefined);
-  if (options.jobs !== undefined && options.config !== 'jobs.yaml' && new Set(given).size > 1) {
-    throw usageError(`two jobs files given: ${given.join(', ')}`);
-  }
-  const file = options.jobs ?? options.config ?? 'jobs.yaml';
-  closest = (await import('#text/message-text.ts')).closestName;
+  if (new Set(given).size > 1) throw usageError(`two jobs files given: ${given.join(', ')}`);
+  const file = given[0] ?? 'jobs.yaml';
   const { definition, zoneOf } = await definitionOf(file, name);
   const { businessCalendarOf } = await import('../../functions/calendar/business-calendar.ts');
   const { holidayDataVersion } = await import('../../functions/calendar/date-holidays-data.ts');
