@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { packageRoot } from '../infra/packaging/package-root.ts';
 import { registerBackfill } from './commands/backfill.ts';
+import { registerCalendar } from './commands/calendar.ts';
 import { registerCompletion } from './commands/completion.ts';
 import { registerDescribe } from './commands/describe.ts';
 import { registerDlq } from './commands/dlq.ts';
@@ -54,6 +55,7 @@ function buildProgram(): Command {
   registerInit(program);
   registerNext(program);
   registerExplain(program);
+  registerCalendar(program);
   registerValidate(program);
   registerSimulate(program);
   registerList(program);

@@ -155,6 +155,7 @@ describe('zonecron --help', () => {
     [
       ['next'],
       ['explain'],
+      ['calendar'],
       ['validate'],
       ['simulate'],
       ['list'],

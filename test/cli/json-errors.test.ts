@@ -13,6 +13,16 @@ const UNREACHABLE = {
 const FAILURES = [
   { command: 'next', args: ['next', '61 9 * * *', '--tz', 'UTC'], code: 'usage' },
   { command: 'explain', args: ['explain', 'rate(5 minutes)'], code: 'usage' },
+  {
+    command: 'calendar',
+    args: ['calendar', 'berlim', '--config', 'test/cli/fixtures/calendar-jobs.yaml'],
+    code: 'usage',
+  },
+  {
+    command: 'calendar (invalid file)',
+    args: ['calendar', 'x', '--config', INVALID],
+    code: 'invalid-config',
+  },
   { command: 'simulate', args: ['simulate', '--config', INVALID], code: 'invalid-config' },
   { command: 'list', args: ['list', '--config', INVALID], code: 'invalid-config' },
   { command: 'describe', args: ['describe', 'berlin', '--config', JOBS], code: 'usage' },
