@@ -382,3 +382,49 @@ describe('zonecron describe --stack, the ledger on DynamoDB Local, Scheduler and
     expect(stack.scheduler.calls()).toEqual([]);
   });
 });
+
+const CALENDAR_JOBS = `calendars:
+  berlin-business:
+    holidays: DE-BE
+jobs:
+  - id: payroll
+    description: payroll on the last Berlin business day, until November
+    schedule: '0 18 * * *'
+    timezone: Europe/Berlin
+    calendar: { name: berlin-business, businessDay: last }
+    until: '2026-11-01'
+    deadline: 2h
+    target: { type: sqs, arn: 'arn:aws:sqs:us-east-1:123456789012:payroll' }
+`;
+
+describe('zonecron describe --stack, a calendar job that has ended', () => {
+  let stack: FakeStack;
+  beforeAll(async () => {
+    stack = await startFakeStack(inject('dynamoEndpoint'), CALENDAR_JOBS, [
+      deployed('payroll', 'cron(0 16,17 * * ? *)'),
+    ]);
+  });
+  afterAll(() => stack.stop());
+
+  it('shows its calendar, deadline, that it ended, and the holiday data version, beside what the stack says', async () => {
+    const description = await buildDescription(
+      'payroll',
+      { ...stack.options, config: stack.config, count: 1, last: 10 },
+      { env: {}, now: NOW },
+    );
+    const doc = describeJson(description);
+    expect(doc.deployment.table).toBe(stack.tableName);
+    expect(doc.ended).toEqual({ field: 'until', at: '2026-10-31T23:00:00.000Z' });
+    expect(doc.holidayData).toEqual(holidayDataVersion());
+    const text = describeText(description, plain);
+    expect(overlongLines(text)).toEqual([]);
+    expect(squashed(text)).toContain(
+      'calendar berlin-business: holidays DE-BE (public), weekends sat, sun, 0 closed days, 0 closed ranges, days in Europe/Berlin; businessDay last',
+    );
+    expect(squashed(text)).toContain('deadline 2h after each scheduled instant');
+    expect(squashed(text)).toContain(
+      'ENDED: until 2026-10-31T23:00:00Z has passed, no run after it',
+    );
+    expect(squashed(text)).toContain('holiday data: date-holidays');
+  });
+});
