@@ -3,6 +3,7 @@ import type { JobDefinition } from '#jobs/job.ts';
 import { addConnectionOptions, type ConnectionOptions } from '../aws/connection.ts';
 import type { Deployment, ReadContext } from '../aws/deployment.ts';
 import { coloursFor } from '../format/colour.ts';
+import type { HolidayDataInUse } from '../format/config-warnings.ts';
 import type { DescribeInput, JobDescription } from '../format/job-description.ts';
 import { type InstantInput, instantArgument } from '../instant.ts';
 import { integerAtLeast } from '../options.ts';
@@ -166,9 +167,17 @@ export async function offlineInput(
     covering: coveringSchedule(job, at.now),
     preview: previewRuns(spec, at.after, at.count),
     zoneData: zoneDataReport([job], at.after),
+    holidayData: await holidayDataOf(job),
     lastCount: at.lastCount,
     deployment: { stack: null, table: null, scheduleGroup: null, notes: [] },
   };
+}
+
+/** The holiday data version, when the job's calendar names holidays. */
+async function holidayDataOf(job: JobDefinition): Promise<HolidayDataInUse | null> {
+  if (job.calendar?.definition.holidays === undefined) return null;
+  const { holidayDataVersion } = await import('../../functions/calendar/date-holidays-data.ts');
+  return holidayDataVersion();
 }
 
 /**

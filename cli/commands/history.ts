@@ -8,6 +8,11 @@ import {
 } from '../aws/connection.ts';
 import type { PauseState } from '../deployed/pause-state.ts';
 import { isCliError, usageError } from '../errors.ts';
+import {
+  type CalendarSkips,
+  calendarSkipLines,
+  calendarSkipsJson,
+} from '../format/calendar-skips.ts';
 import { type Colours, coloursFor } from '../format/colour.ts';
 import { wrap } from '../format/table.ts';
 import { type InstantInput, instantArgument, whenArgument } from '../instant.ts';
@@ -196,10 +201,12 @@ async function runHistory(jobId: string, options: HistoryOptions): Promise<void>
     ...(await import('../format/skip-ranges.ts')),
   };
   let history: JobHistory;
+  let skips: CalendarSkips | null;
   try {
     await checkKnownJob(connection, jobId, options.config);
     const window = { since, limit: options.limit, scheduled: options.scheduled ?? false };
     history = await readHistory(connection, jobId, window);
+    skips = await calendarSkipsOf(connection, jobId, options.config, { since, to: new Date() });
   } finally {
     connection.destroy();
   }
@@ -211,6 +218,7 @@ async function runHistory(jobId: string, options: HistoryOptions): Promise<void>
       runs: history.runs.map((run) => ({ ...run, lagMs: f.lagMs(run) ?? null })),
       ranges: history.ranges.map(f.skipRangeJson),
       events: history.events,
+      calendarSkipped: skips === null ? null : calendarSkipsJson(skips),
     };
     process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
     return;
@@ -218,10 +226,47 @@ async function runHistory(jobId: string, options: HistoryOptions): Promise<void>
   const c = coloursFor(process.stdout);
   const out = [
     ...runLines(jobId, history, { since, limit: options.limit }, c, f),
+    ...(skips === null ? [] : ['', ...calendarSkipLines(skips, c)]),
     ...(history.pause.paused ? ['', ...f.pauseLines(history.pause, c)] : []),
     ...eventLines(history.events, c),
   ];
   process.stdout.write(`${out.join('\n')}\n`);
+}
+
+/**
+ * The runs the job's calendar skipped in `[since, to)`, newest first, computed with the
+ * engine's `scheduleBetween` for the job's deployed definition (or the file's): the dispatcher
+ * writes no item for them. Null when the job has no calendar, or no definition can be read (a
+ * job removed from the file: its history is the ledger's alone).
+ */
+async function calendarSkipsOf(
+  connection: OperateConnection,
+  jobId: string,
+  configFile: string | undefined,
+  window: { readonly since: Date; readonly to: Date },
+): Promise<CalendarSkips | null> {
+  const { existsSync } = await import('node:fs');
+  const file = configFile ?? 'jobs.yaml';
+  const deployed = connection.stack?.outputs.has('DispatcherFunctionName') ?? false;
+  if (!deployed && !existsSync(file)) return null;
+  const { loadOperatedJob } = await import('../aws/operated-job.ts');
+  let operated: Awaited<ReturnType<typeof loadOperatedJob>>;
+  try {
+    operated = await loadOperatedJob(connection, file, jobId);
+  } catch (error) {
+    if (isCliError(error) && error.exitCode === 2) return null;
+    throw error;
+  }
+  const { job, config } = operated;
+  if (job.calendar === undefined) return null;
+  const { scheduleSpecOf } = await import('#jobs/job.ts');
+  const { scheduleBetween } = await import('../../functions/schedule/index.ts');
+  const { skipped } = scheduleBetween(scheduleSpecOf(job), window.since, window.to);
+  return {
+    source: config.source,
+    calendar: job.calendar.definition.name,
+    runs: skipped.filter((run) => run.reason === 'calendar').reverse(),
+  };
 }
 
 /** The formatting of runs and skip ranges. */

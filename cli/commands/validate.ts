@@ -52,7 +52,7 @@ export function registerValidate(program: Command): void {
     .addOption(new Option('--jobs <file>', 'same as --config').hideHelp())
     .option(
       '--after <instant>',
-      'look for DST changes in the year after this instant (default: now; a date or local time is read in UTC)',
+      'look for DST changes in the year after this instant, and warn about an until or at before it (default: now; a date or local time is read in UTC)',
       utcInstantArgument,
     )
     .option('--stack-name <name>', "the stack's name, as cdk's -c stackName (default: Zonecron)")
@@ -113,8 +113,9 @@ async function validateFile(file: string, options: ValidateOptions): Promise<Val
   const { explainCron } = await import('../format/explain.ts');
   const { cronHint } = await import('../../infra/config/cron-hint.ts');
 
-  const config = loadJobsFile(file);
+  // The command edge reads the clock once: the DST year and the `past` warnings start there.
   const from = options.after ?? new Date();
+  const config = loadJobsFile(file, { now: from });
   const until = new Date(from.getTime() + YEAR_MS);
   const jobs = config.jobs.map(
     (job): CheckedJob => ({
@@ -132,7 +133,22 @@ async function validateFile(file: string, options: ValidateOptions): Promise<Val
   );
   const deploy = await deployCheck(config, options.stackName ?? 'Zonecron', from);
   const { zoneDataReport } = await import('../zone-data/report.ts');
-  return { file: config.file, from, jobs, deploy, zoneData: zoneDataReport(config.jobs, from) };
+  return {
+    file: config.file,
+    from,
+    jobs,
+    deploy,
+    zoneData: zoneDataReport(config.jobs, from),
+    configWarnings: config.warnings,
+    holidayData: await holidayDataOf(config),
+  };
+}
+
+/** The holiday data version, when a calendar of the file names holidays. */
+async function holidayDataOf(config: JobsConfig): Promise<ValidationReport['holidayData']> {
+  if (!config.jobs.some((job) => job.calendar?.definition.holidays !== undefined)) return null;
+  const { holidayDataVersion } = await import('../../functions/calendar/date-holidays-data.ts');
+  return holidayDataVersion();
 }
 
 /** What stopped the check, as `--json` problems. */

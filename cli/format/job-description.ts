@@ -17,6 +17,16 @@ import type { SkipRangesRead } from '../deployed/run-reads.ts';
 import { expectedSchedule, type ScheduleDrift, scheduleDrift } from '../deployed/schedule-drift.ts';
 import { type ZoneDataReport, zoneDataLines } from '../zone-data/report.ts';
 import type { Colours } from './colour.ts';
+import type { HolidayDataInUse } from './config-warnings.ts';
+import { holidayDataLine } from './config-warnings.ts';
+import {
+  boundsText,
+  calendarText,
+  deadlineText,
+  endText,
+  type JobEnd,
+  jobEnd,
+} from './job-bounds.ts';
 import type { ListDeployment } from './job-list.ts';
 import { lagMs, pauseText, runHistoryLines } from './run-history.ts';
 import { neverJson, type RunPreview, runJson, runTableLines } from './run-preview.ts';
@@ -42,6 +52,11 @@ export interface DescribeInput {
   readonly preview: RunPreview;
   /** The zone data in use and its warnings for this job (`zoneDataReport([job], after)`). */
   readonly zoneData: ZoneDataReport;
+  /**
+   * The `date-holidays` release the job's calendar's holidays come from; null or absent when
+   * its calendar names none.
+   */
+  readonly holidayData?: HolidayDataInUse | null;
   /** The pause from the ledger; undefined when the ledger was not read. */
   readonly pause?: PauseState;
   /** The newest runs from the ledger (`byJob`); undefined when not read. */
@@ -69,6 +84,8 @@ export interface JobDescription {
   readonly state: 'enabled' | 'paused' | 'disabled';
   readonly signals: readonly RunSignal[] | null;
   readonly drift: readonly ScheduleDrift[] | null;
+  /** How the job ended by `now` (its `until:` passed, its `at:` run past); null while it runs. */
+  readonly ended: JobEnd | null;
 }
 
 /**
@@ -90,6 +107,7 @@ export function describeJob(input: DescribeInput): JobDescription {
     signals: input.runs ? runSignals(job, input.runs, input.now) : null,
     drift:
       input.schedule === undefined ? null : scheduleDrift(expected, input.schedule ?? undefined),
+    ended: jobEnd(job, input.now),
   };
 }
 
@@ -100,7 +118,7 @@ export function describeJob(input: DescribeInput): JobDescription {
  * @example
  * describeJson(describeJob(input)).covering //=> 'cron(30 0,1 * * ? *)'
  */
-export function describeJson({ input, state, signals, drift }: JobDescription) {
+export function describeJson({ input, state, signals, drift, ended }: JobDescription) {
   const { job, covering, preview } = input;
   return {
     file: input.file,
@@ -128,6 +146,8 @@ export function describeJson({ input, state, signals, drift }: JobDescription) {
     signals,
     deployedSchedule: deployedJson(input.schedule, job.id),
     drift,
+    ended,
+    holidayData: input.holidayData ?? null,
   };
 }
 
@@ -151,7 +171,10 @@ export function describeText(description: JobDescription, c: Colours): string {
     headline(input, c),
     definitionLines(description, c),
     nextLines(input, c),
-    zoneDataLines(input.zoneData, c),
+    [
+      ...zoneDataLines(input.zoneData, c),
+      ...(input.holidayData ? [holidayDataLine(input.holidayData)] : []),
+    ],
     lastLines(input, c),
     signalLines(description, c),
     scheduleLines(description, c),
@@ -197,7 +220,9 @@ function definitionLines(description: JobDescription, c: Colours): string[] {
       'UTC covering',
       `${covering.awsExpression}, ${ticks} tick${ticks === 1 ? '' : 's'} per run${job.enabled ? '' : ' (not deployed: the job is disabled)'}`,
     ),
+    ...calendarLines(job),
     stateLine(description, c),
+    ...(description.ended ? [c.yellow(field('', endText(description.ended)))] : []),
     field('target', `${job.target.type} ${job.target.arn}`),
     field('payload', job.payload === null ? 'none' : JSON.stringify(job.payload)),
     field(
@@ -212,6 +237,16 @@ function definitionLines(description: JobDescription, c: Colours): string[] {
       `grace ${formatDurationSeconds(job.alarm.graceSeconds)}, dedicated alarms ${job.alarm.dedicated ? 'yes' : 'no'}`,
     ),
   ];
+}
+
+/** The calendar, bounds or `at`, and deadline lines, those the job has. */
+function calendarLines(job: JobDefinition): string[] {
+  const lines: [string, string | undefined][] = [
+    ['calendar', calendarText(job)],
+    [job.at === undefined ? 'bounds' : 'at', boundsText(job)],
+    ['deadline', deadlineText(job)],
+  ];
+  return lines.flatMap(([label, text]) => (text === undefined ? [] : [field(label, text)]));
 }
 
 /** Enabled, disabled in the file, or paused (who, since and until when, why). */

@@ -19,6 +19,7 @@ import {
   scheduleDrift,
 } from '../deployed/schedule-drift.ts';
 import type { Colours } from './colour.ts';
+import { type JobEnd, jobEnd } from './job-bounds.ts';
 import { pauseText } from './run-history.ts';
 import { columnTable, columnWidths, fitWidths, TERMINAL_COLUMNS, truncate, wrap } from './table.ts';
 
@@ -87,6 +88,8 @@ export interface ListedJob {
   readonly deployedSchedule: string | null;
   /** How the deployed schedule differs from the jobs file; null when not compared. */
   readonly drift: readonly ScheduleDrift[] | null;
+  /** How the job ended by `after` (its `until:` passed, its `at:` run past); null while it runs. */
+  readonly ended: JobEnd | null;
 }
 
 /** What `list` shows: its input, the rows, and the group's drift (null when not read). */
@@ -135,6 +138,7 @@ function listedJobs(input: JobListInput): ListedJob[] {
       drift: input.schedules
         ? scheduleDrift(expectedSchedule(job, input.coverings?.get(job.id)), deployed)
         : null,
+      ended: jobEnd(job, input.after),
     };
   });
 }
@@ -294,16 +298,18 @@ export function listText(list: JobList, c: Colours, layout: ListLayout = 'table'
   ].join('\n');
 }
 
-/** The next run in the job's zone; `disabled` or `paused` instead when it will not run. */
+/** The next run in the job's zone; `disabled`, `paused` or `ended` instead when it will not run. */
 function nextCell(job: ListedJob): { text: string; colour?: Tint } {
   if (job.state === 'disabled') return { text: 'disabled', colour: 'dim' };
   if (job.state === 'paused') return { text: 'paused', colour: 'yellow' };
+  if (job.ended) return { text: 'ended', colour: 'dim' };
   return job.nextLocal ? { text: job.nextLocal } : { text: '—', colour: 'dim' };
 }
 
 function stateCell(job: ListedJob): { text: string; colour?: Tint } {
   if (job.state === 'paused') return { text: 'paused', colour: 'yellow' };
   if (job.state === 'disabled') return { text: 'disabled', colour: 'dim' };
+  if (job.ended) return { text: 'ended', colour: 'dim' };
   return { text: 'enabled' };
 }
 
@@ -312,6 +318,8 @@ function headline(input: JobListInput, jobs: readonly ListedJob[]): string[] {
   const parts = [`${count('enabled') + count('paused')} enabled`];
   if (count('paused') > 0) parts.push(`${count('paused')} paused`);
   if (count('disabled') > 0) parts.push(`${count('disabled')} disabled`);
+  const ended = jobs.filter((j) => j.state !== 'disabled' && j.ended).length;
+  if (ended > 0) parts.push(`${ended} ended`);
   const drifted = jobs.filter((j) => (j.drift?.length ?? 0) > 0).length;
   if (drifted > 0) parts.push(`${drifted} drifted`);
   const { stack, table, scheduleGroup } = input.deployment;

@@ -5,6 +5,7 @@
  */
 import type { ConfigIssue, ConfigIssueCode } from '../../infra/config/config-error.ts';
 import type { ZoneDataReport } from '../zone-data/report.ts';
+import type { HolidayDataInUse } from './config-warnings.ts';
 
 /**
  * What kind of problem: one of the jobs file's (`ConfigIssueCode`), or `usage` (the command
@@ -61,6 +62,13 @@ export interface ValidationReport {
   readonly deploy: DeployCheck;
   /** The zone data in use, and the jobs' zones a recent tz release changed. */
   readonly zoneData: ZoneDataReport;
+  /**
+   * The loader's warnings at the reference instant (code `past`: an `until:` that has passed,
+   * an `at:` in the past), located in the file.
+   */
+  readonly configWarnings: readonly ConfigIssue[];
+  /** The `date-holidays` release the calendars' holidays come from; null when none names any. */
+  readonly holidayData: HolidayDataInUse | null;
 }
 
 /**
@@ -120,6 +128,8 @@ export function validationJson(report: ValidationReport) {
     ),
     deploy: report.deploy,
     zoneData: report.zoneData,
+    configWarnings: report.configWarnings.map(problemOfIssue),
+    holidayData: report.holidayData,
   };
 }
 
@@ -131,5 +141,15 @@ export function validationJson(report: ValidationReport) {
  * //=> false
  */
 export function failedValidationJson(file: string | null, problems: readonly Problem[]) {
-  return { file, valid: false, problems, jobs: [], warnings: [], deploy: null, zoneData: null };
+  return {
+    file,
+    valid: false,
+    problems,
+    jobs: [],
+    warnings: [],
+    deploy: null,
+    zoneData: null,
+    configWarnings: [],
+    holidayData: null,
+  };
 }

@@ -5,6 +5,7 @@
  */
 import { zoneDataLines } from '../zone-data/report.ts';
 import type { Colours } from './colour.ts';
+import { configWarningLines, holidayDataLine } from './config-warnings.ts';
 import { hardWrap, plainTable, wrap } from './table.ts';
 import type { ValidationReport } from './validation-report.ts';
 
@@ -17,8 +18,12 @@ const SECTIONS: readonly ((report: ValidationReport, c: Colours) => string[])[] 
   headline,
   jobTable,
   dstWarnings,
+  ({ configWarnings }, c) => configWarningLines(configWarnings, c),
   deployLines,
-  ({ zoneData }, c) => zoneDataLines(zoneData, c),
+  ({ zoneData, holidayData }, c) => [
+    ...zoneDataLines(zoneData, c),
+    ...(holidayData === null ? [] : [holidayDataLine(holidayData)]),
+  ],
 ];
 
 /**
@@ -30,7 +35,10 @@ const SECTIONS: readonly ((report: ValidationReport, c: Colours) => string[])[] 
  * //=> '✓ jobs.yaml: 6 jobs valid (6 enabled)'
  */
 export function validationText(report: ValidationReport, c: Colours): string {
-  return SECTIONS.map((section) => section(report, c).join('\n')).join('\n\n');
+  return SECTIONS.map((section) => section(report, c))
+    .filter((lines) => lines.length > 0)
+    .map((lines) => lines.join('\n'))
+    .join('\n\n');
 }
 
 function headline({ file, jobs, deploy }: ValidationReport, c: Colours): string[] {

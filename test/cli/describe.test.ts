@@ -5,6 +5,7 @@ import { type JobDefinition, scheduleSpecOf } from '#jobs/job.ts';
 import { buildDescription, type DescribeOptions } from '../../cli/commands/describe.ts';
 import { CliError } from '../../cli/errors.ts';
 import { describeJson, describeText } from '../../cli/format/job-description.ts';
+import { holidayDataVersion } from '../../functions/calendar/date-holidays-data.ts';
 import { nextOccurrences } from '../../functions/schedule/index.ts';
 import { parseJobsConfig } from '../../infra/config/load-jobs.ts';
 import { tickInput } from '../../infra/constructs/schedule-inputs.ts';
@@ -128,6 +129,59 @@ describe('zonecron describe, offline from the jobs file', () => {
     const result = await runCli(['describe', 'berlin-nightly', '--config', FIXTURE, '-n', '0']);
     expect(result.stdout).toBe('');
     expect(result.code).toBe(2);
+  });
+});
+
+const CALENDARS = 'test/fixtures/jobs/calendars.yaml';
+
+describe('zonecron describe, calendars, bounds, at and deadlines', () => {
+  it("shows the job's calendar with its holidays code and businessDay, its deadline, and the holiday data version", async () => {
+    const result = await runCli(['describe', 'weekly-digest', '--config', CALENDARS, '-n', '1']);
+    expect(result.code).toBe(0);
+    expect(overlongLines(result.stdout)).toEqual([]);
+    const text = squashed(result.stdout);
+    expect(text).toContain(
+      'calendar london-office: holidays GB-ENG (public), weekends fri, sat, sun, 0 closed days, 0 closed ranges, days in Europe/London; businessDay 3',
+    );
+    expect(text).toContain('deadline 07:00 Europe/London wall time after each run');
+    const { version, dataVersion } = holidayDataVersion();
+    expect(text).toContain(`holiday data: date-holidays ${version} (data ${dataVersion})`);
+  });
+
+  it('shows onClosed and the bounds of a bounded calendar job, and nothing ended before its until', async () => {
+    const args = ['describe', 'settlement', '--config', CALENDARS, '-n', '1'];
+    const text = squashed((await runCli(args)).stdout);
+    expect(text).toContain('holidays US-NY (public, bank)');
+    expect(text).toContain('; onClosed modified-preceding');
+    expect(text).toContain(
+      'bounds from 2027-01-01T05:00:00Z until 2028-01-01T05:00:00Z (exclusive)',
+    );
+    expect(text).not.toContain('ENDED');
+    const doc = JSON.parse((await runCli([...args, '--json'])).stdout) as { ended: unknown };
+    expect(doc.ended).toBeNull();
+  });
+
+  it('says a job whose until has passed has ended, in the text and as ended in --json', async () => {
+    const args = ['describe', 'summer-campaign', '--config', CALENDARS];
+    const text = squashed((await runCli(args)).stdout);
+    expect(text).toContain('ENDED: until 2026-08-31T22:00:00Z has passed, no run after it');
+    expect(text).not.toContain('holiday data');
+    const doc = JSON.parse((await runCli([...args, '--json'])).stdout) as {
+      ended: unknown;
+      holidayData: unknown;
+    };
+    expect(doc.ended).toEqual({ field: 'until', at: '2026-08-31T22:00:00.000Z' });
+    expect(doc.holidayData).toBeNull();
+  });
+
+  it('shows the one run of an at job and its duration deadline', async () => {
+    const text = squashed(
+      (await runCli(['describe', 'christmas-greeting', '--config', CALENDARS])).stdout,
+    );
+    expect(text).toContain(
+      'at one run at 2026-12-24T18:00 in Europe/Berlin (2026-12-24T17:00:00Z)',
+    );
+    expect(text).toContain('deadline 2h after each scheduled instant');
   });
 });
 
@@ -326,5 +380,51 @@ describe('zonecron describe --stack, the ledger on DynamoDB Local, Scheduler and
       /^unknown job 'nigthly' in .*; did you mean 'nightly'\?/,
     );
     expect(stack.scheduler.calls()).toEqual([]);
+  });
+});
+
+const CALENDAR_JOBS = `calendars:
+  berlin-business:
+    holidays: DE-BE
+jobs:
+  - id: payroll
+    description: payroll on the last Berlin business day, until November
+    schedule: '0 18 * * *'
+    timezone: Europe/Berlin
+    calendar: { name: berlin-business, businessDay: last }
+    until: '2026-11-01'
+    deadline: 2h
+    target: { type: sqs, arn: 'arn:aws:sqs:us-east-1:123456789012:payroll' }
+`;
+
+describe('zonecron describe --stack, a calendar job that has ended', () => {
+  let stack: FakeStack;
+  beforeAll(async () => {
+    stack = await startFakeStack(inject('dynamoEndpoint'), CALENDAR_JOBS, [
+      deployed('payroll', 'cron(0 16,17 * * ? *)'),
+    ]);
+  });
+  afterAll(() => stack.stop());
+
+  it('shows its calendar, deadline, that it ended, and the holiday data version, beside what the stack says', async () => {
+    const description = await buildDescription(
+      'payroll',
+      { ...stack.options, config: stack.config, count: 1, last: 10 },
+      { env: {}, now: NOW },
+    );
+    const doc = describeJson(description);
+    expect(doc.deployment.table).toBe(stack.tableName);
+    expect(doc.ended).toEqual({ field: 'until', at: '2026-10-31T23:00:00.000Z' });
+    expect(doc.holidayData).toEqual(holidayDataVersion());
+    const text = describeText(description, plain);
+    expect(overlongLines(text)).toEqual([]);
+    expect(squashed(text)).toContain(
+      'calendar berlin-business: holidays DE-BE (public), weekends sat, sun, 0 closed days, 0 closed ranges, days in Europe/Berlin; businessDay last',
+    );
+    expect(squashed(text)).toContain('deadline 2h after each scheduled instant');
+    expect(squashed(text)).toContain(
+      'ENDED: until 2026-10-31T23:00:00Z has passed, no run after it',
+    );
+    expect(squashed(text)).toContain('holiday data: date-holidays');
   });
 });

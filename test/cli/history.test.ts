@@ -82,7 +82,15 @@ describe('zonecron history shows the skip range of a long gap among the runs', (
     const result = await history(['--since', '2023-06-01T00:00Z', '--json']);
     expect(result.code).toBe(0);
     const doc = JSON.parse(result.stdout);
-    expect(Object.keys(doc)).toEqual(['jobId', 'since', 'pause', 'runs', 'ranges', 'events']);
+    expect(Object.keys(doc)).toEqual([
+      'jobId',
+      'since',
+      'pause',
+      'runs',
+      'ranges',
+      'events',
+      'calendarSkipped',
+    ]);
     expect(doc.runs).toHaveLength(50);
     expect(doc.ranges).toEqual([
       {
@@ -207,5 +215,91 @@ describe('zonecron history refuses a job id it cannot know', () => {
     // The repository's jobs.yaml has no 'minutely': the ledger's runs of it are its history.
     const removed = await history(['--since', '2023-06-01T00:00Z']);
     expect(removed.code).toBe(0);
+  });
+});
+
+const CALENDAR_JOBS = `calendars:
+  office:
+    timezone: Europe/Berlin
+    closed:
+      - { date: "2026-11-11", reason: "Office party" }
+jobs:
+  - id: weekday-export
+    description: an export on the office's business days
+    schedule: '0 6 * * *'
+    timezone: Europe/Berlin
+    calendar: office
+    target: { type: sqs, arn: 'arn:aws:sqs:us-east-1:000000000000:export' }
+`;
+
+describe('zonecron history shows the runs a calendar skipped, computed with the engine', () => {
+  let calendarConfig: string;
+  beforeAll(() => {
+    calendarConfig = join(dir, 'calendar-jobs.yaml');
+    writeFileSync(calendarConfig, CALENDAR_JOBS);
+  });
+  const calendarHistory = (args: string[]) =>
+    runCli(
+      [
+        'history',
+        'weekday-export',
+        ...['--config', calendarConfig, '--since', '2026-11-09T00:00Z'],
+        ...args,
+        ...connection,
+      ],
+      { env: ENV },
+    );
+
+  it('lists a closed date and a weekend as decided skipped runs with reason calendar and the detail, marked computed from the file', async () => {
+    const result = await calendarHistory(['--json']);
+    expect(result.code).toBe(0);
+    const doc = JSON.parse(result.stdout) as {
+      runs: unknown[];
+      calendarSkipped: {
+        computed: boolean;
+        source: string;
+        calendar: string;
+        runs: { at: string; nominal: string; status: string; reason: string; detail: string }[];
+      };
+    };
+    expect(doc.runs).toEqual([]);
+    expect(doc.calendarSkipped).toMatchObject({
+      computed: true,
+      source: 'file',
+      calendar: 'office',
+    });
+    const oldest = [...doc.calendarSkipped.runs].reverse().slice(0, 2);
+    expect(oldest).toEqual([
+      {
+        at: '2026-11-11T05:00:00.000Z',
+        nominal: '2026-11-11T06:00',
+        status: 'skipped',
+        reason: 'calendar',
+        detail: 'Office party',
+      },
+      {
+        at: '2026-11-14T05:00:00.000Z',
+        nominal: '2026-11-14T06:00',
+        status: 'skipped',
+        reason: 'calendar',
+        detail: 'Saturday',
+      },
+    ]);
+  });
+
+  it('prints them under the ledger runs, saying they are computed and not in the ledger', async () => {
+    const result = await calendarHistory([]);
+    expect(result.code).toBe(0);
+    const text = result.stdout.replace(/\s+/g, ' ');
+    expect(text).toMatch(
+      /skipped by calendar office \(decided; computed from the file definition, not in the ledger\)/,
+    );
+    expect(text).toContain('2026-11-11 05:00 2026-11-11T06:00 skipped calendar: Office party');
+  });
+
+  it('adds nothing for a job without a calendar', async () => {
+    const result = await history(['--config', config, '--json']);
+    expect((JSON.parse(result.stdout) as { calendarSkipped: unknown }).calendarSkipped).toBeNull();
+    expect((await history(['--config', config])).stdout).not.toContain('skipped by calendar');
   });
 });

@@ -54,6 +54,29 @@ describe('zonecron list, offline from the jobs file', () => {
     );
   });
 
+  it('marks a job whose until has passed and an at job whose run is past as ended, one line each within 80 columns', async () => {
+    const args = ['list', '--config', 'test/fixtures/jobs/calendars.yaml'];
+    const result = await runCli([...args, '--after', '2027-01-02T00:00:00Z']);
+    expect(result.code).toBe(0);
+    expect(overlongLines(result.stdout)).toEqual([]);
+    expect(result.stdout).toContain('7 jobs (7 enabled, 2 ended)');
+    expect(result.stdout).toMatch(/\nchristmas-greeting +0 18 24 12 \* +Europe\/Berlin +ended\n/);
+    expect(result.stdout).toMatch(/\nsummer-campaign +0 10 \* \* \* +Europe\/Berlin +ended\n/);
+    expect(result.stdout).toMatch(
+      /\nexports +0 6 \* \* \* +Europe\/Berlin +2027-01-04 06:00 CET\n/,
+    );
+    const wide = await runCli([...args, '--after', '2027-01-02T00:00:00Z', '-o', 'wide']);
+    expect(wide.stdout).toMatch(/\nsummer-campaign +lambda +ended +0 10 /);
+    const json = await runCli([...args, '--after', '2026-12-01T00:00:00Z', '--json']);
+    const doc = JSON.parse(json.stdout) as { jobs: { id: string; ended: unknown }[] };
+    expect(doc.jobs.filter((j) => j.ended !== null)).toEqual([
+      expect.objectContaining({
+        id: 'summer-campaign',
+        ended: { field: 'until', at: '2026-08-31T22:00:00.000Z' },
+      }),
+    ]);
+  });
+
   it('prints {file, after, deployment, jobs, group} with --json, nothing of a deployment read', async () => {
     const result = await runCli(['list', '--config', FIXTURE, '--after', AFTER, '--json']);
     expect(result.code).toBe(0);

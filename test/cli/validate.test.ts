@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { compareZoneDataVersions } from '#zone-drift/zone-fingerprint.ts';
+import { holidayDataVersion } from '../../functions/calendar/date-holidays-data.ts';
 import { loadJobsFile } from '../../infra/config/load-jobs.ts';
 import { coveringSchedule } from '../../infra/covering/covering-cron.ts';
 import { type CliResult, hasAnsi, overlongLines, runCli } from './run-cli.ts';
 
 const FIXTURE = 'test/cli/fixtures/berlin.yaml';
+const CALENDARS = 'test/fixtures/jobs/calendars.yaml';
 const AFTER = '2023-01-01T00:00:00Z';
 
 describe('zonecron validate', () => {
@@ -134,6 +136,59 @@ describe('zonecron validate', () => {
     expect(flat).toContain('Jobs: payroll.');
   });
 
+  it('warns at file:line:column about an until that has passed and an at in the past, and prints the holiday data version, as text and in --json', async () => {
+    const args = ['validate', CALENDARS, '--after', '2027-01-01T00:00:00Z'];
+    const json = await runCli([...args, '--json']);
+    expect(json.code).toBe(0);
+    const doc = JSON.parse(json.stdout) as {
+      valid: boolean;
+      configWarnings: {
+        line: number;
+        column: number;
+        jobId: string;
+        field: string;
+        code: string;
+      }[];
+      holidayData: unknown;
+      zoneData: unknown;
+    };
+    expect(doc.valid).toBe(true);
+    expect(doc.configWarnings.map((w) => [w.line, w.column, w.jobId, w.field, w.code])).toEqual([
+      [52, 9, 'christmas-greeting', 'at', 'past'],
+      [59, 12, 'summer-campaign', 'until', 'past'],
+    ]);
+    expect(doc.holidayData).toEqual(holidayDataVersion());
+    expect(doc.zoneData).not.toBeNull();
+
+    const text = await runCli(args);
+    expect(text.code).toBe(0);
+    expect(overlongLines(text.stdout)).toEqual([]);
+    const flat = text.stdout.replace(/\n\s*/g, ' ');
+    expect(flat).toContain(
+      `WARNING ${CALENDARS}:52:9: christmas-greeting: at '2026-12-24T18:00' (2026-12-24T17:00:00.000Z) is in the past: the job will not run`,
+    );
+    expect(flat).toContain(
+      `WARNING ${CALENDARS}:59:12: summer-campaign: until (2026-08-31T22:00:00.000Z) has passed`,
+    );
+    const { version, dataVersion } = holidayDataVersion();
+    expect(flat).toContain(`holiday data: date-holidays ${version} (data ${dataVersion})`);
+  });
+
+  it('gives no past warning for a bound still ahead of --after, and no holiday data line without holidays', async () => {
+    const ahead = await runCli([
+      'validate',
+      CALENDARS,
+      '--after',
+      '2026-06-01T00:00:00Z',
+      '--json',
+    ]);
+    const doc = JSON.parse(ahead.stdout) as { configWarnings: unknown[] };
+    expect(doc.configWarnings).toEqual([]);
+    const plain = await runCli(['validate', FIXTURE, '--after', AFTER]);
+    expect(plain.stdout).not.toContain('holiday data');
+    expect(plain.stdout).not.toContain('WARNING test/cli');
+  });
+
   it('fails like synth, with file:line:column messages', async () => {
     const result = await runCli(['validate', 'test/cli/fixtures/invalid.yaml']);
     expect(result.code).toBe(1);
@@ -165,6 +220,8 @@ describe('zonecron validate', () => {
       warnings: [],
       deploy: null,
       zoneData: null,
+      configWarnings: [],
+      holidayData: null,
     });
   });
 

@@ -45,8 +45,8 @@ describe('cdk synth', () => {
         .filter((r) => r.Type === 'AWS::Scheduler::Schedule')
         .map((r) => r.Properties?.Name);
     });
-    // Six enabled jobs in jobs.yaml, plus the sweep.
-    expect(names).toHaveLength(7);
+    // Eight enabled jobs in jobs.yaml, plus the sweep.
+    expect(names).toHaveLength(9);
   }, 300_000);
 
   it('keeps telemetry and notices off in the project config', () => {

@@ -36,5 +36,7 @@ export function validationReport(violations: string[] = []): ValidationReport {
       changesKnownThrough: '2026d',
       warnings: [],
     },
+    configWarnings: [],
+    holidayData: null,
   };
 }

@@ -248,6 +248,8 @@ describe('describeJson', () => {
       'signals',
       'deployedSchedule',
       'drift',
+      'ended',
+      'holidayData',
     ]);
   });
 

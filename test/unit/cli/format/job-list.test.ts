@@ -225,6 +225,7 @@ describe('listJson', () => {
       'last',
       'deployedSchedule',
       'drift',
+      'ended',
     ]);
     expect(doc.jobs.map((j: { deployedSchedule: string }) => j.deployedSchedule)).toEqual([
       'ENABLED',

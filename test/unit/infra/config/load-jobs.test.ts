@@ -90,6 +90,8 @@ describe('loading a valid file', () => {
       'cache-warmup',
       'month-end-close',
       'kathmandu-etl',
+      'berlin-export',
+      'berlin-payroll',
     ]);
     expect(new Set(config.jobs.map((job) => job.target.type))).toEqual(
       new Set(['lambda', 'sqs', 'sns', 'eventbridge', 'stepfunctions']),
