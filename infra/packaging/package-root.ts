@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
  * CLI bundle (`dist/cli/zonecron.mjs`), where `import.meta.url` names the bundle.
  *
  * @example
- * packageRoot(import.meta.url) //=> '/work/zonecron'
+ * packageRoot(import.meta.url) //=> '/home/me/team-repo/node_modules/zonecron'
  */
 export function packageRoot(moduleUrl: string): string {
   const start = dirname(fileURLToPath(moduleUrl));
