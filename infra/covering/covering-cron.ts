@@ -146,7 +146,19 @@ export function coveringDetails(job: JobDefinition, from: Date): CoveringDetails
     if (memo.size >= MEMO_LIMIT) memo.clear();
     memo.set(key, details);
   }
-  return window === undefined ? details : { ...details, schedule: { ...details.schedule, window } };
+  const own = job.calendar || bounded ? ownRunCounts(job, from, details) : details;
+  return window === undefined ? own : { ...own, schedule: { ...own.schedule, window } };
+}
+
+/**
+ * The counts of a job with a calendar or bounds: the covering's ticks over the counted span,
+ * per run the job really has in it (fewer than its expression's, so more ticks per run).
+ */
+function ownRunCounts(job: JobDefinition, from: Date, details: CoveringDetails): CoveringDetails {
+  const to = new Date(from.getTime() + details.countedMs);
+  const runs = occurrencesBetween(scheduleSpecOf(job), from, to).length;
+  const ticksPerRun = runs === 0 ? details.ticks : details.ticks / runs;
+  return { ...details, runs, schedule: { ...details.schedule, ticksPerRun } };
 }
 
 /**
