@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { DeploymentError } from '#shared/errors.ts';
+import { DeploymentError, isDeploymentError } from '#shared/errors.ts';
 import {
   type HolidaySource,
   type HolidayTable,
@@ -222,13 +222,17 @@ function headOf(name: string, text: Buffer): JobsBundleHeader {
   return JSON.parse(`${text.toString('utf8', 0, end)}}`) as JobsBundleHeader;
 }
 
-/** A holiday source over a table read on its first question (none: it knows nothing). */
+/**
+ * A holiday source over a table read on its first question (none: it knows nothing). A bundle
+ * that cannot be read knows nothing either: the question passes to the next source, or ends in
+ * `HolidayDataMissingError`, and reading the bundle's jobs reports the file's own error.
+ */
 function lazyHolidaySource(table: () => HolidayTable | undefined): HolidaySource {
   let source: HolidaySource | undefined;
   return {
     holidaysOf(code, types, year) {
       if (source === undefined) {
-        const read = table();
+        const read = readableTable(table);
         source = read === undefined ? { holidaysOf: () => undefined } : holidayTableSource(read);
       }
       return source.holidaysOf(code, types, year);
@@ -333,4 +337,13 @@ export function unpackFingerprints(
     if (hash !== NO_FINGERPRINT) byJob[job.id] = hash;
   });
   return byJob;
+}
+
+function readableTable(table: () => HolidayTable | undefined): HolidayTable | undefined {
+  try {
+    return table();
+  } catch (error) {
+    if (isDeploymentError(error)) return undefined;
+    throw error;
+  }
 }
