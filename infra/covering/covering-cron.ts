@@ -146,12 +146,12 @@ export function coveringDetails(job: JobDefinition, from: Date): CoveringDetails
     if (memo.size >= MEMO_LIMIT) memo.clear();
     memo.set(key, details);
   }
-  const own = job.calendar || bounded ? ownRunCounts(job, from, details) : details;
+  const own = job.calendar ? ownRunCounts(job, from, details) : details;
   return window === undefined ? own : { ...own, schedule: { ...own.schedule, window } };
 }
 
 /**
- * The counts of a job with a calendar or bounds: the covering's ticks over the counted span,
+ * The counts of a job with a calendar: the covering's ticks over the counted span,
  * per run the job really has in it (fewer than its expression's, so more ticks per run).
  */
 function ownRunCounts(job: JobDefinition, from: Date, details: CoveringDetails): CoveringDetails {
