@@ -1,5 +1,5 @@
 /**
- * The calendars fixture of issue 18 synthesized: bounded jobs' schedules carry StartDate and
+ * The calendars fixture synthesized: bounded jobs' schedules carry StartDate and
  * EndDate, a one-shot job gets one `at()` schedule, a job whose time has passed a disabled one;
  * the dispatcher ships the holiday table in jobs.json and none of the date-holidays package. A
  * calendar that moves runs is refused until the dispatcher delivers moved runs.

@@ -46,7 +46,7 @@ function onlyJob(text: string, now?: Date): JobDefinition {
   return job;
 }
 
-describe('the calendars fixture (issue 18)', () => {
+describe('the calendars fixture', () => {
   const config = loadJobsFile(FIXTURE);
   const byId = new Map(config.jobs.map((job) => [job.id, job]));
   const berlin = {
