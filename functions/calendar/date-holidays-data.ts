@@ -81,11 +81,32 @@ export function holidayCodes(): readonly string[] {
  * holidayCodeProblem('DE-BER') //=> "unknown holiday code 'DE-BER'; did you mean 'DE-BE'? (country[-state[-region]] as date-holidays names them, e.g. DE-BE, US-NY, GB-ENG)"
  */
 export function holidayCodeProblem(code: string): string | undefined {
-  const known = holidayCodes();
-  if (known.includes(code)) return undefined;
-  const near = closestName(code, known, { maxDistance: 2 });
+  if (isHolidayCode(code)) return undefined;
+  const near = closestName(code, holidayCodes(), { maxDistance: 2 });
   const hint = near === undefined ? '' : `; did you mean '${near}'?`;
   return `unknown holiday code '${code}'${hint} (country[-state[-region]] as date-holidays names them, e.g. DE-BE, US-NY, GB-ENG)`;
+}
+
+const checkedCodes = new Map<string, boolean>();
+
+/** Whether the data set knows `code`, asking only of its own country (and state); memoized. */
+function isHolidayCode(code: string): boolean {
+  let known = checkedCodes.get(code);
+  if (known === undefined) {
+    known = codes === undefined ? askedOfItsCountry(code) : codes.includes(code);
+    checkedCodes.set(code, known);
+  }
+  return known;
+}
+
+function askedOfItsCountry(code: string): boolean {
+  const [country = '', state, region, ...more] = code.split('-');
+  if (more.length > 0) return false;
+  const all = new (Holidays())();
+  if (!Object.hasOwn(all.getCountries(), country)) return false;
+  if (state === undefined) return true;
+  if (!Object.hasOwn(all.getStates(country) ?? {}, state)) return false;
+  return region === undefined || Object.hasOwn(all.getRegions(country, state) ?? {}, region);
 }
 
 const DAY_MS = 86_400_000;
@@ -120,7 +141,7 @@ const years = new Map<string, HolidayDays>();
 
 const fullSource: HolidaySource = {
   holidaysOf(code, types, year) {
-    if (!holidayCodes().includes(code)) return undefined;
+    if (!isHolidayCode(code)) return undefined;
     const key = `${holidayTableKey(code, types)}|${year}`;
     let found = years.get(key);
     if (found === undefined) {

@@ -8,7 +8,7 @@
  */
 import { type JobDefinition, scheduleSpecOf, tracksCompletion } from '#jobs/job.ts';
 import { lambdaTargetRef } from '#jobs/target-arn.ts';
-import { nextOccurrences } from '../../functions/schedule/index.ts';
+import { iterateOccurrences } from '../../functions/schedule/index.ts';
 import type { ConfigIssueCode } from './config-error.ts';
 import { formatDurationSeconds } from './duration.ts';
 import type { IssueCollector } from './issue-collector.ts';
@@ -50,8 +50,13 @@ export interface CrossJobRule {
   readonly find: (input: CrossJobInput) => readonly RuleFinding[];
 }
 
-/** How many of a job's next runs the `forbid-without-completion` rule looks at. */
+/**
+ * How many of a job's next runs the `forbid-without-completion` rule looks at, and how far
+ * ahead at most: four years hold every gap a schedule's DST nights, month lengths and leap day
+ * make, and a sparse job (a calendar's last business day) is not walked for centuries.
+ */
 const FORBID_SAMPLE_RUNS = 2_000;
+const FORBID_SAMPLE_MS = 4 * 366 * 86_400_000;
 
 /** The rules, in the order they run. */
 export const CROSS_JOB_RULES: readonly CrossJobRule[] = [
@@ -190,11 +195,19 @@ function forbidHoldingRuns({ jobs }: CrossJobInput): RuleFinding[] {
 
 /** The shortest time between two consecutive runs among the job's next runs from now. */
 function shortestGapSeconds(job: JobDefinition): number | undefined {
-  const runs = nextOccurrences(scheduleSpecOf(job), new Date(), FORBID_SAMPLE_RUNS);
+  const now = new Date();
+  const untilMs = now.getTime() + FORBID_SAMPLE_MS;
+  let previousMs: number | undefined;
   let shortest: number | undefined;
-  for (let i = 1; i < runs.length; i++) {
-    const gap = ((runs[i]?.at.getTime() ?? 0) - (runs[i - 1]?.at.getTime() ?? 0)) / 1000;
-    shortest = shortest === undefined ? gap : Math.min(shortest, gap);
+  let seen = 0;
+  for (const run of iterateOccurrences(scheduleSpecOf(job), now)) {
+    const atMs = run.at.getTime();
+    if (atMs > untilMs || ++seen > FORBID_SAMPLE_RUNS) break;
+    if (previousMs !== undefined) {
+      const gap = (atMs - previousMs) / 1000;
+      shortest = shortest === undefined ? gap : Math.min(shortest, gap);
+    }
+    previousMs = atMs;
   }
   return shortest;
 }
