@@ -672,8 +672,15 @@ function skippedByADyingCatchUp(
  * late the tick arrives, and it died half-way; its retry found the job's catch-up lease held (by
  * a failed sweep) and delivered only S, so the gap was decided later, up to a later run, when
  * this one was older than the window (§6: the window ends where the gap is decided). The model,
- * whose invocations are all or nothing, has that tick or its retry decide the gap up to S. A
- * run skipped outside its window with no such failure is a violation.
+ * whose invocations are all or nothing, has that tick or its retry decide the gap up to S. Or
+ * the skip's own writer decided the gap up to the skip line's `upTo` (no later than the skip
+ * was written: a tick's own run; the sweep's minute less grace), when the run was older than
+ * the window that ends there, and an invocation failed right after the skip was written: that
+ * sweep or tick died after deciding (a later request throttled), its skips stay (conditional
+ * writes, first one wins), while the model drops it whole and has a later invocation decide
+ * the gap up to an older run (a late tick's own), whose window still holds the run (the
+ * argument of {@link beyondTheBudgetWhenDecided}). A run skipped outside its window with no
+ * such failure is a violation.
  */
 function lateForAFailure(
   run: SystemRun,
@@ -697,10 +704,27 @@ function lateForAFailure(
       ms <= decidedMs
     );
   };
-  return seen.failed.some((f) => {
-    const ms = failedAtMs(f);
-    return (ms >= atMs - LEASE_MS && ms <= untilMs) || heldInsideByItsTick(f);
-  });
+  return (
+    seen.failed.some((f) => {
+      const ms = failedAtMs(f);
+      return (ms >= atMs - LEASE_MS && ms <= untilMs) || heldInsideByItsTick(f);
+    }) || outsideWhenADyingCatchUpDecided(run, job, seen)
+  );
+}
+
+/** The last clause of {@link lateForAFailure}: outside the window of a catch-up that then died. */
+function outsideWhenADyingCatchUpDecided(
+  run: SystemRun,
+  job: JobDefinition,
+  seen: SystemObservation,
+): boolean {
+  if (!run.gapSkip) return false;
+  const upToMs = Date.parse(run.gapSkip.upTo);
+  const writtenMs = Date.parse(run.gapSkip.writtenAt);
+  const graceMs = run.origin === 'sweep' ? job.alarm.graceSeconds * 1000 : 0;
+  if (upToMs > writtenMs - graceMs) return false;
+  if (Date.parse(run.at) >= upToMs - job.catchup.windowSeconds * 1000) return false;
+  return diedRightAfter(seen, writtenMs);
 }
 
 /** When a failed invocation failed: its retry's arrival less Lambda's delay (drive.ts, watch). */
