@@ -6,8 +6,10 @@
  */
 import { scheduleSpecOf } from '#jobs/job.ts';
 import { JOBS_BUNDLE_FILE, openJobsBundle } from '#jobs/jobs-bundle.ts';
+import { useHolidaySource } from '../functions/calendar/holiday-source.ts';
 
-const { catalog } = openJobsBundle(new URL(JOBS_BUNDLE_FILE, import.meta.url));
+const { catalog, holidays } = openJobsBundle(new URL(JOBS_BUNDLE_FILE, import.meta.url));
+useHolidaySource(holidays);
 const job = catalog.get(process.env.ZONECRON_BENCH_JOB ?? '');
 if (job === undefined) throw new Error(`no job ${process.env.ZONECRON_BENCH_JOB} in the bundle`);
 scheduleSpecOf(job).calendar?.calendar.closedDayReason('2026-12-25');

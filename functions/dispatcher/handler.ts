@@ -12,6 +12,7 @@ import { positiveNumberEnv, requiredEnv } from '#shared/env.ts';
 import { createLogger } from '#shared/logger.ts';
 import { createMetrics } from '#shared/metrics.ts';
 import { createZoneDriftCheck } from '#zone-drift/zone-drift-check.ts';
+import { useHolidaySource } from '../calendar/holiday-source.ts';
 import { createDispatcher, type DispatchResult } from './dispatch.ts';
 import { createTargetDelivery } from './targets/index.ts';
 
@@ -19,6 +20,8 @@ import { createTargetDelivery } from './targets/index.ts';
 // Read on first use: a tick parses only its own job's line, the sweep's zone-data check all.
 const bundle = openJobsBundle(new URL(JOBS_BUNDLE_FILE, import.meta.url));
 const jobs = bundle.catalog;
+// The jobs' calendars read their holidays from the bundle's table.
+useHolidaySource(bundle.holidays);
 const stackName = requiredEnv('STACK_NAME');
 
 const clients = createAwsClients();

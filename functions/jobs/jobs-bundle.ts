@@ -4,7 +4,6 @@ import {
   type HolidaySource,
   type HolidayTable,
   holidayTableSource,
-  useHolidaySource,
 } from '../calendar/holiday-source.ts';
 import type { JobDefinition } from './job.ts';
 
@@ -144,8 +143,10 @@ export function jobCatalog(jobs: readonly JobDefinition[]): JobCatalog {
 /**
  * The jobs bundle next to a handler, read on first use: `get` finds one job's line and parses
  * only that; `all` and `header` parse the whole file once. An empty catalog when there is no
- * such file (the handler loaded from source, in tests). The bundle's holiday table becomes a
- * holiday source of the calendars, read (the header only) when a calendar first asks.
+ * such file (the handler loaded from source, in tests). `holidays` is the bundle's holiday
+ * table as a source, read (the header only) when a calendar first asks; the handler that
+ * computes runs registers it (`useHolidaySource`), at the edge as the loader registers the
+ * whole data set, so opening a bundle changes nothing process-wide.
  *
  * @example
  * const bundle = openJobsBundle(new URL(JOBS_BUNDLE_FILE, import.meta.url));
@@ -153,13 +154,13 @@ export function jobCatalog(jobs: readonly JobDefinition[]): JobCatalog {
  */
 export function openJobsBundle(url: URL): {
   readonly catalog: JobCatalog;
+  readonly holidays: HolidaySource;
   header(): JobsBundleHeader;
 } {
   let text: Buffer | undefined;
   let parsed: JobsBundle | undefined;
   const found = new Map<string, JobDefinition | undefined>();
   const file = () => (text ??= readBundleFile(url));
-  useHolidaySource(lazyHolidaySource(() => (parsed ?? headOf(url.pathname, file())).holidays));
   const whole = () => {
     if (!parsed) {
       parsed = parseBundle(url.pathname, file());
@@ -175,6 +176,7 @@ export function openJobsBundle(url: URL): {
       },
       all: () => whole().jobs,
     },
+    holidays: lazyHolidaySource(() => (parsed ?? headOf(url.pathname, file())).holidays),
     header() {
       const { jobs: _jobs, ...header } = whole();
       return header;

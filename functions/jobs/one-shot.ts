@@ -38,10 +38,9 @@ export function oneShotSchedule(at: string): { schedule: string; from: string; u
 }
 
 /**
- * The runs of an `at` job: its one run, none when it falls in a gap the job skips (or on a
- * day its calendar skips, once the engine honours calendars), two when it is in a repeated
- * hour the job runs `both` times; none for a recurring job. The bounds are applied here as
- * well as by the engine, so the answer does not depend on an engine that ignores them.
+ * The runs of an `at` job: its one run, none when it falls in a gap the job skips or on a day
+ * its calendar skips, two when it is in a repeated hour the job runs `both` times; none for a
+ * recurring job. The engine keeps them within the job's `from` and `until`.
  *
  * @example
  * oneShotRuns(christmasEveJob).map((run) => run.at.toISOString())
@@ -49,9 +48,5 @@ export function oneShotSchedule(at: string): { schedule: string; from: string; u
  */
 export function oneShotRuns(job: JobDefinition): Occurrence[] {
   if (job.at === undefined || job.from === undefined || job.until === undefined) return [];
-  const from = Date.parse(job.from);
-  const until = Date.parse(job.until);
-  return nextOccurrences(scheduleSpecOf(job), new Date(from - 1), 3).filter(
-    (run) => run.at.getTime() >= from && run.at.getTime() < until,
-  );
+  return nextOccurrences(scheduleSpecOf(job), new Date(Date.parse(job.from) - 1), 3);
 }

@@ -8,7 +8,7 @@ import {
   parsedCronOf,
   resolvePolicies,
 } from './occurrences.ts';
-import type { ZoneTable, ZoneTables } from './time-zone.ts';
+import { minuteOf, type ZoneTable, type ZoneTables } from './time-zone.ts';
 import type {
   CalendarRule,
   ClosedDayConvention,
@@ -96,15 +96,10 @@ function checkRule(spec: ScheduleSpec, rule: CalendarRule): void {
   }
 }
 
+/** The first whole UTC minute at or after a bound, or `ifAbsent` without one. */
 function boundMinute(date: Date | undefined, argument: string, ifAbsent: number): number {
   if (date === undefined) return ifAbsent;
-  if (!(date instanceof Date) || Number.isNaN(date.getTime())) {
-    throw new InvalidArgumentError(
-      `invalid date for '${argument}' (allowed a valid Date)`,
-      argument,
-      date,
-    );
-  }
+  minuteOf(date, argument);
   return Math.ceil(date.getTime() / MINUTE_MS);
 }
 

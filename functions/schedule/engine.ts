@@ -8,7 +8,7 @@ import {
   type SchedulePreview,
   scheduleBetweenIn,
 } from './schedule-preview.ts';
-import { transitionsIn, ZoneTables } from './time-zone.ts';
+import { defaultZoneTables, transitionsIn, ZoneTables } from './time-zone.ts';
 import type {
   BusinessCalendar,
   NextRun,
@@ -45,16 +45,6 @@ export interface ScheduleEngine {
   iterateOccurrences(spec: ScheduleSpec, after: Date): Generator<Occurrence, void, undefined>;
   /** See the module-level `zoneTransitions`. */
   zoneTransitions(zone: string, from: Date, to: Date): ZoneTransition[];
-}
-
-/**
- * The calendar previews of an engine made by `createEngine`: the module-level functions of
- * the same names under the engine's rules (closed ranges are instants of those rules).
- *
- * Apart from `ScheduleEngine` so that an engine object written by hand around the
- * module-level functions (the zone-drift check has one) stays a `ScheduleEngine`.
- */
-export interface EnginePreviews {
   /** See the module-level `scheduleBetween`. */
   scheduleBetween(spec: ScheduleSpec, from: Date, to: Date): SchedulePreview;
   /** See the module-level `businessDaysOfMonth`. */
@@ -79,7 +69,7 @@ export interface EnginePreviews {
  * moved.nextOccurrences({ cron: '0 9 * * *', timezone: 'Europe/Berlin' }, new Date('2027-03-29T00:00Z'), 1)[0].at
  * //=> 2027-03-29T08:00:00.000Z (still CET; the platform's rules say 07:00Z)
  */
-export function createEngine(options: EngineOptions = {}): ScheduleEngine & EnginePreviews {
+export function createEngine(options: EngineOptions = {}): ScheduleEngine {
   const zoneRules = options.zoneRules === undefined ? intlZoneRules : options.zoneRules;
   if (
     typeof zoneRules !== 'object' ||
@@ -92,9 +82,25 @@ export function createEngine(options: EngineOptions = {}): ScheduleEngine & Engi
       zoneRules,
     );
   }
-  const tables = new ZoneTables(zoneRules);
+  return engineOver(new ZoneTables(zoneRules));
+}
+
+/**
+ * The module-level functions as an engine: the platform's rules, in the tables those functions
+ * share (`defaultZoneTables`).
+ *
+ * For code that takes a `ScheduleEngine` and, on the platform's rules, should fill and reuse
+ * the same offset tables as synth's coverings and the dispatcher's runs, not tables of its own.
+ *
+ * @example
+ * defaultEngine.nextOccurrences({ cron: '0 9 * * *', timezone: 'Europe/Berlin' }, new Date('2027-03-29T00:00Z'), 1)[0].at
+ * //=> 2027-03-29T07:00:00.000Z
+ */
+export const defaultEngine: ScheduleEngine = engineOver(defaultZoneTables);
+
+function engineOver(tables: ZoneTables): ScheduleEngine {
   return {
-    zoneRules,
+    zoneRules: tables.rules,
     nextOccurrences: (spec, after, count) => nextOccurrencesIn(tables, spec, after, count),
     nextRun: (spec, after) => nextRunIn(tables, spec, after),
     occurrencesBetween: (spec, from, to) => occurrencesBetweenIn(tables, spec, from, to),

@@ -13,8 +13,8 @@ export { civilFromDays, daysInMonth, weekdayOfDays } from './civil-calendar.ts';
 export { type Deadline, deadlineAt } from './deadline.ts';
 export {
   createEngine,
+  defaultEngine,
   type EngineOptions,
-  type EnginePreviews,
   type ScheduleEngine,
 } from './engine.ts';
 export {

@@ -144,18 +144,6 @@ export function resolvePolicies(spec: ScheduleSpec): DstPolicies {
   return { gap, overlap };
 }
 
-/** The local slot of the last occurrence made: the cursor hands it to the calendar stage. */
-let lastSlotLocalMinute = 0;
-
-function occurrence(
-  instantMinute: number,
-  localMinute: number,
-  dst: Occurrence['dst'],
-): Occurrence {
-  lastSlotLocalMinute = localMinute;
-  return { at: new Date(instantMinute * MINUTE_MS), nominal: formatLocalMinute(localMinute), dst };
-}
-
 /**
  * Why a cursor has no more runs: it reached `limitMinute`; its search bound, past which no run
  * can come (`repeatStartMinute`); or the end of `Date`'s range.
@@ -185,7 +173,7 @@ export type CursorEnd = 'limit' | 'bound' | 'range';
 export class OccurrenceCursor {
   /** Why `next()` last returned undefined. */
   ended: CursorEnd | undefined;
-  /** The local slot (local minutes) of the run `next()` last returned. */
+  /** The local slot (local minutes) of the run `next()` last returned: read it after a run. */
   lastLocalMinute = 0;
   private nextMinute: number;
   private segment: number;
@@ -229,8 +217,21 @@ export class OccurrenceCursor {
     }
     this.sinceMinute = this.nextMinute;
     this.boundMinute = Math.max(this.nextMinute, this.repeatStart) + CYCLE_MINUTES;
-    this.lastLocalMinute = lastSlotLocalMinute;
     return found;
+  }
+
+  /** The run at `instantMinute` of local slot `localMinute`, which it keeps for the calendar stage. */
+  private occurrence(
+    instantMinute: number,
+    localMinute: number,
+    dst: Occurrence['dst'],
+  ): Occurrence {
+    this.lastLocalMinute = localMinute;
+    return {
+      at: new Date(instantMinute * MINUTE_MS),
+      nominal: formatLocalMinute(localMinute),
+      dst,
+    };
   }
 
   /**
@@ -307,7 +308,7 @@ export class OccurrenceCursor {
       const slot = matcher.next(u + offset, regionEnd + offset);
       if (slot !== NO_SLOT) {
         this.nextMinute = slot - offset + 1;
-        return occurrence(slot - offset, slot, 'none');
+        return this.occurrence(slot - offset, slot, 'none');
       }
       this.nextMinute = regionEnd;
     }
@@ -396,9 +397,9 @@ export class OccurrenceCursor {
     if (this.policies.gap === 'transition') {
       this.nextMinute = start + 1;
       const real = matcher.next(start + offset, start + offset + 1);
-      if (real !== NO_SLOT) return occurrence(start, real, 'none');
+      if (real !== NO_SLOT) return this.occurrence(start, real, 'none');
       const missing = matcher.next(start + before, start + offset);
-      if (missing !== NO_SLOT) return occurrence(start, missing, 'gap');
+      if (missing !== NO_SLOT) return this.occurrence(start, missing, 'gap');
       return undefined;
     }
     const windowEnd = Math.min(start + (offset - before), end);
@@ -410,10 +411,10 @@ export class OccurrenceCursor {
     }
     if (real - offset <= missing - before) {
       this.nextMinute = real - offset + 1;
-      return occurrence(real - offset, real, 'none');
+      return this.occurrence(real - offset, real, 'none');
     }
     this.nextMinute = missing - before + 1;
-    return occurrence(missing - before, missing, 'gap');
+    return this.occurrence(missing - before, missing, 'gap');
   }
 
   /**
@@ -433,7 +434,7 @@ export class OccurrenceCursor {
       const slot = this.matcher.next(u + offset, windowEnd + offset);
       if (slot !== NO_SLOT) {
         this.nextMinute = slot - offset + 1;
-        return occurrence(slot - offset, slot, 'overlap');
+        return this.occurrence(slot - offset, slot, 'overlap');
       }
     }
     this.nextMinute = windowEnd;
@@ -450,7 +451,7 @@ export class OccurrenceCursor {
       const slot = this.matcher.next(u + offset, end + offset);
       if (slot !== NO_SLOT) {
         this.nextMinute = slot - offset + 1;
-        return occurrence(slot - offset, slot, 'overlap');
+        return this.occurrence(slot - offset, slot, 'overlap');
       }
     }
     this.nextMinute = end;

@@ -1,20 +1,16 @@
 import { createHash } from 'node:crypto';
 import {
   createEngine,
+  defaultEngine,
   InvalidArgumentError,
   intlZoneRules,
-  iterateOccurrences,
-  nextOccurrences,
-  nextRun,
   type Occurrence,
-  occurrencesBetween,
   resolvePolicies,
   type ScheduleEngine,
   type ScheduleSpec,
   validateTimeZone,
   type ZoneRules,
   type ZoneTransition,
-  zoneTransitions,
 } from '../schedule/index.ts';
 
 const MINUTE_MS = 60_000;
@@ -432,17 +428,7 @@ export function compareZoneDataVersions(a: string, b: string): number | undefine
 const engines = new WeakMap<ZoneRules, ScheduleEngine>([
   // The platform's rules: the module-level engine, whose tables synth's coverings and the
   // dispatcher's runs fill anyway.
-  [
-    intlZoneRules,
-    {
-      zoneRules: intlZoneRules,
-      nextOccurrences,
-      nextRun,
-      occurrencesBetween,
-      iterateOccurrences,
-      zoneTransitions,
-    },
-  ],
+  [intlZoneRules, defaultEngine],
 ]);
 
 /**

@@ -130,7 +130,8 @@ describe('the jobs bundle of calendar jobs', () => {
     };
     const dir = mkdtempSync(join(tmpdir(), 'zonecron-holidays-'));
     writeFileSync(join(dir, JOBS_BUNDLE_FILE), serializeJobsBundle(marked as typeof bundle));
-    const { catalog } = openJobsBundle(pathToFileURL(join(dir, JOBS_BUNDLE_FILE)));
+    const { catalog, holidays } = openJobsBundle(pathToFileURL(join(dir, JOBS_BUNDLE_FILE)));
+    useHolidaySource(holidays);
     const shipped = catalog.get('school-report');
     if (shipped === undefined) throw new Error('the job is not in the bundle');
     const calendar = scheduleSpecOf(shipped).calendar?.calendar;

@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   createEngine,
+  defaultEngine,
   InvalidArgumentError,
   intlZoneRules,
   nextOccurrences,
@@ -38,6 +39,18 @@ function rulesFromChanges(zone: string, firstOffset: number, changes: Change[]):
 const at = (iso: string) => Date.parse(iso) / MINUTE_MS;
 const shape = (list: { at: Date; offsetBeforeMinutes: number; offsetAfterMinutes: number }[]) =>
   list.map((t) => [t.at.toISOString(), t.offsetBeforeMinutes, t.offsetAfterMinutes]);
+
+describe('defaultEngine', () => {
+  it('is the module-level functions on the platform rules: Berlin 09:00 after the 2027 spring change is 07:00Z', () => {
+    const spec = { cron: '0 9 * * *', timezone: 'Europe/Berlin' };
+    const after = new Date('2027-03-29T00:00Z');
+    expect(defaultEngine.zoneRules).toBe(intlZoneRules);
+    expect(defaultEngine.nextOccurrences(spec, after, 1)[0]?.at.toISOString()).toBe(
+      '2027-03-29T07:00:00.000Z',
+    );
+    expect(defaultEngine.nextOccurrences(spec, after, 3)).toEqual(nextOccurrences(spec, after, 3));
+  });
+});
 
 describe('createEngine', () => {
   it('without rules reads the platform: Berlin 2023 changes at 01:00Z in March and October', () => {
