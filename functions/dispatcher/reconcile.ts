@@ -1,8 +1,8 @@
 import { type JobDefinition, tracksCompletion } from '#jobs/job.ts';
-import { performOutbox, type RunItem } from '#ledger/index.ts';
+import { pendingDeadline, performOutbox, type RunItem } from '#ledger/index.ts';
 import { withRetries } from '#shared/retry.ts';
 import { type CoreContext, outboxDeps, performNewOutbox, retryOptions } from './context.ts';
-import { checkAtWithDeadline, pendingDeadline, raiseDeadlineMissed } from './deadline.ts';
+import { checkAtWithDeadline, raiseDeadlineMissed } from './deadline.ts';
 import { deadLetter, deliverRun } from './deliver-run.ts';
 import {
   holdsSlot,
