@@ -2,7 +2,7 @@
  * Finish-by deadlines on the dispatcher's side (docs/semantics.md §6, "Deadlines"): which runs
  * have one, when the sweep must look at an open run for it, and the one `deadline-missed`.
  */
-import type { RunItem } from '#ledger/index.ts';
+import { pendingDeadline, type RunItem } from '#ledger/index.ts';
 import { withRetries } from '#shared/retry.ts';
 import { deadlineAt } from '../schedule/index.ts';
 import { type CoreContext, performNewOutbox, retryOptions } from './context.ts';
@@ -25,19 +25,6 @@ export function runDeadlineEpochMs(run: PlannedRun): number | undefined {
   const { deadline, timezone } = run.job;
   if (!deadline || run.manual || !DECIDED_BY_THE_DISPATCHER.has(run.origin)) return undefined;
   return deadlineAt(deadline, run.at, timezone).getTime();
-}
-
-/**
- * The run's deadline when it has one and has not raised `deadline-missed` yet.
- *
- * @example
- * pendingDeadline({ deadlineAtEpochMs: 1_800_000_000_000, signals: [] }) //=> 1800000000000
- * pendingDeadline({ deadlineAtEpochMs: 1_800_000_000_000, signals: ['deadline-missed'] }) //=> undefined
- */
-export function pendingDeadline(
-  item: Pick<RunItem, 'deadlineAtEpochMs' | 'signals'>,
-): number | undefined {
-  return item.signals.includes('deadline-missed') ? undefined : item.deadlineAtEpochMs;
 }
 
 /**

@@ -23,6 +23,7 @@ import {
   type PlannedRun,
   type RunOutcome,
   roundMaxAttempts,
+  stuckAtEpochMs,
 } from './planned-run.ts';
 
 /**
@@ -228,8 +229,7 @@ async function cannotBeRunning(
 ): Promise<boolean> {
   const holder = await ctx.ledger.getRun(holderKey);
   if (holder?.status !== 'dispatched') return false;
-  const dispatchedMs = Date.parse(holder.dispatchedAt ?? '');
-  return dispatchedMs + job.maxRuntimeSeconds * 1000 < nowEpochMs;
+  return stuckAtEpochMs(job, Date.parse(holder.dispatchedAt ?? '')) < nowEpochMs;
 }
 
 /**
@@ -454,9 +454,9 @@ async function recordDelivery(
     };
     if (lateRaised) await performNewOutbox(ctx, item, changes, ['notify:late'], ['late']);
     // Delivered after its deadline (§6, Deadlines); a tracked run's stuck check stays.
-    const stuckAtEpochMs = dispatchedAt.getTime() + run.job.maxRuntimeSeconds * 1000;
     const tracked = tracksCompletion(run.job) && written.status === 'dispatched';
-    await raiseDeadlineMissed(ctx, item, changes, tracked ? stuckAtEpochMs : undefined);
+    const stuckAt = tracked ? stuckAtEpochMs(run.job, dispatchedAt.getTime()) : undefined;
+    await raiseDeadlineMissed(ctx, item, changes, stuckAt);
   }
   return { ...baseOf(run), outcome: 'dispatched', attempt: item.attempts, deliveryId, lagMs, late };
 }
@@ -515,7 +515,7 @@ function markDispatched(
 ): Promise<boolean> {
   // A tracked run is looked at when it may be stuck, or when its deadline comes first.
   const stuckCheckAtEpochMs = tracksCompletion(run.job)
-    ? checkAtWithDeadline(dispatchedAt.getTime() + run.job.maxRuntimeSeconds * 1000, item)
+    ? checkAtWithDeadline(stuckAtEpochMs(run.job, dispatchedAt.getTime()), item)
     : undefined;
   return withRetries(
     () =>

@@ -138,6 +138,21 @@ export function roundMaxAttempts(
 }
 
 /**
+ * When a run dispatched at `dispatchedAtEpochMs` may be stuck: its job's `maxRuntime` over. A
+ * tracked run's stuck check is due then, and until then it may still be running.
+ *
+ * @example
+ * stuckAtEpochMs({ maxRuntimeSeconds: 900 }, Date.parse('2024-01-01T00:00:00Z'))
+ * //=> Date.parse('2024-01-01T00:15:00Z')
+ */
+export function stuckAtEpochMs(
+  job: Pick<JobDefinition, 'maxRuntimeSeconds'>,
+  dispatchedAtEpochMs: number,
+): number {
+  return dispatchedAtEpochMs + job.maxRuntimeSeconds * 1000;
+}
+
+/**
  * Whether the run takes `concurrency: forbid`'s slot: a scheduled run of a forbid job (manual
  * runs neither take nor check it).
  */

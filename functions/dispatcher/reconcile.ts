@@ -1,8 +1,8 @@
 import { type JobDefinition, tracksCompletion } from '#jobs/job.ts';
-import { performOutbox, type RunItem } from '#ledger/index.ts';
+import { pendingDeadline, performOutbox, type RunItem } from '#ledger/index.ts';
 import { withRetries } from '#shared/retry.ts';
 import { type CoreContext, outboxDeps, performNewOutbox, retryOptions } from './context.ts';
-import { checkAtWithDeadline, pendingDeadline, raiseDeadlineMissed } from './deadline.ts';
+import { checkAtWithDeadline, raiseDeadlineMissed } from './deadline.ts';
 import { deadLetter, deliverRun } from './deliver-run.ts';
 import {
   holdsSlot,
@@ -10,6 +10,7 @@ import {
   type PlannedRun,
   type RunOutcome,
   roundMaxAttempts,
+  stuckAtEpochMs,
 } from './planned-run.ts';
 
 /** What the sweep did with one open run. */
@@ -133,15 +134,19 @@ async function checkDeadline(
     item.status === 'failed' ||
     (item.status === 'dispatched' && tracked(job));
   if (!undone) return item;
-  const next =
-    item.status === 'delivery-failed'
-      ? retryAtOf(item)
-      : item.status === 'dispatched' && job
-        ? Date.parse(item.dispatchedAt ?? item.at) + job.maxRuntimeSeconds * 1000
-        : undefined;
-  const raised = await raiseDeadlineMissed(ctx, item, {}, next);
+  const raised = await raiseDeadlineMissed(ctx, item, {}, checkBesidesDeadline(job, item));
   return raised ? { ...item, signals: [...item.signals, 'deadline-missed'] } : item;
 }
+
+/** The check an open run needs for something else than its deadline: its retry, its stuck check. */
+function checkBesidesDeadline(job: JobDefinition | undefined, item: RunItem): number | undefined {
+  if (item.status === 'delivery-failed') return retryAtOf(item);
+  if (item.status === 'dispatched' && job) return stuckAtEpochMs(job, dispatchedAtOf(item));
+  return undefined;
+}
+
+/** When a dispatched run was handed to its target. */
+const dispatchedAtOf = (item: RunItem) => Date.parse(item.dispatchedAt ?? item.at);
 
 /** Moves the run's next check (or takes it out of the index), if nobody changed it meanwhile. */
 async function reschedule(
@@ -225,7 +230,7 @@ async function deadLetterItem(
 
 async function checkStuck(ctx: CoreContext, job: JobDefinition, item: RunItem): Promise<Settled> {
   const now = ctx.clock().getTime();
-  const stuckAtMs = Date.parse(item.dispatchedAt ?? item.at) + job.maxRuntimeSeconds * 1000;
+  const stuckAtMs = stuckAtEpochMs(job, dispatchedAtOf(item));
   if (now < stuckAtMs) return reschedule(ctx, item, checkAtWithDeadline(stuckAtMs, item));
   const lease = now + ctx.options.outboxLeaseSeconds * 1000;
   if (!(await ctx.ledger.markStuck(item.key, lease))) {
@@ -244,7 +249,7 @@ async function checkStuck(ctx: CoreContext, job: JobDefinition, item: RunItem): 
     dispatchedAt: item.dispatchedAt,
     deliveryId: item.deliveryId,
     maxRuntimeSeconds: job.maxRuntimeSeconds,
-    runningMs: now - Date.parse(item.dispatchedAt ?? item.at),
+    runningMs: now - dispatchedAtOf(item),
   });
   await performNewOutbox(ctx, item, {}, ['notify:stuck'], ['stuck']);
   return { key: item.key, jobId: item.jobId, action: 'stuck' };

@@ -7,6 +7,7 @@ import {
   createOutboxLedger,
   type LeavingMove,
   leaveOpenIndex,
+  notRaised,
   type OutboxLedger,
 } from './outbox.ts';
 import { UpdateExpression } from './update-expression.ts';
@@ -141,19 +142,13 @@ async function recordCompletion(
       signals: [...write.signals, 'deadline-missed' as const],
       effects: [...write.effects, 'notify:deadline-missed' as const],
     };
-    const result = await recordEnd(store, raising, notRaised);
+    const result = await recordEnd(store, raising, (u) => notRaised(u, 'deadline-missed'));
     if (result.recorded || result.item?.signals.includes('deadline-missed') !== true) {
       return result.recorded ? { recorded: true, deadlineRaised: true } : result;
     }
   }
   return recordEnd(store, write, undefined);
 }
-
-/** The condition that `deadline-missed` has not been raised on the run. */
-const notRaised = (u: UpdateExpression) => {
-  const signals = u.name('signals');
-  return `(attribute_not_exists(${signals}) OR NOT contains(${signals}, ${u.value('deadlineMissed', av.s('deadline-missed'))}))`;
-};
 
 /** The terminal write of {@link recordCompletion}, under one more condition when given. */
 async function recordEnd(

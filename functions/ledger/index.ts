@@ -39,6 +39,7 @@ export {
   type OutboxEffect,
   openShardOf,
   openShards,
+  pendingDeadline,
   type RunItem,
   type RunOrigin,
   type RunStatus,

@@ -414,6 +414,20 @@ export function decodeJobState(item: Item): JobStateItem {
   };
 }
 
+/**
+ * The run's deadline when it has one and has not raised `deadline-missed` yet: what the
+ * dispatcher's sweep and the recorder both ask before raising it.
+ *
+ * @example
+ * pendingDeadline({ deadlineAtEpochMs: 1_800_000_000_000, signals: [] }) //=> 1800000000000
+ * pendingDeadline({ deadlineAtEpochMs: 1_800_000_000_000, signals: ['deadline-missed'] }) //=> undefined
+ */
+export function pendingDeadline(
+  item: Pick<RunItem, 'deadlineAtEpochMs' | 'signals'>,
+): number | undefined {
+  return item.signals.includes('deadline-missed') ? undefined : item.deadlineAtEpochMs;
+}
+
 /** True for statuses after which only an operator acts on the run again. */
 export function isTerminal(status: RunStatus): boolean {
   return status === 'succeeded' || status === 'failed' || status === 'skipped';

@@ -56,6 +56,15 @@ export function addOutbox(
     .set('checkAtEpochMs', av.n(leaseUntilEpochMs));
 }
 
+/**
+ * The condition that the run has not raised `signal`: what makes a move that raises it (with
+ * {@link addOutbox}) raise it once, whoever tries.
+ */
+export function notRaised(c: UpdateExpression, signal: Signal): string {
+  const signals = c.name('signals');
+  return `(attribute_not_exists(${signals}) OR NOT contains(${signals}, ${c.value(signal, av.s(signal))}))`;
+}
+
 /** A move that may take a run out of the open index (`leaveOpenIndex`). */
 export interface LeavingMove {
   readonly key: string;

@@ -11,7 +11,13 @@ import {
 } from './ledger-item.ts';
 import type { LedgerStore, UpdateResult } from './ledger-store.ts';
 import { LEDGER_OPEN_INDEX, LEDGER_TTL_ATTRIBUTE } from './ledger-table.ts';
-import { addOutbox, createOutboxLedger, leaveOpenIndex, type OutboxLedger } from './outbox.ts';
+import {
+  addOutbox,
+  createOutboxLedger,
+  leaveOpenIndex,
+  notRaised,
+  type OutboxLedger,
+} from './outbox.ts';
 import { createRosterLedger, type RosterLedger } from './roster.ts';
 import { createSkipRangeLedger, type SkipRangeLedger } from './skip-range.ts';
 import { UpdateExpression } from './update-expression.ts';
@@ -443,12 +449,11 @@ async function settleCompletedFirst(
     ['notify:late'],
     late.outboxLeaseUntilEpochMs,
   );
-  const signals = u.name('signals');
   const status = u.name('status');
   const condition =
     `${u.name('attempts')} = ${u.value('attempts', av.n(attempts))} AND attribute_exists(${u.name('completionId')}) AND ` +
     `(${status} = ${u.value('succeeded', av.s('succeeded'))} OR (${status} = ${u.value('failed', av.s('failed'))} AND ${u.name('failure')} = ${u.value('execution', av.s('execution'))})) AND ` +
-    `(attribute_not_exists(${signals}) OR NOT contains(${signals}, ${u.value('late', av.s('late'))}))`;
+    notRaised(u, 'late');
   const result = await store.update({ key, ...u.build(), condition, returnValues: 'ALL_NEW' });
   if (result.applied) return { completed: result.item && decodeRun(result.item), lateRaised: true };
   const current = result.current && decodeRun(result.current);
@@ -570,10 +575,13 @@ function markStuck(
 ): Promise<boolean> {
   const u = new UpdateExpression();
   addOutbox(u, key, ['stuck'], ['notify:stuck'], outboxLeaseUntilEpochMs);
-  return conditional(store, key, u, (c) => {
-    const signals = c.name('signals');
-    return `${c.name('status')} = ${c.value('dispatched', av.s('dispatched'))} AND (attribute_not_exists(${signals}) OR NOT contains(${signals}, ${c.value('stuck', av.s('stuck'))}))`;
-  });
+  return conditional(
+    store,
+    key,
+    u,
+    (c) =>
+      `${c.name('status')} = ${c.value('dispatched', av.s('dispatched'))} AND ${notRaised(c, 'stuck')}`,
+  );
 }
 
 /**
@@ -597,12 +605,11 @@ function markDeadlineMissed(
     u.set('checkAtEpochMs', av.n(checkAtEpochMs));
   }
   return conditional(store, key, u, (c) => {
-    const signals = c.name('signals');
     const status = c.name('status');
     return (
       `${c.name('deadlineAtEpochMs')} < ${c.value('now', av.n(nowEpochMs))} AND ` +
       `${status} <> ${c.value('skipped', av.s('skipped'))} AND ${status} <> ${c.value('succeeded', av.s('succeeded'))} AND ` +
-      `(attribute_not_exists(${signals}) OR NOT contains(${signals}, ${c.value('signal', av.s('deadline-missed'))}))`
+      notRaised(c, 'deadline-missed')
     );
   });
 }

@@ -7,6 +7,7 @@ import {
   isTerminal,
   type Notifier,
   type OutboxEffect,
+  pendingDeadline,
   performOutbox,
   type RecorderLedger,
   type RunItem,
@@ -195,10 +196,8 @@ async function record(
  * then; the sweep raises it on a run still running at its deadline).
  */
 function pastDeadline(item: RunItem, now: Date): boolean {
-  const deadline = item.deadlineAtEpochMs;
-  return (
-    deadline !== undefined && now.getTime() > deadline && !item.signals.includes('deadline-missed')
-  );
+  const deadline = pendingDeadline(item);
+  return deadline !== undefined && now.getTime() > deadline;
 }
 
 /** The metric and the log line of a `deadline-missed` the recorder raised. */
