@@ -35,7 +35,11 @@ import type { AppLogger } from '#shared/logger.ts';
 import type { AppMetrics } from '#shared/metrics.ts';
 import { createDispatcher, type Dispatcher } from '../functions/dispatcher/dispatch.ts';
 import type { TargetDelivery } from '../functions/dispatcher/targets/index.ts';
-import { bundleFunction, FUNCTION_HANDLER_FILE } from '../infra/packaging/bundling.ts';
+import {
+  type BundleOptions,
+  bundleFunction,
+  FUNCTION_HANDLER_FILE,
+} from '../infra/packaging/bundling.ts';
 import { createJobsBundle, writeJobsBundle } from '../infra/packaging/jobs-bundle-file.ts';
 import { instrument } from '../test/support/ddb-faults.ts';
 import { startDynamoDbLocal } from '../test/support/dynamodb-local.ts';
@@ -298,18 +302,37 @@ async function benchBurst(ddb: Local, inFlight: number) {
   };
 }
 
-function medianMs(args: string[], env: NodeJS.ProcessEnv, rounds: number): number {
-  const samples: number[] = [];
-  for (let i = 0; i < rounds; i++) {
-    const started = performance.now();
-    const res = spawnSync(process.execPath, args, { env, stdio: 'pipe' });
-    if (res.status !== 0) throw new Error(`node ${args.join(' ')} failed: ${res.stderr}`);
-    samples.push(performance.now() - started);
-  }
+/** The median of `rounds` samples, each taken by `sample`. */
+function medianOf(rounds: number, sample: () => number): number {
+  const samples = Array.from({ length: rounds }, sample);
   return percentile(
     samples.sort((a, b) => a - b),
     50,
   );
+}
+
+function medianMs(args: string[], env: NodeJS.ProcessEnv, rounds: number): number {
+  return medianOf(rounds, () => {
+    const started = performance.now();
+    const res = spawnSync(process.execPath, args, { env, stdio: 'pipe' });
+    if (res.status !== 0) throw new Error(`node ${args.join(' ')} failed: ${res.stderr}`);
+    return performance.now() - started;
+  });
+}
+
+/**
+ * Bundles `entry` into a fresh `dir` the way the stack bundles a Lambda, with a jobs.json of
+ * `jobs` beside it; returns the jobs file's path.
+ */
+function bundleWithJobs(
+  dir: string,
+  entry: string,
+  jobs: readonly JobDefinition[],
+  variant?: BundleOptions['variant'],
+): string {
+  rmSync(dir, { recursive: true, force: true });
+  bundleFunction({ entry, outDir: dir, ...(variant === undefined ? {} : { variant }) });
+  return writeJobsBundle(dir, createJobsBundle(jobs, { synthTime: new Date() }));
 }
 
 /** The bundle variants section 5 compares: what ships, and the alternatives it beat. */
@@ -373,9 +396,7 @@ async function benchBundles() {
     );
     for (const { name, variant } of BUNDLE_VARIANTS) {
       const dir = join(outDir, `${name.replace(' ', '-')}-${jobCount}`);
-      rmSync(dir, { recursive: true, force: true });
-      bundleFunction({ entry: 'functions/dispatcher/handler.ts', outDir: dir, variant });
-      const jobsFile = writeJobsBundle(dir, createJobsBundle(jobs, { synthTime: new Date() }));
+      const jobsFile = bundleWithJobs(dir, 'functions/dispatcher/handler.ts', jobs, variant);
       const outfile = join(dir, FUNCTION_HANDLER_FILE);
       const load = medianMs(
         ['--input-type=module', '-e', `await import(${JSON.stringify(outfile)})`],
@@ -417,19 +438,14 @@ const BERLIN_BUSINESS = {
  */
 function importCpuMs(file: string, env: NodeJS.ProcessEnv, rounds: number): number {
   const script = `const s = process.cpuUsage(); await import(${JSON.stringify(file)}); const u = process.cpuUsage(s); console.log((u.user + u.system) / 1000);`;
-  const samples: number[] = [];
-  for (let i = 0; i < rounds; i++) {
+  return medianOf(rounds, () => {
     const res = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
       env,
       stdio: 'pipe',
     });
     if (res.status !== 0) throw new Error(`importing ${file} failed: ${res.stderr}`);
-    samples.push(Number(res.stdout.toString().trim()));
-  }
-  return percentile(
-    samples.sort((a, b) => a - b),
-    50,
-  );
+    return Number(res.stdout.toString().trim());
+  });
 }
 
 /** Section 7: cold start with and without a calendar job (CPU milliseconds of the import). */
@@ -449,15 +465,11 @@ async function benchCalendarColdStart() {
     );
   const handlerLoad = (jobs: JobDefinition[], name: string) => {
     const dir = join(outDir, name);
-    rmSync(dir, { recursive: true, force: true });
-    bundleFunction({ entry: 'functions/dispatcher/handler.ts', outDir: dir });
-    writeJobsBundle(dir, createJobsBundle(jobs, { synthTime: new Date() }));
+    bundleWithJobs(dir, 'functions/dispatcher/handler.ts', jobs);
     return loadOf(dir, FUNCTION_HANDLER_FILE);
   };
   const questionDir = join(outDir, 'question');
-  rmSync(questionDir, { recursive: true, force: true });
-  bundleFunction({ entry: 'bench/calendar-cold-start.ts', outDir: questionDir });
-  writeJobsBundle(questionDir, createJobsBundle(withCalendar, { synthTime: new Date() }));
+  bundleWithJobs(questionDir, 'bench/calendar-cold-start.ts', withCalendar);
   const parserDir = join(outDir, 'parser');
   rmSync(parserDir, { recursive: true, force: true });
   bundleFunction({ entry: 'node_modules/date-holidays-parser/src/index.js', outDir: parserDir });

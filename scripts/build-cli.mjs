@@ -3,8 +3,9 @@
 // into dist/cli/zonecron.mjs, so a start loads plain JavaScript instead of compiling
 // TypeScript through tsx. npm runs it as `prepare` after `npm install` and `npm ci`.
 //
-// Dependencies stay in node_modules (`packages: 'external'`), and code splitting keeps each
-// `await import(…)` inside a command a separate chunk that loads only when that command runs.
+// Dependencies stay in node_modules and each `await import(…)` inside a command is a chunk that
+// loads only when that command runs (the options shared with build-package.mjs:
+// esbuild-options.mjs).
 // Next to the bundle it writes a manifest that stamps every source with the size and mtime it
 // had when esbuild read it; bin/zonecron.mjs runs the bundle only while those still match.
 //
@@ -15,6 +16,7 @@ import { open, rename, rm, writeFile } from 'node:fs/promises';
 import { extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BUILD_DIR, BUILD_ENTRY, MANIFEST_FILE, stampSources } from '../bin/build-manifest.mjs';
+import { NODE_BUNDLE_OPTIONS } from './esbuild-options.mjs';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const LOADERS = {
@@ -26,7 +28,12 @@ const LOADERS = {
   '.json': 'json',
 };
 /** Read by esbuild itself, not through a loader, yet they shape the output. */
-const BUILD_INPUTS = ['scripts/build-cli.mjs', 'bin/build-manifest.mjs', 'tsconfig.json'];
+const BUILD_INPUTS = [
+  'scripts/build-cli.mjs',
+  'scripts/esbuild-options.mjs',
+  'bin/build-manifest.mjs',
+  'tsconfig.json',
+];
 
 const toPosix = (file) => file.split(sep).join('/');
 
@@ -73,22 +80,10 @@ if (esbuild) {
   await rm(outdir, { recursive: true, force: true });
   const stamps = {};
   await esbuild.build({
-    absWorkingDir: root,
+    ...NODE_BUNDLE_OPTIONS,
     entryPoints: { [BUILD_ENTRY.replace(/\.mjs$/, '')]: 'cli/main.ts' },
     outdir,
-    outExtension: { '.js': '.mjs' },
-    chunkNames: 'chunks/[name]-[hash]',
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    packages: 'external',
-    // Error classes are told apart by name (`name = new.target.name`); bundling may rename a
-    // class whose name another module also uses.
-    keepNames: true,
     sourcemap: true,
-    logLevel: 'warning',
     plugins: [stampingPlugin(stamps)],
   });
   const sources = { ...stamps, ...stampSources(root, BUILD_INPUTS) };

@@ -4,7 +4,8 @@
 //
 // - dist/lib/index.mjs (`zonecron`: cli/api.ts) and dist/lib/cdk.mjs (`zonecron/cdk`:
 //   infra/app/add-zonecron.ts), plain JavaScript bundled by esbuild with the dependencies left
-//   in node_modules: Node 20 cannot load TypeScript, and a team's app may run on plain Node.
+//   in node_modules (the options of the CLI's bundle, esbuild-options.mjs): Node 20 cannot
+//   load TypeScript, and a team's app may run on plain Node.
 // - dist/types/**/*.d.ts, the declarations tsc emits for both entries and what they reach,
 //   with every import made one Node resolves in a consumer's tsconfig: `./x.ts` → `./x.js`,
 //   and the repository's own subpath imports (`#jobs/…`) → relative paths.
@@ -16,6 +17,7 @@ import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
+import { NODE_BUNDLE_OPTIONS } from './esbuild-options.mjs';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const TYPES_DIR = join(root, 'dist/types');
@@ -26,20 +28,9 @@ rmSync(LIB_DIR, { recursive: true, force: true });
 rmSync(TYPES_DIR, { recursive: true, force: true });
 
 await esbuild.build({
-  absWorkingDir: root,
+  ...NODE_BUNDLE_OPTIONS,
   entryPoints: { index: 'cli/api.ts', cdk: 'infra/app/add-zonecron.ts' },
   outdir: LIB_DIR,
-  outExtension: { '.js': '.mjs' },
-  chunkNames: 'chunks/[name]-[hash]',
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  packages: 'external',
-  // Errors are told apart by name (`name = new.target.name`), as in the CLI bundle.
-  keepNames: true,
-  logLevel: 'warning',
 });
 
 const tsc = spawnSync(

@@ -89,11 +89,7 @@ export function addZonecron(app: App, options: AddZonecronOptions): ZonecronInst
   const [installation] = built.installations;
   if (installation === undefined) throw new Error('internal: no installation was built');
   reportInstallation(installation, jobsFile);
-  checkOnSynth(app, () =>
-    [installation.main, ...installation.shards].flatMap(
-      (stack) => built.nag.validateScope(stack).violations,
-    ),
-  );
+  checkOnSynth(app, built.nagViolations);
   return installation;
 }
 

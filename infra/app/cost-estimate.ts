@@ -14,6 +14,7 @@
  * services' pricing pages, cited next to each; durations and sizes are stated assumptions
  * (`ASSUMPTIONS`), printed with the result.
  */
+import { tracksCompletion } from '#jobs/job.ts';
 import type { GlobalMetricName, RunMetricName } from '#shared/metrics.ts';
 import type { JobsConfig } from '../config/load-jobs.ts';
 import type { TemplateSummary } from '../limits/check-assembly.ts';
@@ -201,8 +202,7 @@ function monthlyVolume(installation: ZonecronInstallation): MonthlyVolume {
     ticks += perMonth(details.ticks, details.countedMs);
     const jobRuns = perMonth(details.runs, details.countedMs);
     runs += jobRuns;
-    if (job.target.type === 'lambda' || job.target.type === 'stepfunctions')
-      completingRuns += jobRuns;
+    if (tracksCompletion(job)) completingRuns += jobRuns;
     if (job.target.type === 'lambda') lambdaRuns += jobRuns;
   }
   return { ticks, runs, completingRuns, lambdaRuns, sweeps: 60 * 24 * ASSUMPTIONS.daysPerMonth };

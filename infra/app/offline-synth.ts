@@ -73,9 +73,9 @@ export function synthesizeOffline(
     try {
       directory = app.synth().directory;
     } catch (error) {
-      const findings = built.nag
-        .validateScope(app)
-        .violations.flatMap((violation) =>
+      const findings = built
+        .nagViolations()
+        .flatMap((violation) =>
           violation.violatingResources.map(
             (resource) => `${violation.ruleName} at ${resource.constructPath}`,
           ),

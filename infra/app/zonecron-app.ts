@@ -9,7 +9,7 @@ import {
   type Environment,
   type IPolicyValidationPlugin,
   type PolicyValidationPluginReport,
-  type Stack,
+  type PolicyViolation,
   Validations,
 } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -138,6 +138,8 @@ export function createZonecronApp(options: ZonecronAppOptions): {
   app: App;
   installations: ZonecronInstallation[];
   nag: AwsSolutionsChecks;
+  /** The unacknowledged cdk-nag findings on zonecron's stacks, those synth fails on. */
+  nagViolations: () => PolicyViolation[];
 } {
   const app = options.app ?? new App();
   const named = options.installations.map((installation) => ({
@@ -150,15 +152,16 @@ export function createZonecronApp(options: ZonecronAppOptions): {
   const installations = named.map(({ config, stackName, env }) =>
     buildInstallation(app, { config, stackName, env }, options.synthTime, owners),
   );
-  const nag = addScopedNagChecks(
-    app,
-    installations.flatMap(({ main, shards }) => [main, ...shards]),
-  );
-  return { app, installations, nag };
+  const stacks = installations.flatMap(({ main, shards }) => [main, ...shards]);
+  const nag = new AwsSolutionsChecks(app, { verbose: true });
+  const nagViolations = () => stacks.flatMap((stack) => nag.validateScope(stack).violations);
+  addScopedNagChecks(app, nag, nagViolations);
+  return { app, installations, nag, nagViolations };
 }
 
 /**
- * Registers cdk-nag's AwsSolutions pack on `app` for zonecron's `stacks` only, and returns it.
+ * Registers cdk-nag's AwsSolutions `pack` on `app` with the findings of `violations`, those on
+ * zonecron's stacks only.
  *
  * A pack registered with `Validations.of(app).addPlugins` walks the whole app: in a team's
  * own app (`addZonecron`) it would judge, and fail the synth of, the team's other stacks too.
@@ -166,19 +169,21 @@ export function createZonecronApp(options: ZonecronAppOptions): {
  * zonecron's stacks alone (`infra/app/main.ts`, the tests) it finds exactly what the pack
  * over the whole app finds, and `pack.validateScope(app)` still lists them.
  */
-function addScopedNagChecks(app: App, stacks: readonly Stack[]): AwsSolutionsChecks {
-  const pack = new AwsSolutionsChecks(app, { verbose: true });
+function addScopedNagChecks(
+  app: App,
+  pack: AwsSolutionsChecks,
+  violations: () => PolicyViolation[],
+): void {
   const plugin: IPolicyValidationPlugin = {
     name: pack.name,
     ...(pack.version === undefined ? {} : { version: pack.version }),
     ...(pack.ruleIds === undefined ? {} : { ruleIds: pack.ruleIds }),
     validate(): PolicyValidationPluginReport {
-      const violations = stacks.flatMap((stack) => pack.validateScope(stack).violations);
-      return { success: violations.length === 0, violations };
+      const found = violations();
+      return { success: found.length === 0, violations: found };
     },
   };
   Validations.of(app).addPlugins(plugin);
-  return pack;
 }
 
 function checkStackNames(names: readonly string[]): void {

@@ -13,7 +13,7 @@ import type { ConfigIssueCode } from './config-error.ts';
 import { formatDurationSeconds } from './duration.ts';
 import type { IssueCollector } from './issue-collector.ts';
 import type { CompletionConfig } from './jobs-config.ts';
-import { isPlainObject } from './raw-data.ts';
+import { jobIndex } from './raw-data.ts';
 import { MAX_DEDICATED_ALARM_JOBS } from './schema.ts';
 import type { YamlPath } from './source-positions.ts';
 import { requiredEnvironment } from './target-environment.ts';
@@ -108,11 +108,6 @@ export function applyCrossJobRules(input: CrossJobInput, collector: IssueCollect
       );
     }
   }
-}
-
-/** Where a job sits in the file, by its id, for the checks that run after every job parsed. */
-function jobIndex(rawJobs: readonly unknown[], jobId: string): number {
-  return rawJobs.findIndex((raw) => isPlainObject(raw) && raw.id === jobId);
 }
 
 /**

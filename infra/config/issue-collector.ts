@@ -26,7 +26,7 @@ export class IssueCollector {
   private readonly defaultsProblems = new Set<string>();
 
   constructor(
-    readonly file: string,
+    private readonly file: string,
     private readonly doc: Document,
     private readonly lineCounter: LineCounter,
   ) {}
@@ -49,20 +49,25 @@ export class IssueCollector {
   }
 
   /** An issue about `path` (from the top of the file); `field` is derived from it. */
-  addAt(
-    path: YamlPath,
-    issue: { jobId?: string | undefined; message: string; code: ConfigIssueCode },
-    pointAtKey = false,
-  ): void {
+  addAt(path: YamlPath, issue: LocatableIssue, pointAtKey = false): void {
+    this.issues.push(this.locate(path, issue, pointAtKey));
+  }
+
+  /**
+   * The issue about `path`, located as {@link addAt} locates it, but not collected: for the
+   * loader's warnings, which never make the file invalid.
+   */
+  locate(path: YamlPath, issue: LocatableIssue, pointAtKey = false): ConfigIssue {
     const { line, column } = this.position(path, pointAtKey);
-    this.add({
+    return {
+      file: this.file,
       line,
       column,
       ...(issue.jobId !== undefined ? { jobId: issue.jobId } : {}),
       field: fieldName(path, issue.jobId),
       message: issue.message,
       code: issue.code,
-    });
+    };
   }
 
   /**
@@ -133,6 +138,13 @@ export class IssueCollector {
     const sorted = [...this.issues].sort((a, b) => a.line - b.line || a.column - b.column);
     return new ConfigError(sorted, cause === undefined ? undefined : { cause });
   }
+}
+
+/** What an issue says before it is located in the file. */
+interface LocatableIssue {
+  readonly jobId?: string | undefined;
+  readonly message: string;
+  readonly code: ConfigIssueCode;
 }
 
 /** A value that is absent is missing; anything else zod refuses is an invalid value. */

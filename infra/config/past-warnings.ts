@@ -7,7 +7,7 @@ import type { JobDefinition } from '#jobs/job.ts';
 import { oneShotRuns } from '#jobs/one-shot.ts';
 import type { ConfigIssue } from './config-error.ts';
 import type { IssueCollector } from './issue-collector.ts';
-import { isPlainObject } from './raw-data.ts';
+import { jobIndex } from './raw-data.ts';
 
 /**
  * The `past` warnings of the jobs at `now`, located in the file.
@@ -22,23 +22,12 @@ export function pastWarnings(
   now: Date,
   collector: IssueCollector,
 ): ConfigIssue[] {
-  const warnings: ConfigIssue[] = [];
-  for (const job of jobs) {
+  return jobs.flatMap((job) => {
     const finding = pastFinding(job, now);
-    if (finding === undefined) continue;
-    const index = rawJobs.findIndex((raw) => isPlainObject(raw) && raw.id === job.id);
-    const { line, column } = collector.position(['jobs', index, finding.field]);
-    warnings.push({
-      file: collector.file,
-      line,
-      column,
-      jobId: job.id,
-      field: finding.field,
-      message: finding.message,
-      code: 'past',
-    });
-  }
-  return warnings;
+    if (finding === undefined) return [];
+    const path = ['jobs', jobIndex(rawJobs, job.id), finding.field];
+    return [collector.locate(path, { jobId: job.id, message: finding.message, code: 'past' })];
+  });
 }
 
 function pastFinding(

@@ -30,3 +30,8 @@ export function hasValue(root: unknown, path: YamlPath): boolean {
   }
   return true;
 }
+
+/** Where a job sits in the file's `jobs:` list, by its id, for the checks after parsing. */
+export function jobIndex(rawJobs: readonly unknown[], jobId: string): number {
+  return rawJobs.findIndex((raw) => isPlainObject(raw) && raw.id === jobId);
+}

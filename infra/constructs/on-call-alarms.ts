@@ -3,7 +3,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import type { JobDefinition } from '#jobs/job.ts';
+import { type JobDefinition, tracksCompletion } from '#jobs/job.ts';
 import type { DeadLetterQueue } from './dead-letter-queue.ts';
 import type { DispatcherFunction } from './dispatcher-function.ts';
 import { dedicatedJobMetric, type RunMetricName, stackMetric } from './job-metrics.ts';
@@ -88,22 +88,19 @@ export const RUN_SIGNAL_ALARMS: readonly RunSignalAlarm[] = [
     appliesTo: (job) => job.deadline !== undefined,
     stackWide: `A run of a job with a deadline was not done by it: not delivered by then (sqs, sns, eventbridge), or no success reported by then (lambda, stepfunctions). ${WHICH_JOB} What to do: see in zonecron history <job> whether the run is late, still running, retrying or dead-lettered; tell whoever waits for its output; fix the target or the delay (dispatch lag, retries), or redrive it.`,
     what: (job) =>
-      `A run of job '${job.id}' was not done by its deadline (${deadlineText(job)}): ${tracked(job) ? 'no success reported' : 'not delivered'} by then.`,
+      `A run of job '${job.id}' was not done by its deadline (${deadlineText(job)}): ${tracksCompletion(job) ? 'no success reported' : 'not delivered'} by then.`,
     todo: (job) =>
       `See in 'zonecron history ${job.id}' whether the run is late, still running, retrying or dead-lettered; tell whoever waits for its output; fix the target (${job.target.arn}) or the delay, or redrive it with 'zonecron dlq redrive'.`,
   },
   {
     metricName: 'RunFailed',
-    appliesTo: (job) => job.target.type === 'lambda' || job.target.type === 'stepfunctions',
+    appliesTo: tracksCompletion,
     stackWide: `A run reached its lambda or stepfunctions target, and the target reported failure. ${WHICH_JOB} What to do: read the error in zonecron history <job> and the target's logs; re-run with zonecron run <job> once fixed.`,
     what: (job) => `A run of job '${job.id}' reached its target but the target reported failure.`,
     todo: (job) =>
       `Read the error in 'zonecron history ${job.id}' and the target's logs (${job.target.arn}); re-run with 'zonecron run ${job.id}' once fixed (failed lambda runs are also in 'zonecron dlq list').`,
   },
 ];
-
-const tracked = (job: JobDefinition) =>
-  job.target.type === 'lambda' || job.target.type === 'stepfunctions';
 
 /** A job's deadline as jobs.yaml says it: `07:00 Europe/Berlin`, or `7200s after the run`. */
 function deadlineText(job: JobDefinition): string {

@@ -2,12 +2,8 @@ import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { type JobDefinition, scheduleIdOf, scheduleSpecOf } from '#jobs/job.ts';
-import {
-  type ConfigIssue,
-  isConfigError,
-  loadJobsFile,
-  parseJobsConfig,
-} from '../../../../infra/config/load-jobs.ts';
+import { loadJobsFile, parseJobsConfig } from '../../../../infra/config/load-jobs.ts';
+import { issuesOf } from './config-issues.ts';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const FIXTURE = `${root}test/fixtures/jobs/calendars.yaml`;
@@ -28,16 +24,6 @@ const HEAD = [
 /** A file with the calendar above and one job (lines 7-10) with `lines` added from line 11. */
 function fileWith(...lines: string[]): string {
   return `${[...HEAD, ...lines.map((line) => `    ${line}`)].join('\n')}\n`;
-}
-
-function issuesOf(text: string): ConfigIssue[] {
-  try {
-    parseJobsConfig(text, 'jobs.yaml');
-  } catch (error) {
-    if (isConfigError(error)) return [...error.issues];
-    throw error;
-  }
-  throw new Error('expected a ConfigError, but the file loaded');
 }
 
 function onlyJob(text: string, now?: Date): JobDefinition {

@@ -7,10 +7,10 @@ import type { JobDefinition } from '#jobs/job.ts';
 import {
   ConfigError,
   type ConfigIssue,
-  isConfigError,
   loadJobsFile,
   parseJobsConfig,
 } from '../../../../infra/config/load-jobs.ts';
+import { issuesOf, thrownIssues } from './config-issues.ts';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const fixture = (name: string) => `${root}test/fixtures/jobs/${name}`;
@@ -23,16 +23,6 @@ function yaml(strings: TemplateStringsArray, ...values: unknown[]): string {
     .split('\n')
     .map((line) => line.slice(Math.min(indent, line.length - line.trimStart().length)))
     .join('\n');
-}
-
-function issuesOf(text: string): ConfigIssue[] {
-  try {
-    parseJobsConfig(text, 'jobs.yaml');
-  } catch (error) {
-    if (isConfigError(error)) return [...error.issues];
-    throw error;
-  }
-  throw new Error('expected a ConfigError, but the file loaded');
 }
 
 /** A valid job; `extra` lines are appended at the job's indentation (lines 8 onwards). */
@@ -572,14 +562,10 @@ describe('files that are not YAML text', () => {
     const path = join(dir, 'jobs.yaml');
     writeFileSync(path, bytes);
     try {
-      loadJobsFile(path);
-    } catch (error) {
-      if (isConfigError(error)) return [...error.issues];
-      throw error;
+      return thrownIssues(() => loadJobsFile(path));
     } finally {
       rmSync(dir, { recursive: true });
     }
-    throw new Error('expected a ConfigError, but the file loaded');
   }
 
   it('calls a file with a NUL byte not a text file, without repeating its bytes', () => {
