@@ -6,13 +6,10 @@ import {
   connect,
   type OperateConnection,
 } from '../aws/connection.ts';
+import type { OperatedJob } from '../aws/operated-job.ts';
 import type { PauseState } from '../deployed/pause-state.ts';
 import { isCliError, usageError } from '../errors.ts';
-import {
-  type CalendarSkips,
-  calendarSkipLines,
-  calendarSkipsJson,
-} from '../format/calendar-skips.ts';
+import type { CalendarSkips } from '../format/calendar-skips.ts';
 import { type Colours, coloursFor } from '../format/colour.ts';
 import { wrap } from '../format/table.ts';
 import { type InstantInput, instantArgument, whenArgument } from '../instant.ts';
@@ -111,27 +108,27 @@ async function readHistory(
 /**
  * Refuses a job id that neither the deployed jobs, the jobs file nor the ledger knows (exit
  * code 2, with a did-you-mean): a typo has no history, while a job removed from the file still
- * has one (its runs, state or operator actions in the ledger).
+ * has one (its runs, state or operator actions in the ledger). Gives the job's definition
+ * (deployed, else the file's), or undefined for a job only the ledger knows.
  */
 async function checkKnownJob(
   connection: OperateConnection,
   jobId: string,
   configFile: string | undefined,
-): Promise<void> {
+): Promise<OperatedJob | undefined> {
   const { existsSync } = await import('node:fs');
   const file = configFile ?? (existsSync('jobs.yaml') ? 'jobs.yaml' : undefined);
   let unknownInFile: unknown;
   if (file !== undefined || connection.stack?.outputs.has('DispatcherFunctionName')) {
     const { loadOperatedJob } = await import('../aws/operated-job.ts');
     try {
-      await loadOperatedJob(connection, file ?? 'jobs.yaml', jobId);
-      return;
+      return await loadOperatedJob(connection, file ?? 'jobs.yaml', jobId);
     } catch (error) {
       if (!isCliError(error) || error.exitCode !== 2) throw error;
       unknownInFile = error;
     }
   }
-  if (await ledgerKnows(connection, jobId)) return;
+  if (await ledgerKnows(connection, jobId)) return undefined;
   if (unknownInFile) throw unknownInFile;
   throw usageError(
     `unknown job '${jobId}': the ledger table '${connection.tableName()}' has no run, state or` +
@@ -199,14 +196,17 @@ async function runHistory(jobId: string, options: HistoryOptions): Promise<void>
   const f: Formats = {
     ...(await import('../format/run-history.ts')),
     ...(await import('../format/skip-ranges.ts')),
+    ...(await import('../format/calendar-skips.ts')),
   };
   let history: JobHistory;
   let skips: CalendarSkips | null;
   try {
-    await checkKnownJob(connection, jobId, options.config);
+    const operated = await checkKnownJob(connection, jobId, options.config);
     const window = { since, limit: options.limit, scheduled: options.scheduled ?? false };
     history = await readHistory(connection, jobId, window);
-    skips = await calendarSkipsOf(connection, jobId, options.config, { since, to: new Date() });
+    skips = operated
+      ? f.calendarSkipsOf(operated.job, operated.config.source, since, new Date())
+      : null;
   } finally {
     connection.destroy();
   }
@@ -218,7 +218,7 @@ async function runHistory(jobId: string, options: HistoryOptions): Promise<void>
       runs: history.runs.map((run) => ({ ...run, lagMs: f.lagMs(run) ?? null })),
       ranges: history.ranges.map(f.skipRangeJson),
       events: history.events,
-      calendarSkipped: skips === null ? null : calendarSkipsJson(skips),
+      calendarSkipped: skips === null ? null : f.calendarSkipsJson(skips),
     };
     process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
     return;
@@ -226,52 +226,17 @@ async function runHistory(jobId: string, options: HistoryOptions): Promise<void>
   const c = coloursFor(process.stdout);
   const out = [
     ...runLines(jobId, history, { since, limit: options.limit }, c, f),
-    ...(skips === null ? [] : ['', ...calendarSkipLines(skips, c)]),
+    ...(skips === null ? [] : ['', ...f.calendarSkipLines(skips, c)]),
     ...(history.pause.paused ? ['', ...f.pauseLines(history.pause, c)] : []),
     ...eventLines(history.events, c),
   ];
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
-/**
- * The runs the job's calendar skipped in `[since, to)`, newest first, computed with the
- * engine's `scheduleBetween` for the job's deployed definition (or the file's): the dispatcher
- * writes no item for them. Null when the job has no calendar, or no definition can be read (a
- * job removed from the file: its history is the ledger's alone).
- */
-async function calendarSkipsOf(
-  connection: OperateConnection,
-  jobId: string,
-  configFile: string | undefined,
-  window: { readonly since: Date; readonly to: Date },
-): Promise<CalendarSkips | null> {
-  const { existsSync } = await import('node:fs');
-  const file = configFile ?? 'jobs.yaml';
-  const deployed = connection.stack?.outputs.has('DispatcherFunctionName') ?? false;
-  if (!deployed && !existsSync(file)) return null;
-  const { loadOperatedJob } = await import('../aws/operated-job.ts');
-  let operated: Awaited<ReturnType<typeof loadOperatedJob>>;
-  try {
-    operated = await loadOperatedJob(connection, file, jobId);
-  } catch (error) {
-    if (isCliError(error) && error.exitCode === 2) return null;
-    throw error;
-  }
-  const { job, config } = operated;
-  if (job.calendar === undefined) return null;
-  const { scheduleSpecOf } = await import('#jobs/job.ts');
-  const { scheduleBetween } = await import('../../functions/schedule/index.ts');
-  const { skipped } = scheduleBetween(scheduleSpecOf(job), window.since, window.to);
-  return {
-    source: config.source,
-    calendar: job.calendar.definition.name,
-    runs: skipped.filter((run) => run.reason === 'calendar').reverse(),
-  };
-}
-
 /** The formatting of runs and skip ranges. */
 type Formats = typeof import('../format/run-history.ts') &
-  typeof import('../format/skip-ranges.ts');
+  typeof import('../format/skip-ranges.ts') &
+  typeof import('../format/calendar-skips.ts');
 
 function runLines(
   jobId: string,

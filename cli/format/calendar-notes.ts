@@ -11,6 +11,7 @@ import {
   type ScheduleSpec,
   type SkippedRun,
   scheduleBetween,
+  WEEKDAY_NAMES,
 } from '../../functions/schedule/index.ts';
 
 /** Most removed runs `next` lists for one job; the rest are counted. */
@@ -126,15 +127,8 @@ export interface CalendarEffects {
   readonly weekendSkips: ReadonlyMap<string, number>;
 }
 
-const WEEKDAY_REASONS = new Set([
-  'Sunday',
-  'Monday',
-  'Tuesday',
-  'Wednesday',
-  'Thursday',
-  'Friday',
-  'Saturday',
-]);
+/** The reason the engine gives a run skipped for falling on a weekend day: the weekday's name. */
+const WEEKDAY_REASONS: ReadonlySet<string> = new Set(WEEKDAY_NAMES);
 
 /**
  * Every run a calendar or bound moves or removes between `from` and `to`, in time order, in

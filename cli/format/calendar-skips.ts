@@ -4,7 +4,8 @@
  * them with the engine's `scheduleBetween` for the job's definition, the same walk the
  * dispatcher decides with, and says they are computed.
  */
-import type { SkippedRun } from '../../functions/schedule/index.ts';
+import { type JobDefinition, scheduleSpecOf } from '#jobs/job.ts';
+import { type SkippedRun, scheduleBetween } from '../../functions/schedule/index.ts';
 import type { Colours } from './colour.ts';
 import { columnTable, wrap } from './table.ts';
 
@@ -15,6 +16,30 @@ export interface CalendarSkips {
   readonly calendar: string;
   /** Newest first, as `history` lists runs. */
   readonly runs: readonly SkippedRun[];
+}
+
+/**
+ * The runs `job`'s calendar skipped in `[since, to)`, newest first, computed with the engine's
+ * `scheduleBetween` for its definition from `source`; null for a job without a calendar.
+ *
+ * @example
+ * calendarSkipsOf(job, 'file', new Date('2026-11-09T00:00Z'), new Date('2026-11-16T00:00Z'))
+ * //=> { source: 'file', calendar: 'office', runs: [{ at: 2026-11-15T05:00:00.000Z, …,
+ * //     reason: 'calendar', detail: 'Sunday' }, …] }
+ */
+export function calendarSkipsOf(
+  job: JobDefinition,
+  source: CalendarSkips['source'],
+  since: Date,
+  to: Date,
+): CalendarSkips | null {
+  if (job.calendar === undefined) return null;
+  const { skipped } = scheduleBetween(scheduleSpecOf(job), since, to);
+  return {
+    source,
+    calendar: job.calendar.definition.name,
+    runs: skipped.filter((run) => run.reason === 'calendar').reverse(),
+  };
 }
 
 /**

@@ -7,7 +7,6 @@
  */
 
 import type { JobDefinition } from '#jobs/job.ts';
-import { coveringSchedule } from '../../infra/covering/covering-cron.ts';
 import { type CoveringTicks, type ScheduledFire, scheduledFires } from '../simulation/events.ts';
 
 const MINUTE_MS = 60_000;
@@ -61,28 +60,6 @@ export const wallClockTimers: SandboxTimers = {
     });
   },
 };
-
-/**
- * The covering schedules the stack creates for `jobs` at `synthTime`: one per enabled job, the
- * expression synth computes (`coveringSchedule`, as `jobCoverings` in the app), with the
- * maximum event age its target's retry policy has (as `jobSchedule` of the shard stacks).
- *
- * @example
- * sandboxCoverings(jobs, new Date('2026-01-01T00:00:00Z'))
- * //=> [{ jobId: 'berlin-nightly-report', cron: '30 0,1 * * *', maxEventAgeSeconds: 86400 }]
- */
-export function sandboxCoverings(
-  jobs: readonly JobDefinition[],
-  synthTime: Date,
-): readonly SandboxCovering[] {
-  return jobs
-    .filter((job) => job.enabled)
-    .map((job) => ({
-      jobId: job.id,
-      cron: coveringSchedule(job, synthTime).cron,
-      maxEventAgeSeconds: maxEventAgeSecondsOf(job),
-    }));
-}
 
 /**
  * The maximum event age of a job's covering schedule: its catch-up window, between a minute

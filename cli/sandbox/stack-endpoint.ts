@@ -328,9 +328,9 @@ function getFunction(
 async function dispatcherPackage(options: StackEndpointOptions): Promise<Buffer> {
   const { createJobsBundle } = await import('../../infra/packaging/jobs-bundle-file.ts');
   const { serializeJobsBundle } = await import('#jobs/jobs-bundle.ts');
-  const { storedZip } = await import('./stored-zip.ts');
+  const { zipArchive } = await import('./zip-archive.ts');
   const bundle = createJobsBundle(options.jobs, { synthTime: options.synthTime });
-  return storedZip({ [JOBS_BUNDLE_FILE]: serializeJobsBundle(bundle) });
+  return zipArchive({ [JOBS_BUNDLE_FILE]: serializeJobsBundle(bundle) });
 }
 
 /**

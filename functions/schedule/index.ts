@@ -7,7 +7,7 @@
  * The contract is docs/semantics.md.
  */
 
-export { MAX_MOVE_DAYS } from './calendar-days.ts';
+export { MAX_MOVE_DAYS, WEEKDAY_NAMES } from './calendar-days.ts';
 export { CALENDAR_SEARCH_YEARS, keyInstantOf, type SkippedRun } from './calendar-runs.ts';
 export { civilFromDays, daysInMonth, weekdayOfDays } from './civil-calendar.ts';
 export { type Deadline, deadlineAt } from './deadline.ts';

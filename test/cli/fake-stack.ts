@@ -17,10 +17,11 @@ import { type JobDefinition, tracksCompletion } from '#jobs/job.ts';
 import { emptyJobsBundle, serializeJobsBundle } from '#jobs/jobs-bundle.ts';
 import { createDynamoLedger, createLedgerStore, type Ledger } from '#ledger/index.ts';
 import type { DeployedSchedule } from '../../cli/deployed/deployed-schedule.ts';
+import { zipArchive } from '../../cli/sandbox/zip-archive.ts';
 import { type Occurrence, periodBucket } from '../../functions/schedule/index.ts';
 import { parseJobsConfig } from '../../infra/config/load-jobs.ts';
 import { createLedgerTable, LOCAL_CREDENTIALS, localDynamoClient } from '../support/ledger.ts';
-import { type ObjectServer, serveObject, zipArchive } from '../support/zip.ts';
+import { type ObjectServer, serveObject } from '../support/zip.ts';
 
 const schedulerMock = () => mockClient(SchedulerClient);
 const cloudFormationMock = () => mockClient(CloudFormationClient);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { findZipEntry, readZipEntry, ZipEntryError } from '../../../../cli/deployed/zip-entry.ts';
-import { zipArchive } from '../../../support/zip.ts';
+import { zipArchive } from '../../../../cli/sandbox/zip-archive.ts';
 
 const archive = zipArchive({ 'index.mjs': 'export {};\n', 'jobs.json': '{"version":2,"jobs":[]}' });
 

@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  runLocalScheduler,
-  type SandboxTimers,
-  sandboxCoverings,
-} from '../../../../cli/sandbox/local-scheduler.ts';
-import { parseJobsConfig } from '../../../../infra/config/load-jobs.ts';
+import { runLocalScheduler, type SandboxTimers } from '../../../../cli/sandbox/local-scheduler.ts';
 
 /**
  * Timers on a clock the test owns: each wait ends at once at its instant plus `lateByMs` (a
@@ -93,30 +88,6 @@ describe('runLocalScheduler', () => {
     expect(events.map((e) => (e as { scheduledTime: string }).scheduledTime)).toEqual([
       '2026-12-02T13:00:00Z',
       '2026-12-02T13:01:00Z',
-    ]);
-  });
-});
-
-describe('sandboxCoverings', () => {
-  it("is synth's UTC covering of every enabled job", () => {
-    const { jobs } = parseJobsConfig(
-      `jobs:
-  - id: berlin
-    description: nightly in Berlin
-    schedule: '30 2 * * *'
-    timezone: Europe/Berlin
-    target: { type: sqs, arn: 'arn:aws:sqs:us-east-1:123456789012:q' }
-  - id: off
-    description: disabled
-    enabled: false
-    schedule: '0 * * * *'
-    timezone: UTC
-    target: { type: sqs, arn: 'arn:aws:sqs:us-east-1:123456789012:q' }
-`,
-      'jobs.yaml',
-    );
-    expect(sandboxCoverings(jobs, new Date('2026-01-01T00:00:00Z'))).toEqual([
-      { jobId: 'berlin', cron: '30 0,1 * * *', maxEventAgeSeconds: 86_400 },
     ]);
   });
 });

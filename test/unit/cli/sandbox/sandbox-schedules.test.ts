@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { sandboxCoverings } from '../../../../cli/sandbox/local-scheduler.ts';
 import { createSandboxSchedules } from '../../../../cli/sandbox/sandbox-schedules.ts';
 import { parseJobsConfig } from '../../../../infra/config/load-jobs.ts';
 import { tickInput } from '../../../../infra/constructs/schedule-inputs.ts';
@@ -66,7 +65,11 @@ describe('createSandboxSchedules', () => {
         input: '{"sweep":true,"scheduledTime":"<aws.scheduler.scheduled-time>"}',
       },
     ]);
-    expect(schedules.coverings()).toEqual(sandboxCoverings(jobs, SYNTH));
+    // Fired on synth's UTC covering, with the job's catch-up window (a day by default) as age.
+    expect(schedules.coverings()).toEqual([
+      { jobId: 'berlin', cron: '30 0,1 * * *', maxEventAgeSeconds: 86_400 },
+      { jobId: 'hourly', cron: '0 * * * *', maxEventAgeSeconds: 86_400 },
+    ]);
   });
 
   it('fires a schedule as updated: disabled ones not, another expression on its engine fields', () => {
