@@ -4,11 +4,12 @@
  *
  * The Lambdas never import this file (its package is about 1 MB with its parser's
  * dependencies; test/infra/calendars.test.ts checks it stays out): they read the table
- * (`holiday-source.ts`). The package loads on first use, so a jobs file without holidays
- * costs the CLI nothing.
+ * (`holiday-source.ts`). The package loads on first use, when a year's holidays are asked:
+ * checking a jobs file's codes reads the list `holiday-codes.ts` instead.
  */
 import { createRequire } from 'node:module';
 import { closestName } from '#text/message-text.ts';
+import { HOLIDAY_CODES } from './holiday-codes.ts';
 import {
   HOLIDAY_TABLE_YEARS,
   type HolidayDays,
@@ -20,9 +21,6 @@ import {
 /** The slice of the package's `Holidays` class this file uses. */
 interface HolidaysInstance {
   getHolidays(year: number): { date: string; start: Date; end: Date; name: string }[];
-  getCountries(): Record<string, string>;
-  getStates(country: string): Record<string, string> | undefined;
-  getRegions(country: string, state: string): Record<string, string> | undefined;
 }
 type HolidaysClass = new (...args: unknown[]) => HolidaysInstance;
 
@@ -46,30 +44,18 @@ export function holidayDataVersion(): { package: string; version: string; dataVe
   return { package: 'date-holidays', version, dataVersion: data.version };
 }
 
-let codes: readonly string[] | undefined;
+const codes = new Set(HOLIDAY_CODES);
 
 /**
- * Every code the data set knows: countries (`DE`), states (`DE-BE`), regions (`DE-BY-A`).
+ * Every code the data set knows: countries (`DE`), states (`DE-BE`), regions (`DE-BY-A`), as
+ * listed from the installed package (`holiday-codes.ts`, whose test holds it to the package),
+ * so that checking a code loads nothing.
  *
  * @example
  * holidayCodes().includes('GB-ENG') //=> true
  */
 export function holidayCodes(): readonly string[] {
-  if (codes === undefined) {
-    const all = new (Holidays())();
-    const found: string[] = [];
-    for (const country of Object.keys(all.getCountries())) {
-      found.push(country);
-      for (const state of Object.keys(all.getStates(country) ?? {})) {
-        found.push(`${country}-${state}`);
-        for (const region of Object.keys(all.getRegions(country, state) ?? {})) {
-          found.push(`${country}-${state}-${region}`);
-        }
-      }
-    }
-    codes = found;
-  }
-  return codes;
+  return HOLIDAY_CODES;
 }
 
 /**
@@ -81,32 +67,10 @@ export function holidayCodes(): readonly string[] {
  * holidayCodeProblem('DE-BER') //=> "unknown holiday code 'DE-BER'; did you mean 'DE-BE'? (country[-state[-region]] as date-holidays names them, e.g. DE-BE, US-NY, GB-ENG)"
  */
 export function holidayCodeProblem(code: string): string | undefined {
-  if (isHolidayCode(code)) return undefined;
-  const near = closestName(code, holidayCodes(), { maxDistance: 2 });
+  if (codes.has(code)) return undefined;
+  const near = closestName(code, HOLIDAY_CODES, { maxDistance: 2 });
   const hint = near === undefined ? '' : `; did you mean '${near}'?`;
   return `unknown holiday code '${code}'${hint} (country[-state[-region]] as date-holidays names them, e.g. DE-BE, US-NY, GB-ENG)`;
-}
-
-const checkedCodes = new Map<string, boolean>();
-
-/** Whether the data set knows `code`, asking only of its own country (and state); memoized. */
-function isHolidayCode(code: string): boolean {
-  let known = checkedCodes.get(code);
-  if (known === undefined) {
-    known = codes === undefined ? askedOfItsCountry(code) : codes.includes(code);
-    checkedCodes.set(code, known);
-  }
-  return known;
-}
-
-function askedOfItsCountry(code: string): boolean {
-  const [country = '', state, region, ...more] = code.split('-');
-  if (more.length > 0) return false;
-  const all = new (Holidays())();
-  if (!Object.hasOwn(all.getCountries(), country)) return false;
-  if (state === undefined) return true;
-  if (!Object.hasOwn(all.getStates(country) ?? {}, state)) return false;
-  return region === undefined || Object.hasOwn(all.getRegions(country, state) ?? {}, region);
 }
 
 const DAY_MS = 86_400_000;
@@ -141,7 +105,7 @@ const years = new Map<string, HolidayDays>();
 
 const fullSource: HolidaySource = {
   holidaysOf(code, types, year) {
-    if (!isHolidayCode(code)) return undefined;
+    if (!codes.has(code)) return undefined;
     const key = `${holidayTableKey(code, types)}|${year}`;
     let found = years.get(key);
     if (found === undefined) {
