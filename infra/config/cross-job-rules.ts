@@ -8,7 +8,7 @@
  */
 import { type JobDefinition, scheduleSpecOf, tracksCompletion } from '#jobs/job.ts';
 import { lambdaTargetRef } from '#jobs/target-arn.ts';
-import { iterateOccurrences } from '../../functions/schedule/index.ts';
+import { iterateOccurrences, type ScheduleSpec } from '../../functions/schedule/index.ts';
 import type { ConfigIssueCode } from './config-error.ts';
 import { formatDurationSeconds } from './duration.ts';
 import type { IssueCollector } from './issue-collector.ts';
@@ -176,8 +176,8 @@ function forbidHoldingRuns({ jobs }: CrossJobInput): RuleFinding[] {
   const findings: RuleFinding[] = [];
   for (const job of jobs) {
     if (job.concurrency !== 'forbid' || tracksCompletion(job)) continue;
-    const gapSeconds = shortestGapSeconds(job);
-    if (gapSeconds === undefined || gapSeconds >= job.maxRuntimeSeconds) continue;
+    const gapSeconds = gapUnderMaxRuntime(job);
+    if (gapSeconds === undefined) continue;
     const skipped = Math.ceil(job.maxRuntimeSeconds / gapSeconds) - 1;
     findings.push({
       jobId: job.id,
@@ -188,14 +188,32 @@ function forbidHoldingRuns({ jobs }: CrossJobInput): RuleFinding[] {
   return findings;
 }
 
-/** The shortest time between two consecutive runs among the job's next runs from now. */
-function shortestGapSeconds(job: JobDefinition): number | undefined {
+/**
+ * The shortest time between two of the job's runs when it is shorter than its `maxRuntime`,
+ * else undefined. Bounds and a calendar that only removes runs (`onClosed: skip`, a
+ * `businessDay`) leave a subset of the expression's runs, whose gaps are no shorter: the bare
+ * expression answers first, and the calendar's holidays are computed only when its gaps are
+ * too short.
+ */
+function gapUnderMaxRuntime(job: JobDefinition): number | undefined {
+  const spec = scheduleSpecOf(job);
+  const { calendar: _calendar, from: _from, until: _until, ...bare } = spec;
+  const onlyRemoves = (job.calendar?.onClosed ?? 'skip') === 'skip';
+  if (onlyRemoves && (shortestGapSeconds(bare) ?? Infinity) >= job.maxRuntimeSeconds) {
+    return undefined;
+  }
+  const gapSeconds = shortestGapSeconds(spec);
+  return gapSeconds !== undefined && gapSeconds < job.maxRuntimeSeconds ? gapSeconds : undefined;
+}
+
+/** The shortest time between two consecutive runs among the schedule's next runs from now. */
+function shortestGapSeconds(spec: ScheduleSpec): number | undefined {
   const now = new Date();
   const untilMs = now.getTime() + FORBID_SAMPLE_MS;
   let previousMs: number | undefined;
   let shortest: number | undefined;
   let seen = 0;
-  for (const run of iterateOccurrences(scheduleSpecOf(job), now)) {
+  for (const run of iterateOccurrences(spec, now)) {
     const atMs = run.at.getTime();
     if (atMs > untilMs || ++seen > FORBID_SAMPLE_RUNS) break;
     if (previousMs !== undefined) {

@@ -529,6 +529,19 @@ describe('reporting problems', () => {
     ).not.toThrow();
   });
 
+  it('judges forbid by the runs a calendar leaves: a monthly businessDay job of a daily expression may hold 2d, a business-hours job may not hold 1h', () => {
+    const sqs = { type: 'sqs', arn: 'arn:aws:sqs:eu-west-1:123456789012:jobs' };
+    const withCalendar = (extra: string, schedule: string) =>
+      `calendars:\n  office: { weekends: [sat, sun] }\n${oneJob(extra, { ...sqs, schedule })}`;
+    const monthly =
+      'concurrency: forbid\nmaxRuntime: 2d\ncalendar: { name: office, businessDay: last }';
+    expect(() => parseJobsConfig(withCalendar(monthly, '0 18 * * *'), 'jobs.yaml')).not.toThrow();
+    const everyHalfHour = 'concurrency: forbid\ncalendar: office';
+    const [issue, ...rest] = issuesOf(withCalendar(everyHalfHour, '*/30 9-17 * * *'));
+    expect(rest).toEqual([]);
+    expect(issue?.message).toContain('every 30m, so up to 1 run in a row would be skipped');
+  });
+
   it('never returns the valid jobs of a file that also has an invalid one', () => {
     expect(() => loadJobsFile(fixture('bad-schedule.yaml'))).toThrow(
       /bad-schedule\.yaml:12:15: job 'broken-minute': field 'schedule': .*'61'/,
