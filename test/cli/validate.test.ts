@@ -11,11 +11,17 @@ const CALENDARS = 'test/fixtures/jobs/calendars-deployed.yaml';
 const AFTER = '2023-01-01T00:00:00Z';
 
 describe('zonecron validate', () => {
-  // One `validate --json` of the fixture (a synth of its stacks) for the two cases that read it.
+  // One `validate --json` and one text `validate` of the fixture (each a synth of its stacks,
+  // some 10 s of CPU) for the cases that read them.
   let fixtureJson: Promise<CliResult> | undefined;
   const validateFixtureJson = () => {
     fixtureJson ??= runCli(['validate', FIXTURE, '--after', AFTER, '--json']);
     return fixtureJson;
+  };
+  let fixtureText: Promise<CliResult> | undefined;
+  const validateFixtureText = () => {
+    fixtureText ??= runCli(['validate', FIXTURE, '--after', AFTER]);
+    return fixtureText;
   };
 
   it('lists each job with the covering expression the stack deploys, and warns about DST nights', async () => {
@@ -93,7 +99,7 @@ describe('zonecron validate', () => {
   });
 
   it('prints the summary table and warnings within 80 columns', async () => {
-    const result = await runCli(['validate', FIXTURE, '--after', AFTER]);
+    const result = await validateFixtureText();
     expect(result.code).toBe(0);
     expect(hasAnsi(result.stdout)).toBe(false);
     expect(overlongLines(result.stdout)).toEqual([]);
@@ -185,7 +191,7 @@ describe('zonecron validate', () => {
     ]);
     const doc = JSON.parse(ahead.stdout) as { configWarnings: unknown[] };
     expect(doc.configWarnings).toEqual([]);
-    const plain = await runCli(['validate', FIXTURE, '--after', AFTER]);
+    const plain = await validateFixtureText();
     expect(plain.stdout).not.toContain('holiday data');
     expect(plain.stdout).not.toContain('WARNING test/cli');
   });
