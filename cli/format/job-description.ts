@@ -29,7 +29,13 @@ import {
 } from './job-bounds.ts';
 import type { ListDeployment } from './job-list.ts';
 import { lagMs, pauseText, runHistoryLines } from './run-history.ts';
-import { neverJson, type RunPreview, runJson, runTableLines } from './run-preview.ts';
+import {
+  neverJson,
+  type RunPreview,
+  runJson,
+  runTableLines,
+  skippedEntriesJson,
+} from './run-preview.ts';
 import { type RunSignal, runSignals } from './run-signals.ts';
 import { count, skipRangesSummary } from './skip-ranges.ts';
 import { wrap } from './table.ts';
@@ -134,7 +140,7 @@ export function describeJson({ input, state, signals, drift, ended }: JobDescrip
     ticksPerRun: covering.ticksPerRun,
     covers: covering.covers,
     next: preview.runs.map((run) => runJson(run, job.timezone)),
-    skipped: preview.skipped,
+    ...skippedEntriesJson(preview, job.timezone),
     ...(preview.never === undefined ? {} : { never: neverJson(preview.never) }),
     zoneData: input.zoneData,
     deployment: input.deployment,

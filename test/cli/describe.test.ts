@@ -174,6 +174,30 @@ describe('zonecron describe, calendars, bounds, at and deadlines', () => {
     expect(doc.holidayData).toBeNull();
   });
 
+  it('says under its next runs which runs the calendar skipped and why, and gives them under skipped in --json', async () => {
+    const args = ['describe', 'exports', '--config', CALENDARS, '-n', '1'];
+    const after = ['--after', '2026-12-23T12:00Z'];
+    const result = await runCli([...args, ...after]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      '  ✗ Fri 2026-12-25 06:00 CET — closed: Christmas Day (DE-BE) — skipped\n',
+    );
+    const doc = JSON.parse((await runCli([...args, ...after, '--json'])).stdout) as {
+      next: { at: string }[];
+      skipped: { at: string; nominal: string; reason: string; detail: string }[];
+    };
+    expect(doc.next.map((r) => r.at)).toEqual(['2027-01-04T05:00:00.000Z']);
+    expect(doc.skipped).toHaveLength(11);
+    expect(doc.skipped[1]).toEqual({
+      at: '2026-12-25T05:00:00.000Z',
+      local: 'Fri 2026-12-25 06:00 +01:00 CET',
+      nominal: '2026-12-25T06:00',
+      reason: 'calendar',
+      detail: 'Christmas Day (DE-BE)',
+      note: 'Fri 2026-12-25 06:00 CET — closed: Christmas Day (DE-BE) — skipped',
+    });
+  });
+
   it('shows the one run of an at job and its duration deadline', async () => {
     const text = squashed(
       (await runCli(['describe', 'christmas-greeting', '--config', CALENDARS])).stdout,
