@@ -77,7 +77,8 @@ export interface RunFateSources {
  * the bound when a `from`/`until` excludes it); for a run, one query of the job's skip ranges
  * (`findSkipRange`).
  *
- * An item wins over the calendar: a manual run at a closed instant has one.
+ * An item at the run's key wins over the calendar: say, a run delivered before a deploy gave
+ * the job the calendar that now closes its day.
  *
  * @example
  * await readRunFate(sources, 'minutely', new Date('2023-06-01T07:30:00Z'))

@@ -43,8 +43,9 @@ export function calendarSkipsOf(
 }
 
 /**
- * The skips without those of an instant the ledger has an item for (a manual run at a closed
- * instant): an item says what happened to its run, as `history --at` answers.
+ * The skips without those of an instant the ledger has an item for (a run delivered before a
+ * deploy gave the job the calendar that now closes its day): an item says what happened to
+ * its run, as `history --at` answers.
  *
  * @example
  * withoutItems(skips, [{ at: '2026-11-15T05:00:00.000Z', … }]).runs.map((r) => r.nominal)

@@ -246,8 +246,11 @@ jobs:
     target: { type: sqs, arn: 'arn:aws:sqs:us-east-1:000000000000:export' }
 `;
 
-/** A manual run of weekday-export at 06:00 on Sunday 2026-11-15, a closed day: its own item. */
-async function claimManualRunOnSunday(tableName: string): Promise<void> {
+/**
+ * A run of weekday-export at 06:00 on Sunday 2026-11-15, a day its calendar closes, claimed by
+ * its tick under its own key: as if delivered before a deploy gave the job its calendar.
+ */
+async function claimRunOnSunday(tableName: string): Promise<void> {
   const client = localDynamoClient(inject('dynamoEndpoint'));
   const ledger = createDynamoLedger(createLedgerStore({ client, tableName }));
   const at = new Date('2026-11-15T05:00:00Z');
@@ -258,8 +261,8 @@ async function claimManualRunOnSunday(tableName: string): Promise<void> {
     at,
     nominal: '2026-11-15T06:00',
     dst: 'none',
-    manual: true,
-    origin: 'manual',
+    manual: false,
+    origin: 'tick',
     target: 'arn:aws:sqs:us-east-1:000000000000:export',
     secretHash: 'a'.repeat(64),
     mode: 'create',
@@ -277,7 +280,7 @@ describe('zonecron history shows the runs a calendar skipped, computed with the 
   beforeAll(async () => {
     calendarConfig = join(dir, 'calendar-jobs.yaml');
     writeFileSync(calendarConfig, CALENDAR_JOBS);
-    await claimManualRunOnSunday(connection[1] as string);
+    await claimRunOnSunday(connection[1] as string);
   });
   const calendarHistory = (args: string[]) =>
     runCli(
@@ -303,7 +306,7 @@ describe('zonecron history shows the runs a calendar skipped, computed with the 
         runs: { at: string; nominal: string; status: string; reason: string; detail: string }[];
       };
     };
-    // The manual run on Sunday 2026-11-15 has its own item: listed as a run, not as a skip.
+    // The run on Sunday 2026-11-15 has its own item: listed as a run, not as a skip.
     expect(doc.runs.map((r) => (r as { at: string }).at)).toEqual(['2026-11-15T05:00:00.000Z']);
     expect(doc.calendarSkipped.runs.map((r) => r.at)).not.toContain('2026-11-15T05:00:00.000Z');
     expect(doc.calendarSkipped).toMatchObject({
@@ -368,14 +371,14 @@ describe('zonecron history shows the runs a calendar skipped, computed with the 
     expect(overlongLines(text.stdout)).toEqual([]);
   });
 
-  it('--at gives the item of a manual run at a closed instant, not the calendar', async () => {
+  it('--at gives the item a run at a closed instant has, not the calendar', async () => {
     const result = await fateOf('weekday-export', '2026-11-15T05:00Z', '--json');
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({
       status: 'claimed',
       reason: null,
       source: 'item',
-      run: { at: '2026-11-15T05:00:00.000Z', manual: true },
+      run: { at: '2026-11-15T05:00:00.000Z', origin: 'tick' },
     });
   });
 
