@@ -2,6 +2,7 @@ import { type JobDefinition, scheduleSpecOf } from '#jobs/job.ts';
 import type { Ledger } from '#ledger/index.ts';
 import { previousRun } from '../../functions/dispatcher/tick.ts';
 import {
+  keyInstantOf,
   nextOccurrences,
   type Occurrence,
   periodBucket,
@@ -29,13 +30,16 @@ export class NotARunError extends CliError {
   readonly nextAt: Date | undefined;
   /** When the schedule matches `at` but the job's `from`/`until` (or its `at:`) exclude it. */
   readonly bound: OutsideBound | undefined;
+  /** When `at` is the nominal instant of a run its calendar moved: that run. */
+  readonly movedTo: Occurrence | undefined;
 
   constructor(
     job: JobDefinition,
     at: Date,
     near: { previousAt: Date | undefined; nextAt: Date | undefined },
-    bound?: OutsideBound,
+    why: { bound?: OutsideBound | undefined; movedTo?: Occurrence | undefined } = {},
   ) {
+    const { bound, movedTo } = why;
     const runs = [near.previousAt, near.nextAt].filter((d) => d !== undefined);
     const nearest =
       runs.length === 0
@@ -45,14 +49,18 @@ export class NotARunError extends CliError {
       job.at === undefined
         ? `${job.schedule} in ${job.timezone}`
         : `once at ${job.at} in ${job.timezone}`;
+    const moved = movedTo?.moved
+      ? `: moved by its calendar to ${movedTo.at.toISOString()} (closed: ${movedTo.moved.reason}; ${movedTo.moved.convention})`
+      : '';
     super(
-      `${at.toISOString()} is no run of '${job.id}' (${what})${bound ? `: ${bound.detail}` : ''}; ${nearest}`,
+      `${at.toISOString()} is no run of '${job.id}' (${what})${bound ? `: ${bound.detail}` : moved}; ${nearest}`,
     );
     this.jobId = job.id;
     this.at = at;
     this.previousAt = near.previousAt;
     this.nextAt = near.nextAt;
     this.bound = bound;
+    this.movedTo = movedTo;
   }
 }
 
@@ -102,6 +110,13 @@ export async function readRunFate(
     return { source: 'calendar', jobId, at, skipped: found, calendar, definition };
   }
   const occurrence = found;
+  if (occurrence.moved) {
+    // A moved run's key may be made from its nominal instant (`keyInstantOf`), not from `at`.
+    const moved = await sources.ledger.getRun(periodBucket(jobId, keyInstantOf(occurrence)));
+    if (moved && Date.parse(moved.at) === at.getTime()) {
+      return { source: 'item', jobId, at, run: moved };
+    }
+  }
   const range = await sources.ledger.findSkipRange(jobId, at);
   const { reasonInRange } = await import('#ledger/index.ts');
   const reason = range && reasonInRange(range, at);
@@ -120,7 +135,30 @@ function runAt(job: JobDefinition, at: Date): Occurrence | SkippedRun {
   const skipped = removedAt(spec, at);
   if (skipped?.reason === 'calendar') return skipped;
   const near = { previousAt: previousRun(spec, at)?.at, nextAt: next?.at };
-  throw new NotARunError(job, at, near, skipped && boundOf(job, skipped));
+  const bound = skipped && boundOf(job, skipped);
+  throw new NotARunError(job, at, near, {
+    bound,
+    movedTo: bound ? undefined : movedFrom(spec, at),
+  });
+}
+
+/** How far from its nominal instant {@link movedFrom} looks for a moved run. */
+const MOVE_SEARCH_MS = 31 * 86_400_000;
+
+/**
+ * The run a calendar convention (`onClosed: following` …) moved off `at`, found within a month
+ * either side; undefined for a calendar that moves nothing.
+ */
+function movedFrom(spec: ScheduleSpec, at: Date): Occurrence | undefined {
+  const rule = spec.calendar;
+  if (rule === undefined || rule.businessDay !== undefined) return undefined;
+  if ((rule.onClosed ?? 'skip') === 'skip' || at.getTime() % 60_000 !== 0) return undefined;
+  const { runs } = scheduleBetween(
+    spec,
+    new Date(at.getTime() - MOVE_SEARCH_MS),
+    new Date(at.getTime() + MOVE_SEARCH_MS),
+  );
+  return runs.find((run) => run.moved?.nominalAt.getTime() === at.getTime());
 }
 
 /** The run a calendar or a bound removed at exactly `at`, by the engine's `scheduleBetween`. */

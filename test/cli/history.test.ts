@@ -239,6 +239,12 @@ jobs:
     from: '2026-11-16'
     until: '2026-11-20'
     target: { type: sqs, arn: 'arn:aws:sqs:us-east-1:000000000000:export' }
+  - id: invoices
+    description: invoices at 09:00 on the 11th, moved to the next business day
+    schedule: '0 9 11 * *'
+    timezone: Europe/Berlin
+    calendar: { name: office, onClosed: following }
+    target: { type: sqs, arn: 'arn:aws:sqs:us-east-1:000000000000:export' }
   - id: greeting
     description: one run at 18:00 on 2026-11-12
     at: '2026-11-12T18:00'
@@ -251,15 +257,36 @@ jobs:
  * its tick under its own key: as if delivered before a deploy gave the job its calendar.
  */
 async function claimRunOnSunday(tableName: string): Promise<void> {
+  await claimRun(tableName, {
+    key: periodBucket('weekday-export', new Date('2026-11-15T05:00:00Z')),
+    jobId: 'weekday-export',
+    at: new Date('2026-11-15T05:00:00Z'),
+    nominal: '2026-11-15T06:00',
+  });
+}
+
+/**
+ * The invoices run of 2026-11-11 09:00 (the office party), moved to Thursday 2026-11-12 09:00,
+ * claimed under the key of its nominal instant (`keyInstantOf`).
+ */
+async function claimMovedRunUnderNominalKey(tableName: string): Promise<void> {
+  await claimRun(tableName, {
+    key: periodBucket('invoices', new Date('2026-11-11T08:00:00Z')),
+    jobId: 'invoices',
+    at: new Date('2026-11-12T08:00:00Z'),
+    nominal: '2026-11-12T09:00',
+  });
+}
+
+async function claimRun(
+  tableName: string,
+  run: { key: string; jobId: string; at: Date; nominal: string },
+): Promise<void> {
   const client = localDynamoClient(inject('dynamoEndpoint'));
   const ledger = createDynamoLedger(createLedgerStore({ client, tableName }));
-  const at = new Date('2026-11-15T05:00:00Z');
-  const now = Date.parse('2026-11-15T05:00:02Z');
+  const now = run.at.getTime() + 2_000;
   await ledger.claim({
-    key: periodBucket('weekday-export', at),
-    jobId: 'weekday-export',
-    at,
-    nominal: '2026-11-15T06:00',
+    ...run,
     dst: 'none',
     manual: false,
     origin: 'tick',
@@ -281,6 +308,7 @@ describe('zonecron history shows the runs a calendar skipped, computed with the 
     calendarConfig = join(dir, 'calendar-jobs.yaml');
     writeFileSync(calendarConfig, CALENDAR_JOBS);
     await claimRunOnSunday(connection[1] as string);
+    await claimMovedRunUnderNominalKey(connection[1] as string);
   });
   const calendarHistory = (args: string[]) =>
     runCli(
@@ -400,6 +428,26 @@ describe('zonecron history shows the runs a calendar skipped, computed with the 
           "2026-11-20T09:00:00.000Z is no run of 'campaign' (0 10 * * * in Europe/Berlin): at or after until (2026-11-19T23:00:00.000Z); its runs nearest it: 2026-11-19T09:00:00.000Z",
         exitCode: 1,
       },
+    });
+  });
+
+  it('--at refuses the nominal instant of a run its calendar moved with exit 1, naming where it moved', async () => {
+    const result = await fateOf('invoices', '2026-11-11T08:00Z');
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      "zonecron: error: 2026-11-11T08:00:00.000Z is no run of 'invoices' (0 9 11 * * in Europe/Berlin): moved by its calendar to 2026-11-12T08:00:00.000Z (closed: Office party; following); its runs nearest it: 2026-10-12T07:00:00.000Z and 2026-11-12T08:00:00.000Z\n",
+    );
+    expect(result.code).toBe(1);
+  });
+
+  it('--at finds a moved run at its new instant by its item under the key of its nominal instant', async () => {
+    const result = await fateOf('invoices', '2026-11-12T08:00Z', '--json');
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      at: '2026-11-12T08:00:00.000Z',
+      status: 'claimed',
+      source: 'item',
+      run: { at: '2026-11-12T08:00:00.000Z', nominal: '2026-11-12T09:00' },
     });
   });
 
