@@ -1,9 +1,24 @@
 import { type JobDefinition, scheduleSpecOf } from '#jobs/job.ts';
 import type { Ledger } from '#ledger/index.ts';
 import { previousRun } from '../../functions/dispatcher/tick.ts';
-import { nextOccurrences, type Occurrence, periodBucket } from '../../functions/schedule/index.ts';
+import {
+  keyInstantOf,
+  nextOccurrences,
+  type Occurrence,
+  periodBucket,
+  type ScheduleSpec,
+  type SkippedRun,
+  scheduleBetween,
+} from '../../functions/schedule/index.ts';
 import type { RunFate } from '../deployed/run-reads.ts';
 import { CliError } from '../errors.ts';
+
+/** The bound an instant falls outside of, as the engine names it, and the bound in words. */
+export interface OutsideBound {
+  readonly reason: 'from' | 'until';
+  /** `before from (2026-12-21T23:00:00.000Z)`, or of an `at` job, `after its one run`. */
+  readonly detail: string;
+}
 
 /** `history --at` was given an instant that is no run of the job's schedule (exit 1). */
 export class NotARunError extends CliError {
@@ -13,42 +28,72 @@ export class NotARunError extends CliError {
   /** The job's runs either side of `at`, when it has any. */
   readonly previousAt: Date | undefined;
   readonly nextAt: Date | undefined;
+  /** When the schedule matches `at` but the job's `from`/`until` (or its `at:`) exclude it. */
+  readonly bound: OutsideBound | undefined;
+  /** When `at` is the nominal instant of a run its calendar moved: that run. */
+  readonly movedTo: Occurrence | undefined;
 
   constructor(
     job: JobDefinition,
     at: Date,
     near: { previousAt: Date | undefined; nextAt: Date | undefined },
+    why: { bound?: OutsideBound | undefined; movedTo?: Occurrence | undefined } = {},
   ) {
+    const { bound, movedTo } = why;
     const runs = [near.previousAt, near.nextAt].filter((d) => d !== undefined);
     const nearest =
       runs.length === 0
         ? 'it has no runs near it'
-        : `its runs nearest it: ${runs.map((d) => d.toISOString()).join(' and ')}`;
+        : `its ${runs.length === 1 && job.at !== undefined ? 'one run' : 'runs nearest it'}: ${runs.map((d) => d.toISOString()).join(' and ')}`;
+    const what =
+      job.at === undefined
+        ? `${job.schedule} in ${job.timezone}`
+        : `once at ${job.at} in ${job.timezone}`;
+    const moved = movedTo?.moved
+      ? `: moved by its calendar to ${movedTo.at.toISOString()} (closed: ${movedTo.moved.reason}; ${movedTo.moved.convention})`
+      : '';
     super(
-      `${at.toISOString()} is no run of '${job.id}' (${job.schedule} in ${job.timezone}); ${nearest}`,
+      `${at.toISOString()} is no run of '${job.id}' (${what})${bound ? `: ${bound.detail}` : moved}; ${nearest}`,
     );
     this.jobId = job.id;
     this.at = at;
     this.previousAt = near.previousAt;
     this.nextAt = near.nextAt;
+    this.bound = bound;
+    this.movedTo = movedTo;
   }
 }
 
 /** What {@link readRunFate} reads: the ledger, and the job from its jobs file when it must. */
 export interface RunFateSources {
   readonly ledger: Pick<Ledger, 'getRun' | 'findSkipRange'>;
-  /** The job's definition and the ledger's `retention.days`, read only when the item is absent. */
-  loadJob(): Promise<{ readonly job: JobDefinition; readonly retentionDays: number }>;
+  /**
+   * The job's definition, the ledger's `retention.days` and where the definition came from
+   * (the stack's bundle or the jobs file), read only when the item is absent.
+   */
+  loadJob(): Promise<{
+    readonly job: JobDefinition;
+    readonly retentionDays: number;
+    readonly definition: 'deployed' | 'file';
+  }>;
 }
 
 /**
  * The fate of the run of `jobId` at `at`: one GetItem of its key; without an item, the job's
- * schedule says whether `at` is a run at all ({@link NotARunError} when not), then one query
- * of the job's skip ranges (`findSkipRange`).
+ * schedule says whether `at` is a run at all, or one its calendar removed (computed, as the
+ * dispatcher decides it: it writes no item for it), or neither ({@link NotARunError}, naming
+ * the bound when a `from`/`until` excludes it); for a run, one query of the job's skip ranges
+ * (`findSkipRange`).
+ *
+ * An item at the run's key wins over the calendar: say, a run delivered before a deploy gave
+ * the job the calendar that now closes its day.
  *
  * @example
  * await readRunFate(sources, 'minutely', new Date('2023-06-01T07:30:00Z'))
  * //=> { source: 'range', reason: 'max-runs', range: { runs: 78, … }, … }
+ * await readRunFate(sources, 'exports', new Date('2026-12-25T05:00:00Z'))
+ * //=> { source: 'calendar', skipped: { reason: 'calendar', detail: 'Christmas Day (DE-BE)', … },
+ * //     calendar: 'berlin-business', definition: 'file', … }
  */
 export async function readRunFate(
   sources: RunFateSources,
@@ -58,8 +103,20 @@ export async function readRunFate(
   // The key is the run's minute: an item of another instant in it is not this run's.
   const run = await sources.ledger.getRun(periodBucket(jobId, at));
   if (run && Date.parse(run.at) === at.getTime()) return { source: 'item', jobId, at, run };
-  const { job, retentionDays } = await sources.loadJob();
-  const occurrence = runAt(job, at);
+  const { job, retentionDays, definition } = await sources.loadJob();
+  const found = runAt(job, at);
+  if ('reason' in found) {
+    const calendar = job.calendar?.definition.name ?? '';
+    return { source: 'calendar', jobId, at, skipped: found, calendar, definition };
+  }
+  const occurrence = found;
+  if (occurrence.moved) {
+    // A moved run's key may be made from its nominal instant (`keyInstantOf`), not from `at`.
+    const moved = await sources.ledger.getRun(periodBucket(jobId, keyInstantOf(occurrence)));
+    if (moved && Date.parse(moved.at) === at.getTime()) {
+      return { source: 'item', jobId, at, run: moved };
+    }
+  }
   const range = await sources.ledger.findSkipRange(jobId, at);
   const { reasonInRange } = await import('#ledger/index.ts');
   const reason = range && reasonInRange(range, at);
@@ -67,10 +124,56 @@ export async function readRunFate(
   return { source: 'none', jobId, at, occurrence, retentionDays };
 }
 
-/** The job's run at exactly `at`; {@link NotARunError} naming the nearest runs when none. */
-function runAt(job: JobDefinition, at: Date): Occurrence {
+/**
+ * The job's run at exactly `at`, or the run its calendar removed there; {@link NotARunError}
+ * naming the nearest runs, and the bound that excludes `at` when one does, otherwise.
+ */
+function runAt(job: JobDefinition, at: Date): Occurrence | SkippedRun {
   const spec = scheduleSpecOf(job);
   const next = nextOccurrences(spec, new Date(at.getTime() - 1), 1)[0];
   if (next && next.at.getTime() === at.getTime()) return next;
-  throw new NotARunError(job, at, { previousAt: previousRun(spec, at)?.at, nextAt: next?.at });
+  const skipped = removedAt(spec, at);
+  if (skipped?.reason === 'calendar') return skipped;
+  const near = { previousAt: previousRun(spec, at)?.at, nextAt: next?.at };
+  const bound = skipped && boundOf(job, skipped);
+  throw new NotARunError(job, at, near, {
+    bound,
+    movedTo: bound ? undefined : movedFrom(spec, at),
+  });
+}
+
+/** How far from its nominal instant {@link movedFrom} looks for a moved run. */
+const MOVE_SEARCH_MS = 31 * 86_400_000;
+
+/**
+ * The run a calendar convention (`onClosed: following` …) moved off `at`, found within a month
+ * either side; undefined for a calendar that moves nothing.
+ */
+function movedFrom(spec: ScheduleSpec, at: Date): Occurrence | undefined {
+  const rule = spec.calendar;
+  if (rule === undefined || rule.businessDay !== undefined) return undefined;
+  if ((rule.onClosed ?? 'skip') === 'skip' || at.getTime() % 60_000 !== 0) return undefined;
+  const { runs } = scheduleBetween(
+    spec,
+    new Date(at.getTime() - MOVE_SEARCH_MS),
+    new Date(at.getTime() + MOVE_SEARCH_MS),
+  );
+  return runs.find((run) => run.moved?.nominalAt.getTime() === at.getTime());
+}
+
+/** The run a calendar or a bound removed at exactly `at`, by the engine's `scheduleBetween`. */
+function removedAt(spec: ScheduleSpec, at: Date): SkippedRun | undefined {
+  if (spec.calendar === undefined && spec.from === undefined && spec.until === undefined) {
+    return undefined;
+  }
+  if (at.getTime() % 60_000 !== 0) return undefined;
+  const { skipped } = scheduleBetween(spec, new Date(at.getTime() - 60_000), at);
+  return skipped.find((s) => s.at.getTime() === at.getTime());
+}
+
+/** The bound in words: the engine's, or for an `at` job, which side of its one run `at` is. */
+function boundOf(job: JobDefinition, skipped: SkippedRun): OutsideBound {
+  const reason = skipped.reason === 'from' ? 'from' : 'until';
+  if (job.at === undefined) return { reason, detail: skipped.detail };
+  return { reason, detail: `${reason === 'from' ? 'before' : 'after'} its one run` };
 }

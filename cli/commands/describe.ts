@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { JobDefinition } from '#jobs/job.ts';
 import { addConnectionOptions, type ConnectionOptions } from '../aws/connection.ts';
 import type { Deployment, ReadContext } from '../aws/deployment.ts';
+import type { CalendarSkips } from '../format/calendar-skips.ts';
 import { coloursFor } from '../format/colour.ts';
 import type { HolidayDataInUse } from '../format/config-warnings.ts';
 import type { DescribeInput, JobDescription } from '../format/job-description.ts';
@@ -107,10 +108,22 @@ export async function buildDescription(
       const notes = [OFFLINE_NOTE];
       return describeJob({ ...offline, deployment: { ...offline.deployment, notes } });
     }
-    const deployed = await readDeployedJob(deployment, job, {
+    const read = await readDeployedJob(deployment, job, {
       now: context.now,
       retentionDays: config.retentionDays,
     });
+    const deployed = {
+      ...read,
+      calendarSkipped: await lastCalendarSkips(
+        job,
+        'source' in config ? config.source : 'file',
+        read,
+        {
+          now: context.now,
+          lastCount: options.last,
+        },
+      ),
+    };
     const { deployedVersionNote } = await import('../deployed/deployed-version.ts');
     const version =
       'zonecronVersion' in config
@@ -122,6 +135,34 @@ export async function buildDescription(
   } finally {
     deployment?.connection.destroy();
   }
+}
+
+/**
+ * The runs the job's calendar skipped among its last runs, computed as `history` computes them
+ * (the ledger has no item for them): since the oldest run shown when the ledger has more than
+ * `--last`, else over the retention period the skip ranges were read for; the newest
+ * `lastCount`, the rest counted. Null for a job without a calendar.
+ */
+async function lastCalendarSkips(
+  job: JobDefinition,
+  source: 'deployed' | 'file',
+  read: Pick<DescribeInput, 'runs' | 'ranges'>,
+  at: { readonly now: Date; readonly lastCount: number },
+): Promise<{ readonly skips: CalendarSkips; readonly notListed: number } | null> {
+  if (job.calendar === undefined) return null;
+  const { calendarSkipsOf, withoutItems } = await import('../format/calendar-skips.ts');
+  const runs = read.runs ?? [];
+  const oldestShown = runs.length > at.lastCount ? runs[at.lastCount - 1] : undefined;
+  const since = oldestShown
+    ? new Date(oldestShown.at)
+    : (read.ranges?.since ?? new Date(at.now.getTime() - 86_400_000));
+  const all = calendarSkipsOf(job, source, since, at.now);
+  if (all === null) return null;
+  const skips = withoutItems(all, runs);
+  return {
+    skips: { ...skips, runs: skips.runs.slice(0, at.lastCount) },
+    notListed: Math.max(0, skips.runs.length - at.lastCount),
+  };
 }
 
 /** The job as deployed when a deployment is named (warning of a differing jobs file), else the file's. */

@@ -41,8 +41,9 @@ Example:
   a long gap's older skipped runs are one line, as the ledger records them.
 
   $ zonecron history berlin-nightly-report --at 2027-03-28T01:30Z
-  the fate of that one run: its item, the gap's range that skipped it, or no
-  record (exit 1 when the instant is no run of the job).`;
+  the fate of that one run: its item, its calendar's skip (computed from the
+  definition), the gap's range that skipped it, or no record (exit 1 when the
+  instant is no run of the job, naming the from/until bound that excludes it).`;
 
 /** `zonecron history`: a job's runs from the ledger's `byJob` index. */
 export function registerHistory(program: Command): void {
@@ -204,9 +205,10 @@ async function runHistory(jobId: string, options: HistoryOptions): Promise<void>
     const operated = await checkKnownJob(connection, jobId, options.config);
     const window = { since, limit: options.limit, scheduled: options.scheduled ?? false };
     history = await readHistory(connection, jobId, window);
-    skips = operated
+    const computed = operated
       ? f.calendarSkipsOf(operated.job, operated.config.source, since, new Date())
       : null;
+    skips = computed && f.withoutItems(computed, history.runs);
   } finally {
     connection.destroy();
   }
@@ -288,7 +290,7 @@ async function runFate(
       loadJob: async () => {
         const file = options.config ?? 'jobs.yaml';
         const { config, job } = await loadOperatedJob(connection, file, jobId);
-        return { job, retentionDays: config.retentionDays };
+        return { job, retentionDays: config.retentionDays, definition: config.source };
       },
     };
     fate = await onLedgerTable(access.tableName, connection.clients, 'read', () =>

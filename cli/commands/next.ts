@@ -1,11 +1,6 @@
 import { type Command, Option } from 'commander';
 import { formatUtc } from '#text/zone-time.ts';
-import type {
-  GapPolicy,
-  OverlapPolicy,
-  ScheduleSpec,
-  SkippedRun,
-} from '../../functions/schedule/index.ts';
+import type { GapPolicy, OverlapPolicy, ScheduleSpec } from '../../functions/schedule/index.ts';
 import { usageError } from '../errors.ts';
 import { type Colours, coloursFor } from '../format/colour.ts';
 import type { RunPreview } from '../format/run-preview.ts';
@@ -15,7 +10,6 @@ import { gapOption, integerAtLeast, overlapOption } from '../options.ts';
 import { checkZone, findJob, sentenceOf } from '../schedule-input.ts';
 
 type RunFormat = typeof import('../format/run-preview.ts');
-type CalendarFormat = typeof import('../format/calendar-notes.ts');
 
 interface NextOptions {
   tz?: string;
@@ -76,8 +70,6 @@ interface Preview extends RunPreview {
   readonly hint: string | undefined;
   readonly kind: string;
   readonly policies: { gap: string; overlap: string };
-  /** What a calendar or a bound removed after `after`, up to the last run listed. */
-  readonly removed: readonly SkippedRun[];
 }
 
 /** The runs of a valid schedule: check what the command line says first (`sentenceOf`, `checkZone`). */
@@ -90,9 +82,6 @@ async function preview(
   const { resolvePolicies, scheduleKind } = await import('../../functions/schedule/index.ts');
   const { previewRuns } = await import('../format/run-preview.ts');
   const { cronHint } = await import('../../infra/config/cron-hint.ts');
-  const { removedRuns } = await import('../format/calendar-notes.ts');
-  const runs = previewRuns(spec, after, count);
-  const last = runs.runs.at(-1);
   return {
     title,
     spec,
@@ -100,41 +89,11 @@ async function preview(
     hint: cronHint(spec.cron)?.text,
     kind: scheduleKind(spec),
     policies: resolvePolicies(spec),
-    ...runs,
-    removed: last === undefined ? [] : removedRuns(spec, after, last.at),
+    ...previewRuns(spec, after, count),
   };
 }
 
-/**
- * The preview as the run table shows it: a moved run's note says where it moved from, and the
- * runs a calendar or a bound removed follow the slots a DST gap skips.
- */
-function withCalendarNotes(p: Preview, calendar: CalendarFormat): RunPreview {
-  const zone = p.spec.timezone;
-  const listed = p.removed.slice(0, calendar.MAX_LISTED_SKIPS);
-  const more = p.removed.length - listed.length;
-  return {
-    never: p.never,
-    runs: p.runs.map((run) => {
-      const notes = [run.note, calendar.movedNote(run, zone)].filter((n) => n !== undefined);
-      return { ...run, note: notes.length === 0 ? undefined : notes.join('; ') };
-    }),
-    skipped: [
-      ...p.skipped,
-      ...listed.map((s) => calendar.skippedNote(s, zone)),
-      ...(more > 0 ? [`and ${more} more runs removed by its calendar or bounds`] : []),
-    ],
-  };
-}
-
-function render(
-  p: Preview,
-  after: Date,
-  c: Colours,
-  format: RunFormat,
-  calendar: CalendarFormat,
-): string[] {
-  const table = withCalendarNotes(p, calendar);
+function render(p: Preview, after: Date, c: Colours, format: RunFormat): string[] {
   const out: string[] = [];
   out.push(
     wrap(
@@ -145,19 +104,17 @@ function render(
   out.push(wrap(p.sentence, ''));
   if (p.hint !== undefined) out.push(c.yellow(wrap(p.hint, 'hint: ')));
   if (p.never !== undefined) {
-    out.push(...format.runTableLines(table, p.spec.timezone, c));
+    out.push(...format.runTableLines(p, p.spec.timezone, c));
     return out;
   }
   out.push(`next ${p.runs.length} run${p.runs.length === 1 ? '' : 's'} after ${formatUtc(after)}`);
   out.push('');
-  out.push(...format.runTableLines(table, p.spec.timezone, c));
+  out.push(...format.runTableLines(p, p.spec.timezone, c));
   return out;
 }
 
-function toJson(p: Preview, format: RunFormat, calendar: CalendarFormat) {
+function toJson(p: Preview, format: RunFormat) {
   const zone = p.spec.timezone;
-  const listed = p.removed.slice(0, calendar.MAX_LISTED_SKIPS);
-  const more = p.removed.length - listed.length;
   return {
     expression: p.spec.cron,
     timezone: p.spec.timezone,
@@ -165,12 +122,8 @@ function toJson(p: Preview, format: RunFormat, calendar: CalendarFormat) {
     sentence: p.sentence,
     kind: p.kind,
     policies: p.policies,
-    runs: p.runs.map((run) => {
-      const moved = calendar.movedJson(run, zone);
-      return { ...format.runJson(run, zone), ...(moved === undefined ? {} : { moved }) };
-    }),
-    skipped: [...p.skipped, ...listed.map((s) => calendar.skippedJson(s, zone))],
-    ...(more > 0 ? { skippedNotListed: more } : {}),
+    runs: p.runs.map((run) => format.runJson(run, zone)),
+    ...format.skippedEntriesJson(p, zone),
     ...(p.never === undefined ? {} : { never: format.neverJson(p.never) }),
     ...(p.hint === undefined ? {} : { hint: p.hint }),
   };
@@ -184,17 +137,16 @@ async function runNext(expression: string | undefined, options: NextOptions): Pr
       ? [await previewExpression(expression, options, after)]
       : await previewFile(file, expression, options, after);
   const format = await import('../format/run-preview.ts');
-  const calendar = await import('../format/calendar-notes.ts');
   if (options.json) {
     const doc =
       file !== undefined
-        ? { after: after.toISOString(), jobs: previews.map((p) => toJson(p, format, calendar)) }
-        : { after: after.toISOString(), ...toJson(previews[0] as Preview, format, calendar) };
+        ? { after: after.toISOString(), jobs: previews.map((p) => toJson(p, format)) }
+        : { after: after.toISOString(), ...toJson(previews[0] as Preview, format) };
     process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
     return;
   }
   const c = coloursFor(process.stdout);
-  const blocks = previews.map((p) => render(p, after, c, format, calendar).join('\n'));
+  const blocks = previews.map((p) => render(p, after, c, format).join('\n'));
   process.stdout.write(`${blocks.join('\n\n')}\n`);
 }
 

@@ -43,6 +43,23 @@ export function calendarSkipsOf(
 }
 
 /**
+ * The skips without those of an instant the ledger has an item for (a run delivered before a
+ * deploy gave the job the calendar that now closes its day): an item says what happened to
+ * its run, as `history --at` answers.
+ *
+ * @example
+ * withoutItems(skips, [{ at: '2026-11-15T05:00:00.000Z', … }]).runs.map((r) => r.nominal)
+ * //=> ['2026-11-14T06:00', '2026-11-11T06:00']
+ */
+export function withoutItems(
+  skips: CalendarSkips,
+  items: readonly { readonly at: string }[],
+): CalendarSkips {
+  const decided = new Set(items.map((item) => Date.parse(item.at)));
+  return { ...skips, runs: skips.runs.filter((run) => !decided.has(run.at.getTime())) };
+}
+
+/**
  * The `--json` form: each run decided `skipped` with reason `calendar` and its detail.
  *
  * @example

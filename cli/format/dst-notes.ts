@@ -71,7 +71,31 @@ export interface TransitionReport {
   readonly at: Date;
   readonly kind: 'gap' | 'overlap';
   /** One sentence per group of slots with the same outcome; `skipped` when they never run. */
-  readonly lines: readonly { readonly text: string; readonly skipped: boolean }[];
+  readonly lines: readonly ReportLine[];
+}
+
+/** One sentence of a {@link TransitionReport}, with the local slots it speaks of. */
+export interface ReportLine {
+  readonly text: string;
+  /** True when these slots have no run at all that night. */
+  readonly skipped: boolean;
+  /**
+   * When `skipped`, each slot on its own (`YYYY-MM-DDTHH:mm` in the schedule's zone), why it has
+   * no run and the sentence in the same words: `01:00 does not exist on … — skipped (…)`, so a
+   * `--json` reader gets one entry per slot; empty otherwise.
+   */
+  readonly skippedSlots: readonly SkippedSlot[];
+}
+
+/** A local slot a DST night leaves without a run. */
+export interface SkippedSlot {
+  readonly nominal: string;
+  /** `gap`: the local time does not exist; `overlap`: it happens twice (the engine's `dst`). */
+  readonly kind: 'gap' | 'overlap';
+  /** `01:00 does not exist on 2023-03-26 in Europe/London` */
+  readonly why: string;
+  /** `01:00 does not exist on 2023-03-26 in Europe/London — skipped (gap policy skip)` */
+  readonly text: string;
 }
 
 function wallClock(date: Date): string {
@@ -224,13 +248,20 @@ function reportLine(
   date: string,
   generic: string,
   group: OutcomeGroup,
-) {
+): ReportLine {
   const { text, plural } = slotList(group.nominals);
   const verbs =
     kind === 'gap' ? ['does not exist', 'do not exist'] : ['happens twice', 'happen twice'];
   const outcome = group.specific.size === 1 ? [...group.specific][0] : generic;
+  const skippedSlots = group.skipped
+    ? group.nominals.map((nominal) => {
+        const why = `${nominal.slice(11, 16)} ${verbs[0]} on ${date} in ${zone}`;
+        return { nominal, kind, why, text: `${why} — ${outcome}` };
+      })
+    : [];
   return {
     text: `${text} ${verbs[plural ? 1 : 0]} on ${date} in ${zone} — ${outcome}`,
     skipped: group.skipped,
+    skippedSlots,
   };
 }

@@ -16,6 +16,7 @@ import type { PauseState } from '../deployed/pause-state.ts';
 import type { SkipRangesRead } from '../deployed/run-reads.ts';
 import { expectedSchedule, type ScheduleDrift, scheduleDrift } from '../deployed/schedule-drift.ts';
 import { type ZoneDataReport, zoneDataLines } from '../zone-data/report.ts';
+import { type CalendarSkips, calendarSkipLines, calendarSkipsJson } from './calendar-skips.ts';
 import type { Colours } from './colour.ts';
 import type { HolidayDataInUse } from './config-warnings.ts';
 import { holidayDataLine } from './config-warnings.ts';
@@ -29,7 +30,13 @@ import {
 } from './job-bounds.ts';
 import type { ListDeployment } from './job-list.ts';
 import { lagMs, pauseText, runHistoryLines } from './run-history.ts';
-import { neverJson, type RunPreview, runJson, runTableLines } from './run-preview.ts';
+import {
+  neverJson,
+  type RunPreview,
+  runJson,
+  runTableLines,
+  skippedEntriesJson,
+} from './run-preview.ts';
 import { type RunSignal, runSignals } from './run-signals.ts';
 import { count, skipRangesSummary } from './skip-ranges.ts';
 import { wrap } from './table.ts';
@@ -70,6 +77,12 @@ export interface DescribeInput {
     readonly retentionDays: number;
     readonly read: SkipRangesRead;
   };
+  /**
+   * The runs the job's calendar skipped among its last runs (computed: the ledger has no item
+   * for them), the newest `lastCount`, and how many more; null without a calendar, undefined
+   * when the ledger was not read.
+   */
+  readonly calendarSkipped?: { readonly skips: CalendarSkips; readonly notListed: number } | null;
   /** How many of `runs` the text and `last` show; the signals look at all of them. */
   readonly lastCount: number;
   /** The job's schedule (`GetSchedule`), null when the group has none; undefined when not read. */
@@ -134,7 +147,7 @@ export function describeJson({ input, state, signals, drift, ended }: JobDescrip
     ticksPerRun: covering.ticksPerRun,
     covers: covering.covers,
     next: preview.runs.map((run) => runJson(run, job.timezone)),
-    skipped: preview.skipped,
+    ...skippedEntriesJson(preview, job.timezone),
     ...(preview.never === undefined ? {} : { never: neverJson(preview.never) }),
     zoneData: input.zoneData,
     deployment: input.deployment,
@@ -143,6 +156,12 @@ export function describeJson({ input, state, signals, drift, ended }: JobDescrip
       ? input.runs.slice(0, input.lastCount).map((run) => ({ ...run, lagMs: lagMs(run) ?? null }))
       : null,
     ranges: input.ranges ? skipRangesSummary(input.ranges.read, input.ranges.since) : null,
+    calendarSkipped: input.calendarSkipped
+      ? {
+          ...calendarSkipsJson(input.calendarSkipped.skips),
+          notListed: input.calendarSkipped.notListed,
+        }
+      : null,
     signals,
     deployedSchedule: deployedJson(input.schedule, job.id),
     drift,
@@ -272,13 +291,21 @@ function lastLines(input: DescribeInput, c: Colours): string[] {
   const { runs, lastCount } = input;
   if (runs === undefined) return [];
   const shown = runs.slice(0, lastCount);
-  const ranges = rangesLines(input);
+  const ranges = [...rangesLines(input), ...calendarSkipSection(input, c)];
   if (shown.length === 0) return [c.bold('last runs: none in the ledger'), ...ranges];
   return [
     c.bold(`last ${shown.length} run${shown.length === 1 ? '' : 's'} (newest first)`),
     ...runHistoryLines(shown, c),
     ...ranges,
   ];
+}
+
+/** The calendar's skips among the last runs, as `history` prints them, and how many more. */
+function calendarSkipSection({ calendarSkipped }: DescribeInput, c: Colours): string[] {
+  if (!calendarSkipped) return [];
+  const { skips, notListed } = calendarSkipped;
+  const more = notListed > 0 ? [wrap(`and ${count(notListed)} older (see --last)`, '')] : [];
+  return ['', ...calendarSkipLines(skips, c), ...more];
 }
 
 /** How many skipped runs the job's skip ranges of the retention period hold, if any. */

@@ -7,13 +7,26 @@ import { wrap } from './table.ts';
 
 /**
  * The `--json` document of `history --at`: `{ jobId, at, nominal, status, reason, source,
- * run?, range? }`; `status` and `reason` null when the ledger has no record of the run.
+ * run?, range? }`; `status` and `reason` null when the ledger has no record of the run; for a
+ * run its calendar removed, source `calendar` with `detail`, `calendar` and `definition`.
  *
  * @example
  * runFateJson(fate) //=> { jobId: 'minutely', at: '…', status: 'skipped', reason: 'max-runs', source: 'range', range: {…} }
  */
 export function runFateJson(fate: RunFate) {
   const head = { jobId: fate.jobId, at: fate.at.toISOString() };
+  if (fate.source === 'calendar') {
+    return {
+      ...head,
+      nominal: fate.skipped.nominal,
+      status: 'skipped',
+      reason: fate.skipped.reason,
+      source: fate.source,
+      detail: fate.skipped.detail,
+      calendar: fate.calendar,
+      definition: fate.definition,
+    };
+  }
   if (fate.source === 'item') {
     const { run } = fate;
     return {
@@ -61,6 +74,17 @@ export function runFateLines(fate: RunFate, c: Colours): string[] {
       wrap(`${title}: ${run.status}${reason}, by its own item`, ''),
       '',
       ...runHistoryLines([run], c),
+    ];
+  }
+  if (fate.source === 'calendar') {
+    const { skipped } = fate;
+    return [
+      wrap(
+        `${title} (nominal ${skipped.nominal}): ${c.yellow(`skipped (calendar: ${skipped.detail})`)}` +
+          ` — decided by calendar ${fate.calendar}; computed from the ${fate.definition} ` +
+          'definition, not in the ledger (the dispatcher writes no item for it)',
+        '',
+      ),
     ];
   }
   const nominal = `(nominal ${fate.occurrence.nominal})`;

@@ -1,6 +1,7 @@
 /**
  * The next runs of a schedule as `next` and `describe` show them: the engine's occurrences,
- * each with its DST note in plain words, and the slots a `skip` policy drops.
+ * each with its DST note in plain words, the slots a `skip` policy drops, and what a calendar
+ * or a bound moves or removes.
  */
 
 import { formatLocal, formatUtc } from '#text/zone-time.ts';
@@ -10,9 +11,18 @@ import {
   nextRun,
   type Occurrence,
   type ScheduleSpec,
+  type SkippedRun,
 } from '../../functions/schedule/index.ts';
+import {
+  MAX_LISTED_SKIPS,
+  movedJson,
+  movedNote,
+  removedRuns,
+  skippedJson,
+  skippedNote,
+} from './calendar-notes.ts';
 import type { Colours } from './colour.ts';
-import { occurrenceNote, transitionReports } from './dst-notes.ts';
+import { occurrenceNote, type SkippedSlot, transitionReports } from './dst-notes.ts';
 import { plainTable, wrap } from './table.ts';
 
 /** One run with its DST note (undefined for an ordinary one). */
@@ -23,8 +33,18 @@ export interface PreviewRun extends Occurrence {
 /** The next runs of a schedule and the slots skipped among them. */
 export interface RunPreview {
   readonly runs: readonly PreviewRun[];
-  /** What a `skip` gap policy drops between `after` and the last run, one sentence each. */
+  /**
+   * What a `skip` gap policy drops between `after` and the last run, one sentence per group of
+   * slots with the same outcome (`01:00, 01:30 do not exist on … — skipped (gap policy skip)`).
+   */
   readonly skipped: readonly string[];
+  /** The same slots one by one, for `--json`. Absent from a preview built before it existed. */
+  readonly dstSkipped?: readonly SkippedSlot[];
+  /**
+   * What a calendar or a bound removed after `after`, up to the last run, in time order; empty
+   * for a schedule without either. Absent from a preview built before it existed.
+   */
+  readonly removed?: readonly SkippedRun[];
   /** Why there is no run at all after `after`; undefined when there is one. */
   readonly never: NeverRunsReason | undefined;
 }
@@ -42,20 +62,22 @@ export function previewRuns(spec: ScheduleSpec, after: Date, count: number): Run
   const occurrences = nextOccurrences(spec, after, count);
   const last = occurrences.at(-1);
   const answer = last === undefined ? nextRun(spec, after) : undefined;
+  const skippedLines = last
+    ? transitionReports(spec, after, last.at).flatMap((r) => r.lines.filter((l) => l.skipped))
+    : [];
   return {
     never: answer?.kind === 'never' ? answer.reason : undefined,
     runs: occurrences.map((o) => ({ ...o, note: occurrenceNote(spec, o) })),
-    skipped: last
-      ? transitionReports(spec, after, last.at).flatMap((r) =>
-          r.lines.filter((l) => l.skipped).map((l) => l.text),
-        )
-      : [],
+    skipped: skippedLines.map((l) => l.text),
+    dstSkipped: skippedLines.flatMap((l) => l.skippedSlots),
+    removed: last === undefined ? [] : removedRuns(spec, after, last.at),
   };
 }
 
 /**
- * The runs as a table (local, UTC, nominal) with each DST note under its run, then the
- * skipped slots.
+ * The runs as a table (local, UTC, nominal) with each DST note, and where a calendar moved it
+ * from, under its run; then the slots a DST night skips and the runs a calendar or a bound
+ * removed (at most {@link MAX_LISTED_SKIPS} of the latter; the rest counted).
  *
  * @example
  * runTableLines(preview, 'Europe/Berlin', c)[1]
@@ -70,11 +92,20 @@ export function runTableLines(preview: RunPreview, zone: string, c: Colours): st
   const out = [c.dim(table[0] ?? '')];
   preview.runs.forEach((run, i) => {
     out.push(table[i + 1] ?? '');
-    if (run.note) out.push(c.yellow(wrap(run.note, '  ↳ ')));
+    const notes = [run.note, movedNote(run, zone)].filter((n) => n !== undefined);
+    if (notes.length > 0) out.push(c.yellow(wrap(notes.join('; '), '  ↳ ')));
   });
-  if (preview.skipped.length > 0) {
+  const removed = preview.removed ?? [];
+  const listed = removed.slice(0, MAX_LISTED_SKIPS);
+  const more = removed.length - listed.length;
+  const skipped = [
+    ...preview.skipped,
+    ...listed.map((s) => skippedNote(s, zone)),
+    ...(more > 0 ? [`and ${more} more runs removed by its calendar or bounds`] : []),
+  ];
+  if (skipped.length > 0) {
     out.push('');
-    for (const line of preview.skipped) out.push(c.yellow(wrap(line, '  ✗ ')));
+    for (const line of skipped) out.push(c.yellow(wrap(line, '  ✗ ')));
   }
   return out;
 }
@@ -88,13 +119,52 @@ export function runTableLines(preview: RunPreview, zone: string, c: Colours): st
  * //     nominal: '2027-03-28T02:30', dst: 'gap', note: '02:30 does not exist …' }
  */
 export function runJson(run: PreviewRun, zone: string) {
+  const moved = movedJson(run, zone);
   return {
     at: run.at.toISOString(),
     local: formatLocal(run.at, zone),
     nominal: run.nominal,
     dst: run.dst,
     note: run.note ?? null,
+    ...(moved === undefined ? {} : { moved }),
   };
+}
+
+/**
+ * What the preview leaves out, in `--json`: one object of one shape per run, in order of its
+ * local slot, `{"at", "local", "nominal", "reason", "detail", "note"}`, whatever left it out.
+ * A slot a DST night skips has reason `gap` or `overlap` (the engine's `dst` words) and `at`
+ * and `local` null (a local time that does not exist has no instant); a run a calendar or a
+ * bound removed has reason `calendar`, `from` or `until` and the instant it would have had.
+ * At most {@link MAX_LISTED_SKIPS} of the latter; `skippedNotListed` counts the rest.
+ *
+ * A script reads one shape, not sentences beside objects.
+ *
+ * @example
+ * skippedEntriesJson(previewRuns({ cron: '30 1 * * *', timezone: 'Europe/London',
+ *   dst: { gap: 'skip' } }, new Date('2027-03-27T12:00Z'), 1), 'Europe/London').skipped[0]
+ * //=> { at: null, local: null, nominal: '2027-03-28T01:30', reason: 'gap',
+ * //     detail: '01:30 does not exist on 2027-03-28 in Europe/London',
+ * //     note: '01:30 does not exist on 2027-03-28 in Europe/London — skipped (gap policy skip)' }
+ */
+export function skippedEntriesJson(preview: RunPreview, zone: string) {
+  const removed = preview.removed ?? [];
+  const listed = removed.slice(0, MAX_LISTED_SKIPS);
+  const entries = [
+    ...(preview.dstSkipped ?? []).map((slot) => ({
+      at: null,
+      local: null,
+      nominal: slot.nominal,
+      reason: slot.kind,
+      detail: slot.why,
+      note: slot.text,
+    })),
+    ...listed.map((s) => skippedJson(s, zone)),
+  ];
+  // Stable: a DST slot and a calendar run of one minute keep the DST slot first.
+  entries.sort((a, b) => (a.nominal < b.nominal ? -1 : a.nominal > b.nominal ? 1 : 0));
+  const more = removed.length - listed.length;
+  return { skipped: entries, ...(more > 0 ? { skippedNotListed: more } : {}) };
 }
 
 /**

@@ -84,6 +84,7 @@ describe('zonecron describe, offline from the jobs file', () => {
       pause: null,
       last: null,
       ranges: null,
+      calendarSkipped: null,
       signals: null,
       deployedSchedule: null,
       drift: null,
@@ -172,6 +173,30 @@ describe('zonecron describe, calendars, bounds, at and deadlines', () => {
     };
     expect(doc.ended).toEqual({ field: 'until', at: '2026-08-31T22:00:00.000Z' });
     expect(doc.holidayData).toBeNull();
+  });
+
+  it('says under its next runs which runs the calendar skipped and why, and gives them under skipped in --json', async () => {
+    const args = ['describe', 'exports', '--config', CALENDARS, '-n', '1'];
+    const after = ['--after', '2026-12-23T12:00Z'];
+    const result = await runCli([...args, ...after]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      '  ✗ Fri 2026-12-25 06:00 CET — closed: Christmas Day (DE-BE) — skipped\n',
+    );
+    const doc = JSON.parse((await runCli([...args, ...after, '--json'])).stdout) as {
+      next: { at: string }[];
+      skipped: { at: string; nominal: string; reason: string; detail: string }[];
+    };
+    expect(doc.next.map((r) => r.at)).toEqual(['2027-01-04T05:00:00.000Z']);
+    expect(doc.skipped).toHaveLength(11);
+    expect(doc.skipped[1]).toEqual({
+      at: '2026-12-25T05:00:00.000Z',
+      local: 'Fri 2026-12-25 06:00 +01:00 CET',
+      nominal: '2026-12-25T06:00',
+      reason: 'calendar',
+      detail: 'Christmas Day (DE-BE)',
+      note: 'Fri 2026-12-25 06:00 CET — closed: Christmas Day (DE-BE) — skipped',
+    });
   });
 
   it('shows the one run of an at job and its duration deadline', async () => {
@@ -395,6 +420,12 @@ jobs:
     until: '2026-11-01'
     deadline: 2h
     target: { type: sqs, arn: 'arn:aws:sqs:us-east-1:123456789012:payroll' }
+  - id: exports
+    description: daily exports on Berlin business days
+    schedule: '0 6 * * *'
+    timezone: Europe/Berlin
+    calendar: berlin-business
+    target: { type: sqs, arn: 'arn:aws:sqs:us-east-1:123456789012:exports' }
 `;
 
 describe('zonecron describe --stack, a calendar job that has ended', () => {
@@ -426,5 +457,52 @@ describe('zonecron describe --stack, a calendar job that has ended', () => {
       'ENDED: until 2026-10-31T23:00:00Z has passed, no run after it',
     );
     expect(squashed(text)).toContain('holiday data: date-holidays');
+  });
+
+  it('lists the runs its calendar skipped among the last runs, newest first, computed, counting the older ones', async () => {
+    const description = await buildDescription(
+      'exports',
+      { ...stack.options, config: stack.config, count: 1, last: 3 },
+      { env: {}, now: NOW },
+    );
+    // No run in the ledger: the skips of the retention period (35 days back from Sunday
+    // 2026-11-29 12:20Z), ten weekend days, the newest three listed. The fake stack names a
+    // table, not a dispatcher: the definition is the jobs file's.
+    const doc = describeJson(description);
+    expect(doc.calendarSkipped).toEqual({
+      computed: true,
+      source: 'file',
+      calendar: 'berlin-business',
+      runs: [
+        ['2026-11-29', 'Sunday'],
+        ['2026-11-28', 'Saturday'],
+        ['2026-11-22', 'Sunday'],
+      ].map(([day, detail]) => ({
+        at: `${day}T05:00:00.000Z`,
+        nominal: `${day}T06:00`,
+        status: 'skipped',
+        reason: 'calendar',
+        detail,
+      })),
+      notListed: 7,
+    });
+    const text = describeText(description, plain);
+    expect(overlongLines(text)).toEqual([]);
+    expect(squashed(text)).toContain(
+      '3 runs skipped by calendar berlin-business (decided; computed from the file definition, not in the ledger)',
+    );
+    expect(text).toContain('2026-11-29 05:00  2026-11-29T06:00  skipped  calendar: Sunday\n');
+    expect(squashed(text)).toContain('and 7 older (see --last)');
+  });
+
+  it('lists no calendar skip for a businessDay job: the days it does not pick are no runs', async () => {
+    const description = await buildDescription(
+      'payroll',
+      { ...stack.options, config: stack.config, count: 1, last: 3 },
+      { env: {}, now: NOW },
+    );
+    expect(describeJson(description).calendarSkipped).toEqual(
+      expect.objectContaining({ calendar: 'berlin-business', runs: [], notListed: 0 }),
+    );
   });
 });

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { JobDefinition } from '#jobs/job.ts';
+import { createDynamoLedger, createLedgerStore } from '#ledger/index.ts';
+import { periodBucket } from '../../functions/schedule/index.ts';
 import { parseJobsConfig } from '../../infra/config/load-jobs.ts';
 import { RecordingTargets, TestClock } from '../support/doubles.ts';
 import { harness, sweepMinutes, tickEvent } from '../support/harness.ts';
@@ -230,13 +232,83 @@ jobs:
     timezone: Europe/Berlin
     calendar: office
     target: { type: sqs, arn: 'arn:aws:sqs:us-east-1:000000000000:export' }
+  - id: campaign
+    description: a campaign from 2026-11-16 until 2026-11-20
+    schedule: '0 10 * * *'
+    timezone: Europe/Berlin
+    from: '2026-11-16'
+    until: '2026-11-20'
+    target: { type: sqs, arn: 'arn:aws:sqs:us-east-1:000000000000:export' }
+  - id: invoices
+    description: invoices at 09:00 on the 11th, moved to the next business day
+    schedule: '0 9 11 * *'
+    timezone: Europe/Berlin
+    calendar: { name: office, onClosed: following }
+    target: { type: sqs, arn: 'arn:aws:sqs:us-east-1:000000000000:export' }
+  - id: greeting
+    description: one run at 18:00 on 2026-11-12
+    at: '2026-11-12T18:00'
+    timezone: Europe/Berlin
+    target: { type: sqs, arn: 'arn:aws:sqs:us-east-1:000000000000:export' }
 `;
+
+/**
+ * A run of weekday-export at 06:00 on Sunday 2026-11-15, a day its calendar closes, claimed by
+ * its tick under its own key: as if delivered before a deploy gave the job its calendar.
+ */
+async function claimRunOnSunday(tableName: string): Promise<void> {
+  await claimRun(tableName, {
+    key: periodBucket('weekday-export', new Date('2026-11-15T05:00:00Z')),
+    jobId: 'weekday-export',
+    at: new Date('2026-11-15T05:00:00Z'),
+    nominal: '2026-11-15T06:00',
+  });
+}
+
+/**
+ * The invoices run of 2026-11-11 09:00 (the office party), moved to Thursday 2026-11-12 09:00,
+ * claimed under the key of its nominal instant (`keyInstantOf`).
+ */
+async function claimMovedRunUnderNominalKey(tableName: string): Promise<void> {
+  await claimRun(tableName, {
+    key: periodBucket('invoices', new Date('2026-11-11T08:00:00Z')),
+    jobId: 'invoices',
+    at: new Date('2026-11-12T08:00:00Z'),
+    nominal: '2026-11-12T09:00',
+  });
+}
+
+async function claimRun(
+  tableName: string,
+  run: { key: string; jobId: string; at: Date; nominal: string },
+): Promise<void> {
+  const client = localDynamoClient(inject('dynamoEndpoint'));
+  const ledger = createDynamoLedger(createLedgerStore({ client, tableName }));
+  const now = run.at.getTime() + 2_000;
+  await ledger.claim({
+    ...run,
+    dst: 'none',
+    manual: false,
+    origin: 'tick',
+    target: 'arn:aws:sqs:us-east-1:000000000000:export',
+    secretHash: 'a'.repeat(64),
+    mode: 'create',
+    maxAttempts: 3,
+    nowEpochMs: now,
+    leaseUntilEpochMs: now + 60_000,
+    ttlEpochSec: Math.floor(now / 1000) + 86_400,
+    missed: false,
+  });
+  client.destroy();
+}
 
 describe('zonecron history shows the runs a calendar skipped, computed with the engine', () => {
   let calendarConfig: string;
-  beforeAll(() => {
+  beforeAll(async () => {
     calendarConfig = join(dir, 'calendar-jobs.yaml');
     writeFileSync(calendarConfig, CALENDAR_JOBS);
+    await claimRunOnSunday(connection[1] as string);
+    await claimMovedRunUnderNominalKey(connection[1] as string);
   });
   const calendarHistory = (args: string[]) =>
     runCli(
@@ -250,7 +322,7 @@ describe('zonecron history shows the runs a calendar skipped, computed with the 
       { env: ENV },
     );
 
-  it('lists a closed date and a weekend as decided skipped runs with reason calendar and the detail, marked computed from the file', async () => {
+  it('lists a closed date and a weekend as decided skipped runs with reason calendar and the detail, marked computed from the file, leaving out a closed instant with an item', async () => {
     const result = await calendarHistory(['--json']);
     expect(result.code).toBe(0);
     const doc = JSON.parse(result.stdout) as {
@@ -262,7 +334,9 @@ describe('zonecron history shows the runs a calendar skipped, computed with the 
         runs: { at: string; nominal: string; status: string; reason: string; detail: string }[];
       };
     };
-    expect(doc.runs).toEqual([]);
+    // The run on Sunday 2026-11-15 has its own item: listed as a run, not as a skip.
+    expect(doc.runs.map((r) => (r as { at: string }).at)).toEqual(['2026-11-15T05:00:00.000Z']);
+    expect(doc.calendarSkipped.runs.map((r) => r.at)).not.toContain('2026-11-15T05:00:00.000Z');
     expect(doc.calendarSkipped).toMatchObject({
       computed: true,
       source: 'file',
@@ -295,6 +369,94 @@ describe('zonecron history shows the runs a calendar skipped, computed with the 
       /skipped by calendar office \(decided; computed from the file definition, not in the ledger\)/,
     );
     expect(text).toContain('2026-11-11 05:00 2026-11-11T06:00 skipped calendar: Office party');
+  });
+
+  const fateOf = (jobId: string, at: string, ...more: string[]) =>
+    runCli(['history', jobId, '--at', at, '--config', calendarConfig, ...more, ...connection], {
+      env: ENV,
+    });
+
+  it('--at answers for a run the calendar skipped: skipped, reason calendar, the detail, source calendar', async () => {
+    const result = await fateOf('weekday-export', '2026-11-11T05:00Z', '--json');
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({
+      jobId: 'weekday-export',
+      at: '2026-11-11T05:00:00.000Z',
+      nominal: '2026-11-11T06:00',
+      status: 'skipped',
+      reason: 'calendar',
+      source: 'calendar',
+      detail: 'Office party',
+      calendar: 'office',
+      definition: 'file',
+    });
+    const text = await fateOf('weekday-export', '2026-11-11T05:00Z');
+    expect(text.code).toBe(0);
+    expect(text.stdout.replace(/\s+/g, ' ')).toBe(
+      'weekday-export run at 2026-11-11T05:00:00.000Z (nominal 2026-11-11T06:00): skipped (calendar: Office party) — decided by calendar office; computed from the file definition, not in the ledger (the dispatcher writes no item for it) ',
+    );
+    expect(overlongLines(text.stdout)).toEqual([]);
+  });
+
+  it('--at gives the item a run at a closed instant has, not the calendar', async () => {
+    const result = await fateOf('weekday-export', '2026-11-15T05:00Z', '--json');
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      status: 'claimed',
+      reason: null,
+      source: 'item',
+      run: { at: '2026-11-15T05:00:00.000Z', origin: 'tick' },
+    });
+  });
+
+  it('--at refuses an instant before from with exit 1, naming the bound', async () => {
+    const result = await fateOf('campaign', '2026-11-15T09:00Z');
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      "zonecron: error: 2026-11-15T09:00:00.000Z is no run of 'campaign' (0 10 * * * in Europe/Berlin): before from (2026-11-15T23:00:00.000Z); its runs nearest it: 2026-11-16T09:00:00.000Z\n",
+    );
+    expect(result.code).toBe(1);
+  });
+
+  it('--at refuses an instant at until with exit 1, naming the bound, in the --json error document too', async () => {
+    const result = await fateOf('campaign', '2026-11-20T09:00Z', '--json');
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      error: {
+        message:
+          "2026-11-20T09:00:00.000Z is no run of 'campaign' (0 10 * * * in Europe/Berlin): at or after until (2026-11-19T23:00:00.000Z); its runs nearest it: 2026-11-19T09:00:00.000Z",
+        exitCode: 1,
+      },
+    });
+  });
+
+  it('--at refuses the nominal instant of a run its calendar moved with exit 1, naming where it moved', async () => {
+    const result = await fateOf('invoices', '2026-11-11T08:00Z');
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      "zonecron: error: 2026-11-11T08:00:00.000Z is no run of 'invoices' (0 9 11 * * in Europe/Berlin): moved by its calendar to 2026-11-12T08:00:00.000Z (closed: Office party; following); its runs nearest it: 2026-10-12T07:00:00.000Z and 2026-11-12T08:00:00.000Z\n",
+    );
+    expect(result.code).toBe(1);
+  });
+
+  it('--at finds a moved run at its new instant by its item under the key of its nominal instant', async () => {
+    const result = await fateOf('invoices', '2026-11-12T08:00Z', '--json');
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      at: '2026-11-12T08:00:00.000Z',
+      status: 'claimed',
+      source: 'item',
+      run: { at: '2026-11-12T08:00:00.000Z', nominal: '2026-11-12T09:00' },
+    });
+  });
+
+  it("--at says an instant of an at job's date in another year is after its one run", async () => {
+    const result = await fateOf('greeting', '2027-11-12T17:00Z');
+    expect(result.stderr).toBe(
+      "zonecron: error: 2027-11-12T17:00:00.000Z is no run of 'greeting' (once at 2026-11-12T18:00 in Europe/Berlin): after its one run; its one run: 2026-11-12T17:00:00.000Z\n",
+    );
+    expect(result.code).toBe(1);
   });
 
   it('adds nothing for a job without a calendar', async () => {

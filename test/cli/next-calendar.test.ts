@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { overlongLines, runCli } from './run-cli.ts';
 
@@ -11,10 +14,14 @@ interface CalendarNextJson {
       nominal: string;
       moved?: { nominalAt: string; reason: string; convention: string; note: string };
     }[];
-    skipped: (
-      | string
-      | { at: string; nominal: string; reason: string; detail: string; note: string }
-    )[];
+    skipped: {
+      at: string | null;
+      local: string | null;
+      nominal: string;
+      reason: string;
+      detail: string;
+      note: string;
+    }[];
   }[];
 }
 
@@ -22,11 +29,12 @@ async function nextOf(
   jobId: string,
   after: string,
   count: number,
+  config = CONFIG,
 ): Promise<CalendarNextJson['jobs'][0]> {
   const result = await runCli([
     'next',
     '--config',
-    CONFIG,
+    config,
     '--job-id',
     jobId,
     '--after',
@@ -95,6 +103,51 @@ describe('zonecron next with calendars, bounds and one-shot jobs', () => {
     ]);
   });
 
+  it('lists a slot the DST gap skips and a run the calendar skips in one shape, in order of their slots', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'zonecron-next-'));
+    try {
+      const file = join(dir, 'jobs.yaml');
+      writeFileSync(
+        file,
+        [
+          'calendars:',
+          '  office: { timezone: Europe/Berlin }',
+          'jobs:',
+          '  - id: nightly',
+          '    description: Nightly, skipped on weekends and in the spring-forward gap',
+          '    schedule: "30 2 * * *"',
+          '    timezone: Europe/Berlin',
+          '    dst: { gap: skip }',
+          '    calendar: office',
+          '    target: { type: lambda, arn: "arn:aws:lambda:eu-west-1:123456789012:function:f" }',
+          '',
+        ].join('\n'),
+      );
+      const job = await nextOf('nightly', '2027-03-26T12:00Z', 1, file);
+      expect(job.runs.map((r) => r.at)).toEqual(['2027-03-29T00:30:00.000Z']);
+      expect(job.skipped).toEqual([
+        {
+          at: '2027-03-27T01:30:00.000Z',
+          local: 'Sat 2027-03-27 02:30 +01:00 CET',
+          nominal: '2027-03-27T02:30',
+          reason: 'calendar',
+          detail: 'Saturday',
+          note: 'Sat 2027-03-27 02:30 CET — closed: Saturday — skipped',
+        },
+        {
+          at: null,
+          local: null,
+          nominal: '2027-03-28T02:30',
+          reason: 'gap',
+          detail: '02:30 does not exist on 2027-03-28 in Europe/Berlin',
+          note: '02:30 does not exist on 2027-03-28 in Europe/Berlin — skipped (gap policy skip)',
+        },
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('lists the one run of a one-shot at job, and none after it', async () => {
     const before = await nextOf('greeting', '2026-12-01T00:00Z', 3);
     expect(before.runs.map((r) => [r.at, r.nominal])).toEqual([
@@ -131,7 +184,7 @@ describe('zonecron next with calendars, bounds and one-shot jobs', () => {
     expect(before.runs.map((r) => r.at)).toEqual(['2026-12-30T08:00:00.000Z']);
     const job = await nextOf('exports', '2026-12-30T12:00Z', 1);
     expect(job.runs.map((r) => r.at)).toEqual(['2027-01-05T08:00:00.000Z']);
-    expect(job.skipped.map((s) => (typeof s === 'string' ? s : [s.nominal, s.detail]))).toEqual([
+    expect(job.skipped.map((s) => [s.nominal, s.detail])).toEqual([
       ['2026-12-31T09:00', 'year-end freeze'],
       ['2027-01-01T09:00', 'year-end freeze'],
       ['2027-01-02T09:00', 'year-end freeze'],

@@ -3,7 +3,14 @@ import { hasAnsi, overlongLines, runCli, runCliOnTerminal, stripAnsi } from './r
 
 interface NextJson {
   runs: { at: string; nominal: string; dst: string; note: string | null; local: string }[];
-  skipped: string[];
+  skipped: {
+    at: string | null;
+    local: string | null;
+    nominal: string;
+    reason: string;
+    detail: string;
+    note: string;
+  }[];
   policies: { gap: string; overlap: string };
 }
 
@@ -55,7 +62,7 @@ describe('zonecron next', () => {
     expect(doc.runs).toEqual([{ at, local, nominal: `${at.slice(0, 10)}T02:30`, dst, note }]);
   });
 
-  it('says which slots a cadence skips in the gap and runs both instants of the overlap', async () => {
+  it('lists each slot a cadence skips in the gap as an object with reason gap, and runs both instants of the overlap', async () => {
     const spring = await nextJson([
       '*/30 * * * *',
       '--tz',
@@ -71,9 +78,16 @@ describe('zonecron next', () => {
       '2023-03-26T01:00:00.000Z',
       '2023-03-26T01:30:00.000Z',
     ]);
-    expect(spring.skipped).toEqual([
-      '01:00, 01:30 do not exist on 2023-03-26 in Europe/London — skipped (gap policy skip)',
-    ]);
+    expect(spring.skipped).toEqual(
+      ['01:00', '01:30'].map((time) => ({
+        at: null,
+        local: null,
+        nominal: `2023-03-26T${time}`,
+        reason: 'gap',
+        detail: `${time} does not exist on 2023-03-26 in Europe/London`,
+        note: `${time} does not exist on 2023-03-26 in Europe/London — skipped (gap policy skip)`,
+      })),
+    );
     const autumn = await nextJson([
       '30 1 * * *',
       '--tz',

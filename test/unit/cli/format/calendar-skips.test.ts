@@ -4,6 +4,7 @@ import {
   type CalendarSkips,
   calendarSkipLines,
   calendarSkipsJson,
+  withoutItems,
 } from '../../../../cli/format/calendar-skips.ts';
 
 const plain = pc.createColors(false);
@@ -63,5 +64,17 @@ describe('calendarSkipLines', () => {
 
   it('prints only the title when the calendar skipped none', () => {
     expect(calendarSkipLines({ ...skips, runs: [] }, plain)).toHaveLength(1);
+  });
+});
+
+describe('withoutItems', () => {
+  it('leaves out the skip of an instant the ledger has an item for, and keeps the others', () => {
+    const kept = withoutItems(skips, [{ at: '2026-12-25T05:00:00.000Z' }]);
+    expect(kept.runs.map((r) => r.nominal)).toEqual(['2026-12-26T06:00']);
+    expect(kept.calendar).toBe('berlin-business');
+  });
+
+  it('keeps every skip when no item is at one of their instants, even one in the same minute', () => {
+    expect(withoutItems(skips, [{ at: '2026-12-25T05:00:30.000Z' }]).runs).toHaveLength(2);
   });
 });

@@ -245,6 +245,7 @@ describe('describeJson', () => {
       'pause',
       'last',
       'ranges',
+      'calendarSkipped',
       'signals',
       'deployedSchedule',
       'drift',
