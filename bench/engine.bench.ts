@@ -245,9 +245,20 @@ if (!calendarOnly) {
     ['businessDay -1', { calendar, businessDay: -1 }],
   ];
   const END = new Date('2028-12-31T23:00:00Z');
-  /** Calls per round: enough for a round of the plain schedule to last about 30 ms. */
-  const callsFor = (spec: ScheduleSpec): number => {
-    const engine = createEngine();
+  type Engine = ReturnType<typeof createEngine>;
+  /**
+   * Calls a spec for about `ms` milliseconds, untimed: the engine's zone tables are filled and
+   * the JIT has compiled its paths before any call is counted or timed. Without it, the first
+   * expression of a fresh process (as under `--calendar`) sized its rounds by a cold call, at
+   * a few calls a round, and timed the compiler more than the engine.
+   */
+  const warm = (engine: Engine, spec: ScheduleSpec, ms: number): void => {
+    const untilMs = performance.now() + ms;
+    do engine.occurrencesBetween(spec, START, END);
+    while (performance.now() < untilMs);
+  };
+  /** Calls per round on a warm engine: enough for a round of the spec to last about 30 ms. */
+  const callsFor = (engine: Engine, spec: ScheduleSpec): number => {
     let calls = 1;
     for (let spent = 0; spent < 30; calls *= 2) {
       const startMs = performance.now();
@@ -262,14 +273,12 @@ if (!calendarOnly) {
    */
   const timeOf = (specs: ScheduleSpec[]): { ms: number[]; ratios: number[] } => {
     const engines = specs.map(() => createEngine());
-    const calls = callsFor(specs[0] as ScheduleSpec);
+    for (const [i, spec] of specs.entries()) warm(engines[i] as Engine, spec, 100);
+    const calls = callsFor(engines[0] as Engine, specs[0] as ScheduleSpec);
     const times: number[][] = specs.map(() => []);
-    specs.forEach((spec, i) => {
-      for (let call = 0; call < calls; call++) engines[i]?.occurrencesBetween(spec, START, END);
-    });
     for (let round = 0; round < 9; round++) {
       specs.forEach((spec, i) => {
-        const engine = engines[i] as ReturnType<typeof createEngine>;
+        const engine = engines[i] as Engine;
         const startMs = performance.now();
         for (let call = 0; call < calls; call++) engine.occurrencesBetween(spec, START, END);
         times[i]?.push((performance.now() - startMs) / calls);
