@@ -205,7 +205,7 @@ export class CalendarWalk {
         if (!this.hasPeek || this.releasable(head.at.getTime() / MINUTE_MS)) {
           this.pendingHead++;
           if (this.pendingHead >= 64 && this.pendingHead * 2 >= pending.length) {
-            pending.splice(0, this.pendingHead);
+            dropHead(pending, this.pendingHead);
             this.pendingHead = 0;
           }
           this.progressMinute = head.at.getTime() / MINUTE_MS;
@@ -534,17 +534,32 @@ export class CalendarWalk {
     return true;
   }
 
-  /** Hands on a run: at once when runs come in order, else queued in order. */
+  /**
+   * Hands on a run: at once when runs come in order, else queued in order. A run that goes
+   * last is appended; one that goes before queued runs (a day's own runs among the runs moved
+   * onto it) finds its place by halving, not by a walk back over the day's moved runs.
+   */
   private queue(run: Occurrence): void {
     if (this.inOrder) {
       this.decided = run;
       return;
     }
     const pending = this.pending;
-    let i = pending.length;
-    while (i > this.pendingHead && comesBefore(run, pending[i - 1] as Occurrence)) i--;
-    if (i === pending.length) pending.push(run);
-    else pending.splice(i, 0, run);
+    const length = pending.length;
+    if (length === this.pendingHead || !comesBefore(run, pending[length - 1] as Occurrence)) {
+      pending.push(run);
+      return;
+    }
+    let low = this.pendingHead;
+    let high = length - 1;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (comesBefore(run, pending[middle] as Occurrence)) high = middle;
+      else low = middle + 1;
+    }
+    pending.push(run);
+    for (let j = length; j > low; j--) pending[j] = pending[j - 1] as Occurrence;
+    pending[low] = run;
   }
 
   /** Records a skipped run (UTC minute `at`, local slot `local`) when a preview collects them. */
@@ -559,6 +574,13 @@ export class CalendarWalk {
       detail,
     });
   }
+}
+
+/** Removes the first `count` runs of a queue in place (no array of what it drops). */
+function dropHead(pending: Occurrence[], count: number): void {
+  const length = pending.length;
+  for (let j = count; j < length; j++) pending[j - count] = pending[j] as Occurrence;
+  pending.length = length - count;
 }
 
 /** The run order: by instant, then by nominal instant (a moved run by the instant it stood for). */
