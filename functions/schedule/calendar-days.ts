@@ -74,6 +74,9 @@ export class CalendarDays {
   private readonly months = new Map<number, number[]>();
   private lastDay = Number.NaN;
   private lastReason: string | undefined;
+  /** UTC minutes `[freeFrom, freeTo)` that no closed range holds (see `rangeAt`). */
+  private freeFrom = 0;
+  private freeTo = 0;
 
   constructor(calendar: BusinessCalendar, tables: ZoneTables) {
     this.calendar = calendar;
@@ -157,14 +160,24 @@ export class CalendarDays {
     return reached >= end ? first.reason : undefined;
   }
 
-  /** The closed range holding a UTC minute (the first listed of those that do), if any. */
+  /**
+   * The closed range holding a UTC minute (the first listed of those that do), if any.
+   *
+   * A minute no range holds leaves `[minute, next range's start)` as a stretch known free, so
+   * the runs of a walk between ranges are answered without looking at the ranges.
+   */
   rangeAt(utcMinute: number): RangeInstants | undefined {
+    if (utcMinute >= this.freeFrom && utcMinute < this.freeTo) return undefined;
     const ranges = this.ranges;
-    for (let i = 0; i < ranges.length; i++) {
+    let i = 0;
+    for (; i < ranges.length; i++) {
       const range = ranges[i] as RangeInstants;
-      if (range.fromMinute > utcMinute) return undefined;
+      if (range.fromMinute > utcMinute) break;
       if (utcMinute < range.toMinute) return range;
     }
+    this.freeFrom = utcMinute;
+    this.freeTo =
+      i < ranges.length ? (ranges[i] as RangeInstants).fromMinute : Number.POSITIVE_INFINITY;
     return undefined;
   }
 
