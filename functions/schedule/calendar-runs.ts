@@ -138,7 +138,7 @@ export class CalendarWalk {
   private pendingHead = 0;
   /** Whether runs come in nominal order (nothing moves), so `decided` replaces `pending`. */
   private readonly inOrder: boolean;
-  /** In order: the run the last `process` decided on, if any. */
+  /** In order: the run the last `processInOrder` decided on, if any. */
   private decided: Occurrence | undefined;
   /**
    * The next nominal run, read from the cursor but not yet decided, as numbers (its instant in
@@ -213,7 +213,7 @@ export class CalendarWalk {
         }
       }
       if (!this.hasPeek) return undefined;
-      this.process();
+      this.processMoving();
       this.advancePeek();
     }
   }
@@ -224,7 +224,7 @@ export class CalendarWalk {
    */
   private nextInOrder(): Occurrence | undefined {
     while (this.hasPeek) {
-      this.process();
+      this.processInOrder();
       this.advancePeek();
       const decided = this.decided;
       if (decided !== undefined) {
@@ -332,13 +332,17 @@ export class CalendarWalk {
     return at <= this.boundValue;
   }
 
-  /** Decides the peeked nominal run: a run, a moved run, or skipped. */
-  private process(): void {
+  /**
+   * Decides the peeked nominal run when nothing moves (no calendar, `skip`, `businessDay`): a
+   * run, or skipped. Kept apart from `processMoving` so that each is compiled for its own
+   * kind of schedule.
+   */
+  private processInOrder(): void {
     const days = this.days;
     const atMinute = this.peekAt;
     const local = this.peekLocal;
     if (days === undefined) {
-      if (this.inBounds(atMinute, local)) this.queue(this.peekedRun());
+      if (this.inBounds(atMinute, local)) this.decided = this.peekedRun();
       return;
     }
     const day = this.peekDay;
@@ -349,25 +353,41 @@ export class CalendarWalk {
         return;
       }
     }
-    const range = days.ranges.length === 0 ? undefined : days.rangeAt(atMinute);
-    if (range !== undefined) {
-      this.skip(atMinute, local, 'calendar', range.reason);
-      if (this.skipped === undefined) this.cursor.skipTo(days.rangeEndFrom(atMinute));
-      return;
-    }
+    if (this.inClosedRange(days, atMinute, local)) return;
     const reason = days.closedReason(day);
     if (reason === undefined) {
-      if (this.inBounds(atMinute, local)) this.queue(this.peekedRun());
-    } else if (this.convention === 'skip') {
-      this.skip(atMinute, local, 'calendar', reason);
-      if (this.skipped === undefined) {
-        const open = days.nextBusinessDay(day);
-        const to = Number.isNaN(open) ? day + MAX_MOVE_DAYS : open;
-        this.cursor.skipTo(firstInstantReading(days.table, to * DAY_MINUTES) - this.slop);
-      }
-    } else {
-      this.move(atMinute, local, day, reason, days);
+      if (this.inBounds(atMinute, local)) this.decided = this.peekedRun();
+      return;
     }
+    this.skip(atMinute, local, 'calendar', reason);
+    if (this.skipped === undefined) {
+      const open = days.nextBusinessDay(day);
+      const to = Number.isNaN(open) ? day + MAX_MOVE_DAYS : open;
+      this.cursor.skipTo(firstInstantReading(days.table, to * DAY_MINUTES) - this.slop);
+    }
+  }
+
+  /** Decides the peeked nominal run under a convention that moves runs: a run, moved, or skipped. */
+  private processMoving(): void {
+    const days = this.days as CalendarDays;
+    const atMinute = this.peekAt;
+    const local = this.peekLocal;
+    if (this.inClosedRange(days, atMinute, local)) return;
+    const reason = days.closedReason(this.peekDay);
+    if (reason === undefined) {
+      if (this.inBounds(atMinute, local)) this.queue(this.peekedRun());
+    } else {
+      this.move(atMinute, local, this.peekDay, reason, days);
+    }
+  }
+
+  /** Whether a closed range holds the run at `atMinute`: then it is skipped, and so is the range. */
+  private inClosedRange(days: CalendarDays, atMinute: number, local: number): boolean {
+    const range = days.ranges.length === 0 ? undefined : days.rangeAt(atMinute);
+    if (range === undefined) return false;
+    this.skip(atMinute, local, 'calendar', range.reason);
+    if (this.skipped === undefined) this.cursor.skipTo(days.rangeEndFrom(atMinute));
+    return true;
   }
 
   /** The peeked nominal run as an `Occurrence`: built only for a run kept as it is. */
@@ -535,15 +555,11 @@ export class CalendarWalk {
   }
 
   /**
-   * Hands on a run: at once when runs come in order, else queued in order. A run that goes
-   * last is appended; one that goes before queued runs (a day's own runs among the runs moved
-   * onto it) finds its place by halving, not by a walk back over the day's moved runs.
+   * Queues a run in order, where runs move. A run that goes last is appended; one that goes
+   * before queued runs (a day's own runs among the runs moved onto it) finds its place by
+   * halving, not by a walk back over the day's moved runs.
    */
   private queue(run: Occurrence): void {
-    if (this.inOrder) {
-      this.decided = run;
-      return;
-    }
     const pending = this.pending;
     const length = pending.length;
     if (length === this.pendingHead || !comesBefore(run, pending[length - 1] as Occurrence)) {
