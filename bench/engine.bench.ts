@@ -8,7 +8,8 @@
  * asserts nothing: it is not a test. Run with `npm run bench`. It ends with the cost of the
  * zone tables (one fresh engine per zone, 1990 through 2029, every fourth zone of the platform),
  * then the time `nextRun` takes to answer "never" and to find a run decades away, and last what
- * a business calendar costs: the same schedules with and without one.
+ * a business calendar costs: the same schedules with and without one. `npm run bench -- --calendar`
+ * runs only that last section.
  */
 
 import { CronExpressionParser } from 'cron-parser';
@@ -105,109 +106,114 @@ function overall(rates: Map<string, number>): number {
   return (COUNT * rates.size) / seconds;
 }
 
-const coldStartMs = performance.now();
-nextOccurrences({ cron: '7 7 7 7 *', timezone: 'Europe/Berlin' }, START, 1);
-const coldMs = performance.now() - coldStartMs;
+/** `--calendar`: only the last section, the cost of a business calendar (about 10 s, not 60). */
+const calendarOnly = process.argv.slice(2).includes('--calendar');
 
-const results = measureAll();
+if (!calendarOnly) {
+  const coldStartMs = performance.now();
+  nextOccurrences({ cron: '7 7 7 7 *', timezone: 'Europe/Berlin' }, START, 1);
+  const coldMs = performance.now() - coldStartMs;
 
-const names = Object.keys(libraries);
-console.log(`workload: next ${COUNT} occurrences in ${ZONE} after ${START.toISOString()}`);
-console.log(
-  `node ${process.version}; first zonecron call (zone table + parse): ${coldMs.toFixed(1)} ms\n`,
-);
-console.log(
-  `${'expression'.padEnd(16)}${names.map((n) => n.padStart(14)).join('')}   x croner   x cron-parser`,
-);
-const rows = [...EXPRESSIONS, 'overall'];
-for (const expression of rows) {
-  const rate = (name: string): number => {
-    const rates = results.get(name) as Map<string, number>;
-    return expression === 'overall' ? overall(rates) : (rates.get(expression) as number);
-  };
-  const cells = names.map((name) => `${format(rate(name))}/s`).join('');
-  const ratioCroner = rate('zonecron') / rate('croner');
-  const ratioParser = rate('zonecron') / rate('cron-parser');
+  const results = measureAll();
+
+  const names = Object.keys(libraries);
+  console.log(`workload: next ${COUNT} occurrences in ${ZONE} after ${START.toISOString()}`);
   console.log(
-    `${expression.padEnd(16)}${cells}${ratioCroner.toFixed(0).padStart(10)}x${ratioParser.toFixed(0).padStart(14)}x`,
+    `node ${process.version}; first zonecron call (zone table + parse): ${coldMs.toFixed(1)} ms\n`,
   );
-}
-
-// Sanity: the instants agree wherever no DST slot is involved.
-console.log('\nsanity check (instants compared with both libraries):');
-for (const expression of EXPRESSIONS) {
-  const ours = nextOccurrences({ cron: expression, timezone: ZONE }, START, COUNT);
-  const croner = new Set(libraries.croner?.(expression));
-  const parser = new Set(libraries['cron-parser']?.(expression));
-  let agree = 0;
-  const disagreements: string[] = [];
-  for (const occurrence of ours) {
-    const at = occurrence.at.getTime();
-    if (croner.has(at) && parser.has(at)) agree++;
-    else if (occurrence.dst === 'none') disagreements.push(occurrence.at.toISOString());
+  console.log(
+    `${'expression'.padEnd(16)}${names.map((n) => n.padStart(14)).join('')}   x croner   x cron-parser`,
+  );
+  const rows = [...EXPRESSIONS, 'overall'];
+  for (const expression of rows) {
+    const rate = (name: string): number => {
+      const rates = results.get(name) as Map<string, number>;
+      return expression === 'overall' ? overall(rates) : (rates.get(expression) as number);
+    };
+    const cells = names.map((name) => `${format(rate(name))}/s`).join('');
+    const ratioCroner = rate('zonecron') / rate('croner');
+    const ratioParser = rate('zonecron') / rate('cron-parser');
+    console.log(
+      `${expression.padEnd(16)}${cells}${ratioCroner.toFixed(0).padStart(10)}x${ratioParser.toFixed(0).padStart(14)}x`,
+    );
   }
-  const dst = ours.filter((o) => o.dst !== 'none').length;
-  console.log(
-    `  ${expression.padEnd(14)} ${agree}/${ours.length} identical; ${dst} runs at DST slots (policy-dependent); ${disagreements.length} non-DST disagreements${disagreements.length > 0 ? `: ${disagreements.slice(0, 3).join(', ')}` : ''}`,
-  );
-}
 
-// Memory and throughput of a whole year of minutes.
-{
-  const spec = { cron: '* * * * *', timezone: ZONE };
-  const from = new Date('2025-12-31T23:00:00Z');
-  const to = new Date('2026-12-31T23:00:00Z');
-  occurrencesBetween(spec, from, new Date('2026-01-02T00:00:00Z')); // warm-up
-  const heapBefore = process.memoryUsage().heapUsed;
-  const startMs = performance.now();
-  const runs = occurrencesBetween(spec, from, to);
-  const elapsedMs = performance.now() - startMs;
-  const heapMb = (process.memoryUsage().heapUsed - heapBefore) / 1e6;
-  console.log(
-    `\noccurrencesBetween('* * * * *', ${ZONE}, all of 2026): ${runs.length.toLocaleString('en-US')} runs in ${elapsedMs.toFixed(0)} ms, heap +${heapMb.toFixed(0)} MB (${((heapMb * 1e6) / runs.length).toFixed(0)} bytes per run, the result itself)`,
-  );
-}
-
-// The zone tables: what reading the platform's offsets costs per zone-year.
-{
-  const zones = Intl.supportedValuesOf('timeZone').filter((_, i) => i % 4 === 0);
-  const rounds: number[] = [];
-  for (let round = 0; round < 3; round++) {
-    const startMs = performance.now();
-    for (const zone of zones) {
-      createEngine().zoneTransitions(
-        zone,
-        new Date('1990-01-01T00:00Z'),
-        new Date('2030-01-01T00:00Z'),
-      );
+  // Sanity: the instants agree wherever no DST slot is involved.
+  console.log('\nsanity check (instants compared with both libraries):');
+  for (const expression of EXPRESSIONS) {
+    const ours = nextOccurrences({ cron: expression, timezone: ZONE }, START, COUNT);
+    const croner = new Set(libraries.croner?.(expression));
+    const parser = new Set(libraries['cron-parser']?.(expression));
+    let agree = 0;
+    const disagreements: string[] = [];
+    for (const occurrence of ours) {
+      const at = occurrence.at.getTime();
+      if (croner.has(at) && parser.has(at)) agree++;
+      else if (occurrence.dst === 'none') disagreements.push(occurrence.at.toISOString());
     }
-    rounds.push((performance.now() - startMs) / (zones.length * 40));
+    const dst = ours.filter((o) => o.dst !== 'none').length;
+    console.log(
+      `  ${expression.padEnd(14)} ${agree}/${ours.length} identical; ${dst} runs at DST slots (policy-dependent); ${disagreements.length} non-DST disagreements${disagreements.length > 0 ? `: ${disagreements.slice(0, 3).join(', ')}` : ''}`,
+    );
   }
-  console.log(
-    `zone tables: ${zones.length} zones x 40 years, a fresh engine each: ${median(rounds).toFixed(3)} ms per zone-year (median of 3)`,
-  );
-}
 
-// "Never" and "years away": how long nextRun takes to prove a schedule has no run (searching to
-// the bound, 2600-01-04) and to find a run decades off, each with a fresh engine (its own,
-// empty zone tables).
-{
-  const cases: [string, ScheduleSpec][] = [
-    ['never', { cron: '30 2 * 3 0L', timezone: ZONE, dst: { gap: 'skip' } }],
-    ['years away', { cron: '0 0 * 2 1#5', timezone: ZONE }],
-  ];
-  for (const [label, spec] of cases) {
+  // Memory and throughput of a whole year of minutes.
+  {
+    const spec = { cron: '* * * * *', timezone: ZONE };
+    const from = new Date('2025-12-31T23:00:00Z');
+    const to = new Date('2026-12-31T23:00:00Z');
+    occurrencesBetween(spec, from, new Date('2026-01-02T00:00:00Z')); // warm-up
+    const heapBefore = process.memoryUsage().heapUsed;
+    const startMs = performance.now();
+    const runs = occurrencesBetween(spec, from, to);
+    const elapsedMs = performance.now() - startMs;
+    const heapMb = (process.memoryUsage().heapUsed - heapBefore) / 1e6;
+    console.log(
+      `\noccurrencesBetween('* * * * *', ${ZONE}, all of 2026): ${runs.length.toLocaleString('en-US')} runs in ${elapsedMs.toFixed(0)} ms, heap +${heapMb.toFixed(0)} MB (${((heapMb * 1e6) / runs.length).toFixed(0)} bytes per run, the result itself)`,
+    );
+  }
+
+  // The zone tables: what reading the platform's offsets costs per zone-year.
+  {
+    const zones = Intl.supportedValuesOf('timeZone').filter((_, i) => i % 4 === 0);
     const rounds: number[] = [];
-    let answer = '';
-    for (let round = 0; round < 21; round++) {
+    for (let round = 0; round < 3; round++) {
       const startMs = performance.now();
-      const found = createEngine().nextRun(spec, START);
-      rounds.push(performance.now() - startMs);
-      answer = found.kind === 'runs' ? found.next.at.toISOString() : 'never';
+      for (const zone of zones) {
+        createEngine().zoneTransitions(
+          zone,
+          new Date('1990-01-01T00:00Z'),
+          new Date('2030-01-01T00:00Z'),
+        );
+      }
+      rounds.push((performance.now() - startMs) / (zones.length * 40));
     }
     console.log(
-      `nextRun('${spec.cron}'${spec.dst ? ', gap skip' : ''}) ${label}: ${answer}; first ${(rounds[0] as number).toFixed(1)} ms, then median ${median(rounds.slice(1)).toFixed(1)} ms of 20, a fresh engine each`,
+      `zone tables: ${zones.length} zones x 40 years, a fresh engine each: ${median(rounds).toFixed(3)} ms per zone-year (median of 3)`,
     );
+  }
+
+  // "Never" and "years away": how long nextRun takes to prove a schedule has no run (searching to
+  // the bound, 2600-01-04) and to find a run decades off, each with a fresh engine (its own,
+  // empty zone tables).
+  {
+    const cases: [string, ScheduleSpec][] = [
+      ['never', { cron: '30 2 * 3 0L', timezone: ZONE, dst: { gap: 'skip' } }],
+      ['years away', { cron: '0 0 * 2 1#5', timezone: ZONE }],
+    ];
+    for (const [label, spec] of cases) {
+      const rounds: number[] = [];
+      let answer = '';
+      for (let round = 0; round < 21; round++) {
+        const startMs = performance.now();
+        const found = createEngine().nextRun(spec, START);
+        rounds.push(performance.now() - startMs);
+        answer = found.kind === 'runs' ? found.next.at.toISOString() : 'never';
+      }
+      console.log(
+        `nextRun('${spec.cron}'${spec.dst ? ', gap skip' : ''}) ${label}: ${answer}; first ${(rounds[0] as number).toFixed(1)} ms, then median ${median(rounds.slice(1)).toFixed(1)} ms of 20, a fresh engine each`,
+      );
+    }
   }
 }
 
@@ -239,9 +245,20 @@ for (const expression of EXPRESSIONS) {
     ['businessDay -1', { calendar, businessDay: -1 }],
   ];
   const END = new Date('2028-12-31T23:00:00Z');
-  /** Calls per round: enough for a round of the plain schedule to last about 30 ms. */
-  const callsFor = (spec: ScheduleSpec): number => {
-    const engine = createEngine();
+  type Engine = ReturnType<typeof createEngine>;
+  /**
+   * Calls a spec for about `ms` milliseconds, untimed: the engine's zone tables are filled and
+   * the JIT has compiled its paths before any call is counted or timed. Without it, the first
+   * expression of a fresh process (as under `--calendar`) sized its rounds by a cold call, at
+   * a few calls a round, and timed the compiler more than the engine.
+   */
+  const warm = (engine: Engine, spec: ScheduleSpec, ms: number): void => {
+    const untilMs = performance.now() + ms;
+    do engine.occurrencesBetween(spec, START, END);
+    while (performance.now() < untilMs);
+  };
+  /** Calls per round on a warm engine: enough for a round of the spec to last about 30 ms. */
+  const callsFor = (engine: Engine, spec: ScheduleSpec): number => {
     let calls = 1;
     for (let spent = 0; spent < 30; calls *= 2) {
       const startMs = performance.now();
@@ -256,14 +273,12 @@ for (const expression of EXPRESSIONS) {
    */
   const timeOf = (specs: ScheduleSpec[]): { ms: number[]; ratios: number[] } => {
     const engines = specs.map(() => createEngine());
-    const calls = callsFor(specs[0] as ScheduleSpec);
+    for (const [i, spec] of specs.entries()) warm(engines[i] as Engine, spec, 100);
+    const calls = callsFor(engines[0] as Engine, specs[0] as ScheduleSpec);
     const times: number[][] = specs.map(() => []);
-    specs.forEach((spec, i) => {
-      for (let call = 0; call < calls; call++) engines[i]?.occurrencesBetween(spec, START, END);
-    });
     for (let round = 0; round < 9; round++) {
       specs.forEach((spec, i) => {
-        const engine = engines[i] as ReturnType<typeof createEngine>;
+        const engine = engines[i] as Engine;
         const startMs = performance.now();
         for (let call = 0; call < calls; call++) engine.occurrencesBetween(spec, START, END);
         times[i]?.push((performance.now() - startMs) / calls);

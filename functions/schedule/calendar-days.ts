@@ -25,6 +25,10 @@ export const WEEKDAY_NAMES = [
 /** How far a convention looks for a business day: a year, then the run is skipped. */
 export const MAX_MOVE_DAYS = 366;
 
+/** How many dates `CalendarDays` answers from its front cache (a power of two: three years). */
+const RECENT_DAYS = 1024;
+const RECENT_MASK = RECENT_DAYS - 1;
+
 /** A closed range as instants: `[fromMinute, toMinute)` in UTC minutes. */
 export interface RangeInstants {
   readonly fromMinute: number;
@@ -72,8 +76,15 @@ export class CalendarDays {
   private readonly weekend: readonly boolean[];
   private readonly reasons = new Map<number, string | null>();
   private readonly months = new Map<number, number[]>();
-  private lastDay = Number.NaN;
-  private lastReason: string | undefined;
+  /**
+   * The answers for recent dates, by day number modulo `RECENT_DAYS`: a walk asks about each
+   * date of its runs, and a look-up here costs less than one in `reasons`.
+   */
+  private readonly recentDays = new Float64Array(RECENT_DAYS).fill(Number.NaN);
+  private readonly recentReasons: (string | undefined)[] = new Array(RECENT_DAYS).fill(undefined);
+  /** UTC minutes `[freeFrom, freeTo)` that no closed range holds (see `rangeAt`). */
+  private freeFrom = 0;
+  private freeTo = 0;
 
   constructor(calendar: BusinessCalendar, tables: ZoneTables) {
     this.calendar = calendar;
@@ -107,16 +118,18 @@ export class CalendarDays {
    * (`closedDayReason`), then closed ranges covering the whole day, then its weekday.
    */
   closedReason(day: number): string | undefined {
-    if (day === this.lastDay) return this.lastReason;
+    const slot = day & RECENT_MASK;
+    if (this.recentDays[slot] === day) return this.recentReasons[slot];
     let cached = this.reasons.get(day);
     if (cached === undefined) {
       cached = this.computeReason(day) ?? null;
       if (this.reasons.size >= 100_000) this.reasons.clear();
       this.reasons.set(day, cached);
     }
-    this.lastDay = day;
-    this.lastReason = cached ?? undefined;
-    return this.lastReason;
+    const reason = cached ?? undefined;
+    this.recentDays[slot] = day;
+    this.recentReasons[slot] = reason;
+    return reason;
   }
 
   private computeReason(day: number): string | undefined {
@@ -157,14 +170,24 @@ export class CalendarDays {
     return reached >= end ? first.reason : undefined;
   }
 
-  /** The closed range holding a UTC minute (the first listed of those that do), if any. */
+  /**
+   * The closed range holding a UTC minute (the first listed of those that do), if any.
+   *
+   * A minute no range holds leaves `[minute, next range's start)` as a stretch known free, so
+   * the runs of a walk between ranges are answered without looking at the ranges.
+   */
   rangeAt(utcMinute: number): RangeInstants | undefined {
+    if (utcMinute >= this.freeFrom && utcMinute < this.freeTo) return undefined;
     const ranges = this.ranges;
-    for (let i = 0; i < ranges.length; i++) {
+    let i = 0;
+    for (; i < ranges.length; i++) {
       const range = ranges[i] as RangeInstants;
-      if (range.fromMinute > utcMinute) return undefined;
+      if (range.fromMinute > utcMinute) break;
       if (utcMinute < range.toMinute) return range;
     }
+    this.freeFrom = utcMinute;
+    this.freeTo =
+      i < ranges.length ? (ranges[i] as RangeInstants).fromMinute : Number.POSITIVE_INFINITY;
     return undefined;
   }
 

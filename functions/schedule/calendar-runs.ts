@@ -1,5 +1,5 @@
 import { type CalendarDays, calendarDaysFor, formatDay, MAX_MOVE_DAYS } from './calendar-days.ts';
-import { civilFromDays, daysFromCivil, daysInMonth } from './civil-calendar.ts';
+import { civilFromDays, daysFromCivil, daysInMonth, formatLocalMinute } from './civil-calendar.ts';
 import { InvalidArgumentError } from './errors.ts';
 import {
   type CursorEnd,
@@ -138,19 +138,26 @@ export class CalendarWalk {
   private pendingHead = 0;
   /** Whether runs come in nominal order (nothing moves), so `decided` replaces `pending`. */
   private readonly inOrder: boolean;
-  /** In order: the run the last `process` decided on, if any. */
+  /** In order: the run the last `processInOrder` decided on, if any. */
   private decided: Occurrence | undefined;
-  private peek: Occurrence | undefined;
+  /**
+   * The next nominal run, read from the cursor but not yet decided, as numbers (its instant in
+   * UTC minutes, its local slot, its DST tag, its calendar date): a run is built as an
+   * `Occurrence` only when it is kept as it is.
+   */
+  private hasPeek = false;
+  private peekAt = 0;
   private peekLocal = 0;
+  private peekDst: Occurrence['dst'] = 'none';
   private peekDay = 0;
   private progressMinute: number;
   private boundDay = Number.NaN;
   private boundFromDay = 0;
-  /** The closed day last moved from and its business day; the local date last moved to, as text. */
+  /** The closed day last moved from and its business day. */
   private moveDay = Number.NaN;
   private moveTarget = Number.NaN;
-  private moveSlotDay = Number.NaN;
-  private moveDateText = '';
+  /** The DST tag of the instant `instantOf` last found. */
+  private foundDst: Occurrence['dst'] = 'none';
   /** A stretch of one offset of the job's zone, away from its changes (see `instantOf`). */
   private readonly quiet = { offset: 0, from: 0, to: 0 };
   private boundValue = Number.NaN;
@@ -195,18 +202,18 @@ export class CalendarWalk {
       const pending = this.pending;
       if (this.pendingHead < pending.length) {
         const head = pending[this.pendingHead] as Occurrence;
-        if (this.peek === undefined || this.releasable(head.at.getTime() / MINUTE_MS)) {
+        if (!this.hasPeek || this.releasable(head.at.getTime() / MINUTE_MS)) {
           this.pendingHead++;
           if (this.pendingHead >= 64 && this.pendingHead * 2 >= pending.length) {
-            pending.splice(0, this.pendingHead);
+            dropHead(pending, this.pendingHead);
             this.pendingHead = 0;
           }
           this.progressMinute = head.at.getTime() / MINUTE_MS;
           return head;
         }
       }
-      if (this.peek === undefined) return undefined;
-      this.process(this.peek, this.peekLocal, this.peekDay);
+      if (!this.hasPeek) return undefined;
+      this.processMoving();
       this.advancePeek();
     }
   }
@@ -216,8 +223,8 @@ export class CalendarWalk {
    * nominal runs, so each is handed on as soon as it is decided, with no queue.
    */
   private nextInOrder(): Occurrence | undefined {
-    for (let peek = this.peek; peek !== undefined; peek = this.peek) {
-      this.process(peek, this.peekLocal, this.peekDay);
+    while (this.hasPeek) {
+      this.processInOrder();
       this.advancePeek();
       const decided = this.decided;
       if (decided !== undefined) {
@@ -258,27 +265,29 @@ export class CalendarWalk {
   }
 
   private advancePeek(): void {
-    const next = this.cursor.next();
-    if (next === undefined) {
-      this.peek = undefined;
+    const cursor = this.cursor;
+    if (!cursor.step()) {
+      this.hasPeek = false;
       this.ended =
         this.cursor.ended === 'limit' && this.limit === this.untilBound - 1
           ? 'until'
           : this.cursor.ended;
       return;
     }
-    const atMinute = next.at.getTime() / MINUTE_MS;
+    const atMinute = cursor.lastInstantMinute;
     if (
       this.days !== undefined &&
       !Number.isFinite(this.limit) &&
       atMinute > this.progressMinute + CALENDAR_SEARCH_MINUTES
     ) {
-      this.peek = undefined;
+      this.hasPeek = false;
       this.ended = 'calendar';
       return;
     }
-    this.peek = next;
-    this.peekLocal = this.cursor.lastLocalMinute;
+    this.hasPeek = true;
+    this.peekAt = atMinute;
+    this.peekLocal = cursor.lastLocalMinute;
+    this.peekDst = cursor.lastDst;
     this.peekDay = this.sameZone
       ? Math.floor(this.peekLocal / DAY_MINUTES)
       : this.calendarDayOfInstant(atMinute);
@@ -299,8 +308,7 @@ export class CalendarWalk {
    * midnight of its date), and exactly only when that does not settle it.
    */
   private releasable(at: number): boolean {
-    const peek = this.peek as Occurrence;
-    if (at > peek.at.getTime() / MINUTE_MS) return false;
+    if (at > this.peekAt) return false;
     const days = this.days as CalendarDays;
     const d = this.peekDay;
     if (d !== this.boundDay) {
@@ -324,13 +332,20 @@ export class CalendarWalk {
     return at <= this.boundValue;
   }
 
-  /** Decides one nominal run: a run, a moved run, or skipped. */
-  private process(run: Occurrence, local: number, day: number): void {
+  /**
+   * Decides the peeked nominal run when nothing moves (no calendar, `skip`, `businessDay`): a
+   * run, or skipped. Kept apart from `processMoving` so that each is compiled for its own
+   * kind of schedule.
+   */
+  private processInOrder(): void {
     const days = this.days;
+    const atMinute = this.peekAt;
+    const local = this.peekLocal;
     if (days === undefined) {
-      this.admit(run);
+      if (this.inBounds(atMinute, local)) this.decided = this.peekedRun();
       return;
     }
+    const day = this.peekDay;
     if (this.businessDay !== undefined) {
       const target = days.nthBusinessDayOfMonthOf(day, this.businessDay);
       if (target !== day) {
@@ -338,26 +353,50 @@ export class CalendarWalk {
         return;
       }
     }
-    const atMinute = run.at.getTime() / MINUTE_MS;
-    const range = days.ranges.length === 0 ? undefined : days.rangeAt(atMinute);
-    if (range !== undefined) {
-      this.skip(run.at, run.nominal, 'calendar', range.reason);
-      if (this.skipped === undefined) this.cursor.skipTo(days.rangeEndFrom(atMinute));
-      return;
-    }
+    if (this.inClosedRange(days, atMinute, local)) return;
     const reason = days.closedReason(day);
     if (reason === undefined) {
-      this.admit(run);
-    } else if (this.convention === 'skip') {
-      this.skip(run.at, run.nominal, 'calendar', reason);
-      if (this.skipped === undefined) {
-        const open = days.nextBusinessDay(day);
-        const to = Number.isNaN(open) ? day + MAX_MOVE_DAYS : open;
-        this.cursor.skipTo(firstInstantReading(days.table, to * DAY_MINUTES) - this.slop);
-      }
-    } else {
-      this.move(run, local, day, reason, days);
+      if (this.inBounds(atMinute, local)) this.decided = this.peekedRun();
+      return;
     }
+    this.skip(atMinute, local, 'calendar', reason);
+    if (this.skipped === undefined) {
+      const open = days.nextBusinessDay(day);
+      const to = Number.isNaN(open) ? day + MAX_MOVE_DAYS : open;
+      this.cursor.skipTo(firstInstantReading(days.table, to * DAY_MINUTES) - this.slop);
+    }
+  }
+
+  /** Decides the peeked nominal run under a convention that moves runs: a run, moved, or skipped. */
+  private processMoving(): void {
+    const days = this.days as CalendarDays;
+    const atMinute = this.peekAt;
+    const local = this.peekLocal;
+    if (this.inClosedRange(days, atMinute, local)) return;
+    const reason = days.closedReason(this.peekDay);
+    if (reason === undefined) {
+      if (this.inBounds(atMinute, local)) this.queue(this.peekedRun());
+    } else {
+      this.move(atMinute, local, this.peekDay, reason, days);
+    }
+  }
+
+  /** Whether a closed range holds the run at `atMinute`: then it is skipped, and so is the range. */
+  private inClosedRange(days: CalendarDays, atMinute: number, local: number): boolean {
+    const range = days.ranges.length === 0 ? undefined : days.rangeAt(atMinute);
+    if (range === undefined) return false;
+    this.skip(atMinute, local, 'calendar', range.reason);
+    if (this.skipped === undefined) this.cursor.skipTo(days.rangeEndFrom(atMinute));
+    return true;
+  }
+
+  /** The peeked nominal run as an `Occurrence`: built only for a run kept as it is. */
+  private peekedRun(): Occurrence {
+    return {
+      at: new Date(this.peekAt * MINUTE_MS),
+      nominal: formatLocalMinute(this.peekLocal),
+      dst: this.peekDst,
+    };
   }
 
   /** Under `businessDay`, goes on at the start of the next target day after `day`. */
@@ -395,140 +434,169 @@ export class CalendarWalk {
     return Number.isNaN(previous) ? days.nextBusinessDay(day, lastOfMonth) : previous;
   }
 
-  /** Moves a run on a closed day to its convention's business day, same local time of day. */
-  private move(
-    run: Occurrence,
-    local: number,
-    day: number,
-    reason: string,
-    days: CalendarDays,
-  ): void {
+  /**
+   * Moves the nominal run at UTC minute `at` (local slot `local`) on closed day `day` to its
+   * convention's business day, same local time of day. The reasons of a moved run that is
+   * skipped after all are put into words only when a preview collects them.
+   */
+  private move(at: number, local: number, day: number, reason: string, days: CalendarDays): void {
     const convention = this.convention;
     if (day !== this.moveDay) {
       this.moveDay = day;
       this.moveTarget = this.targetDay(day, days);
     }
     const target = this.moveTarget;
+    const collect = this.skipped !== undefined;
     if (Number.isNaN(target)) {
       const where = convention.startsWith('modified')
         ? 'in its month'
         : `within ${MAX_MOVE_DAYS} days`;
-      this.skip(
-        run.at,
-        run.nominal,
-        'calendar',
-        `${reason}; no business day ${where} (${convention})`,
-      );
+      this.skip(at, local, 'calendar', `${reason}; no business day ${where} (${convention})`);
       return;
     }
     const slot = local + (target - day) * DAY_MINUTES;
-    const slotDay = Math.floor(slot / DAY_MINUTES);
-    if (slotDay !== this.moveSlotDay) {
-      this.moveSlotDay = slotDay;
-      this.moveDateText = formatDay(slotDay);
-    }
-    const nominal = this.moveDateText + run.nominal.slice(10);
-    const found = this.instantOf(slot);
-    if (found === undefined) {
-      this.skip(
-        run.at,
-        run.nominal,
-        'calendar',
-        `${reason}; moved to ${nominal}, in the spring-forward gap of ${this.jobTable.zone} (gap policy skip)`,
-      );
+    const movedAt = this.instantOf(slot);
+    if (Number.isNaN(movedAt)) {
+      if (collect) {
+        this.skip(
+          at,
+          local,
+          'calendar',
+          `${reason}; moved to ${formatLocalMinute(slot)}, in the spring-forward gap of ${this.jobTable.zone} (gap policy skip)`,
+        );
+      }
       return;
     }
-    const range = days.rangeAt(found.at);
+    const range = days.rangeAt(movedAt);
     if (range !== undefined) {
-      this.skip(
-        run.at,
-        run.nominal,
-        'calendar',
-        `${reason}; moved to ${nominal}, inside the closed range: ${range.reason}`,
-      );
+      if (collect) {
+        this.skip(
+          at,
+          local,
+          'calendar',
+          `${reason}; moved to ${formatLocalMinute(slot)}, inside the closed range: ${range.reason}`,
+        );
+      }
       return;
     }
     if (!this.sameZone) {
-      const landed = this.calendarDayOfInstant(found.at);
+      const landed = this.calendarDayOfInstant(movedAt);
       const closed = days.closedReason(landed);
       if (closed !== undefined) {
-        this.skip(
-          run.at,
-          run.nominal,
-          'calendar',
-          `${reason}; moved to ${nominal}, which is ${formatDay(landed)} in ${days.zone}, closed: ${closed}`,
-        );
+        if (collect) {
+          this.skip(
+            at,
+            local,
+            'calendar',
+            `${reason}; moved to ${formatLocalMinute(slot)}, which is ${formatDay(landed)} in ${days.zone}, closed: ${closed}`,
+          );
+        }
         return;
       }
     }
-    this.admit({
-      at: new Date(found.at * MINUTE_MS),
-      nominal,
-      dst: found.dst,
-      moved: { nominalAt: run.at, reason, convention },
+    if (!this.inBounds(movedAt, slot)) return;
+    this.queue({
+      at: new Date(movedAt * MINUTE_MS),
+      nominal: formatLocalMinute(slot),
+      dst: this.foundDst,
+      moved: { nominalAt: new Date(at * MINUTE_MS), reason, convention },
     });
   }
 
   /**
-   * `instantOfSlot` in the job's zone, with a shortcut: inside a stretch of one offset, more
-   * than two days from its changes, a slot has exactly one instant, `slot - offset`.
+   * The instant of a slot in the job's zone (`instantOfSlot`, its DST tag in `foundDst`), or NaN
+   * when the gap policy drops it; with a shortcut: inside a stretch of one offset, more than two
+   * days from its changes, a slot has exactly one instant, `slot - offset`.
    */
-  private instantOf(slot: number): { at: number; dst: Occurrence['dst'] } | undefined {
+  private instantOf(slot: number): number {
     const quiet = this.quiet;
     const at = slot - quiet.offset;
-    if (at >= quiet.from && at < quiet.to) return { at, dst: 'none' };
-    const found = instantOfSlot(this.jobTable, slot, this.policies);
-    if (found !== undefined) {
-      const table = this.jobTable;
-      const s = table.segmentAt(found.at);
-      const end = s + 1 < table.starts.length ? (table.starts[s + 1] as number) : table.coverEnd;
-      quiet.offset = table.offsets[s] as number;
-      quiet.from = (table.starts[s] as number) + 2 * DAY_MINUTES;
-      quiet.to = end - 2 * DAY_MINUTES;
+    if (at >= quiet.from && at < quiet.to) {
+      this.foundDst = 'none';
+      return at;
     }
-    return found;
+    const found = instantOfSlot(this.jobTable, slot, this.policies);
+    if (found === undefined) return Number.NaN;
+    const table = this.jobTable;
+    const s = table.segmentAt(found.at);
+    const end = s + 1 < table.starts.length ? (table.starts[s + 1] as number) : table.coverEnd;
+    quiet.offset = table.offsets[s] as number;
+    quiet.from = (table.starts[s] as number) + 2 * DAY_MINUTES;
+    quiet.to = end - 2 * DAY_MINUTES;
+    this.foundDst = found.dst;
+    return found.at;
   }
 
-  /** A run the calendar keeps: checked against the bounds and the window, then queued in order. */
-  private admit(run: Occurrence): void {
-    const at = run.at.getTime() / MINUTE_MS;
-    if (at < this.first || at > this.limit) return;
+  /**
+   * Whether a run the calendar keeps, at UTC minute `at` of local slot `local`, is a run: in the
+   * window, and within the bounds (outside them it is skipped).
+   */
+  private inBounds(at: number, local: number): boolean {
+    if (at < this.first || at > this.limit) return false;
     if (at < this.fromBound) {
       this.skip(
-        run.at,
-        run.nominal,
+        at,
+        local,
         'from',
         `before from (${new Date(this.fromBound * MINUTE_MS).toISOString()})`,
       );
-      return;
+      return false;
     }
     if (at >= this.untilBound) {
       this.skip(
-        run.at,
-        run.nominal,
+        at,
+        local,
         'until',
         `at or after until (${new Date(this.untilBound * MINUTE_MS).toISOString()})`,
       );
-      return;
+      return false;
     }
-    if (this.inOrder) {
-      this.decided = run;
-      return;
-    }
-    const pending = this.pending;
-    let i = pending.length;
-    while (i > this.pendingHead && comesBefore(run, pending[i - 1] as Occurrence)) i--;
-    if (i === pending.length) pending.push(run);
-    else pending.splice(i, 0, run);
+    return true;
   }
 
-  private skip(at: Date, nominal: string, reason: SkippedRun['reason'], detail: string): void {
+  /**
+   * Queues a run in order, where runs move. A run that goes last is appended; one that goes
+   * before queued runs (a day's own runs among the runs moved onto it) finds its place by
+   * halving, not by a walk back over the day's moved runs.
+   */
+  private queue(run: Occurrence): void {
+    const pending = this.pending;
+    const length = pending.length;
+    if (length === this.pendingHead || !comesBefore(run, pending[length - 1] as Occurrence)) {
+      pending.push(run);
+      return;
+    }
+    let low = this.pendingHead;
+    let high = length - 1;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (comesBefore(run, pending[middle] as Occurrence)) high = middle;
+      else low = middle + 1;
+    }
+    pending.push(run);
+    for (let j = length; j > low; j--) pending[j] = pending[j - 1] as Occurrence;
+    pending[low] = run;
+  }
+
+  /** Records a skipped run (UTC minute `at`, local slot `local`) when a preview collects them. */
+  private skip(at: number, local: number, reason: SkippedRun['reason'], detail: string): void {
     const skipped = this.skipped;
     if (skipped === undefined) return;
-    const minute = at.getTime() / MINUTE_MS;
-    if (minute < this.first || minute > this.limit) return;
-    skipped.push({ at, nominal, reason, detail });
+    if (at < this.first || at > this.limit) return;
+    skipped.push({
+      at: new Date(at * MINUTE_MS),
+      nominal: formatLocalMinute(local),
+      reason,
+      detail,
+    });
   }
+}
+
+/** Removes the first `count` runs of a queue in place (no array of what it drops). */
+function dropHead(pending: Occurrence[], count: number): void {
+  const length = pending.length;
+  for (let j = count; j < length; j++) pending[j - count] = pending[j] as Occurrence;
+  pending.length = length - count;
 }
 
 /** The run order: by instant, then by nominal instant (a moved run by the instant it stood for). */

@@ -173,8 +173,10 @@ export type CursorEnd = 'limit' | 'bound' | 'range';
 export class OccurrenceCursor {
   /** Why `next()` last returned undefined. */
   ended: CursorEnd | undefined;
-  /** The local slot (local minutes) of the run `next()` last returned: read it after a run. */
+  /** The run `step()` or `next()` last found: its instant (UTC minutes), local slot and DST tag. */
+  lastInstantMinute = 0;
   lastLocalMinute = 0;
+  lastDst: Occurrence['dst'] = 'none';
   private nextMinute: number;
   private segment: number;
   private starts: number[];
@@ -209,29 +211,38 @@ export class OccurrenceCursor {
   }
 
   next(): Occurrence | undefined {
-    const found = this.advance();
-    if (found === undefined) return undefined;
-    if (found.at.getTime() > this.limitMinute * MINUTE_MS) {
+    if (!this.step()) return undefined;
+    return {
+      at: new Date(this.lastInstantMinute * MINUTE_MS),
+      nominal: formatLocalMinute(this.lastLocalMinute),
+      dst: this.lastDst,
+    };
+  }
+
+  /**
+   * Finds the next run without building it: true with the run in `lastInstantMinute`,
+   * `lastLocalMinute` and `lastDst`, false when there is none (then `ended` says why).
+   *
+   * The calendar stage reads runs this way, and builds only the runs it keeps as they are:
+   * a run it moves or skips costs no `Date` and no text.
+   */
+  step(): boolean {
+    if (!this.advance()) return false;
+    if (this.lastInstantMinute > this.limitMinute) {
       this.ended = 'limit';
-      return undefined;
+      return false;
     }
     this.sinceMinute = this.nextMinute;
     this.boundMinute = Math.max(this.nextMinute, this.repeatStart) + CYCLE_MINUTES;
-    return found;
+    return true;
   }
 
-  /** The run at `instantMinute` of local slot `localMinute`, which it keeps for the calendar stage. */
-  private occurrence(
-    instantMinute: number,
-    localMinute: number,
-    dst: Occurrence['dst'],
-  ): Occurrence {
+  /** Records the run at `instantMinute` of local slot `localMinute`: always true. */
+  private found(instantMinute: number, localMinute: number, dst: Occurrence['dst']): true {
+    this.lastInstantMinute = instantMinute;
     this.lastLocalMinute = localMinute;
-    return {
-      at: new Date(instantMinute * MINUTE_MS),
-      nominal: formatLocalMinute(localMinute),
-      dst,
-    };
+    this.lastDst = dst;
+    return true;
   }
 
   /**
@@ -243,19 +254,20 @@ export class OccurrenceCursor {
   }
 
   /**
-   * The next run, possibly past `limitMinute` (only the plain region search stops there).
+   * Finds the next run (true, recorded by `found`), possibly past `limitMinute` (only the plain
+   * region search stops there).
    *
    * Each turn looks at the segment holding `nextMinute`: inside a DST window next to one of its
    * transitions a window step decides (and may only move `nextMinute` on), elsewhere one
    * matcher search up to the segment's end, or up to the window before its next transition.
    */
-  private advance(): Occurrence | undefined {
+  private advance(): boolean {
     const matcher = this.matcher;
     for (;;) {
       const u = this.nextMinute;
       if (u > this.limitMinute || u > this.boundMinute || u > MAX_MINUTE) {
         this.ended = u > this.limitMinute ? 'limit' : u > this.boundMinute ? 'bound' : 'range';
-        return undefined;
+        return false;
       }
       let table = this.table;
       if (
@@ -265,7 +277,7 @@ export class OccurrenceCursor {
         if (this.jumpOver(u)) continue;
         if (!this.coverMinute(u)) {
           this.ended = 'range';
-          return undefined;
+          return false;
         }
         table = this.table;
       }
@@ -280,13 +292,11 @@ export class OccurrenceCursor {
       if (s > 0) {
         const before = offsets[s - 1] as number;
         if (offset > before && this.inGapWindow(u, start, offset - before, end)) {
-          const found = this.gapWindowRun(u, start, before, offset, end);
-          if (found !== undefined) return found;
+          if (this.gapWindowRun(u, start, before, offset, end)) return true;
           continue;
         }
         if (offset < before && u < start + (before - offset)) {
-          const found = this.secondCopyRun(u, start, before, offset, end);
-          if (found !== undefined) return found;
+          if (this.secondCopyRun(u, start, before, offset, end)) return true;
           continue;
         }
       }
@@ -297,8 +307,7 @@ export class OccurrenceCursor {
         if (after < offset) {
           const windowStart = Math.max(start, end - (offset - after));
           if (u >= windowStart) {
-            const found = this.firstCopyRun(u, offset, end);
-            if (found !== undefined) return found;
+            if (this.firstCopyRun(u, offset, end)) return true;
             continue;
           }
           regionEnd = windowStart;
@@ -308,7 +317,7 @@ export class OccurrenceCursor {
       const slot = matcher.next(u + offset, regionEnd + offset);
       if (slot !== NO_SLOT) {
         this.nextMinute = slot - offset + 1;
-        return this.occurrence(slot - offset, slot, 'none');
+        return this.found(slot - offset, slot, 'none');
       }
       this.nextMinute = regionEnd;
     }
@@ -384,7 +393,8 @@ export class OccurrenceCursor {
   /**
    * The next run in the window after a gap (offset `before`, then `offset`): the slots of the
    * missing local hour at `start` (`transition`) or shifted by the jump (`shift`), merged with
-   * the real slots; undefined when the window has none, with `nextMinute` moved past it.
+   * the real slots (true, in the `last…` fields); false when the window has none, with
+   * `nextMinute` moved past it.
    */
   private gapWindowRun(
     u: number,
@@ -392,35 +402,35 @@ export class OccurrenceCursor {
     before: number,
     offset: number,
     end: number,
-  ): Occurrence | undefined {
+  ): boolean {
     const matcher = this.matcher;
     if (this.policies.gap === 'transition') {
       this.nextMinute = start + 1;
       const real = matcher.next(start + offset, start + offset + 1);
-      if (real !== NO_SLOT) return this.occurrence(start, real, 'none');
+      if (real !== NO_SLOT) return this.found(start, real, 'none');
       const missing = matcher.next(start + before, start + offset);
-      if (missing !== NO_SLOT) return this.occurrence(start, missing, 'gap');
-      return undefined;
+      if (missing !== NO_SLOT) return this.found(start, missing, 'gap');
+      return false;
     }
     const windowEnd = Math.min(start + (offset - before), end);
     const missing = matcher.next(u + before, windowEnd + before);
     const real = matcher.next(u + offset, windowEnd + offset);
     if (missing === NO_SLOT && real === NO_SLOT) {
       this.nextMinute = windowEnd;
-      return undefined;
+      return false;
     }
     if (real - offset <= missing - before) {
       this.nextMinute = real - offset + 1;
-      return this.occurrence(real - offset, real, 'none');
+      return this.found(real - offset, real, 'none');
     }
     this.nextMinute = missing - before + 1;
-    return this.occurrence(missing - before, missing, 'gap');
+    return this.found(missing - before, missing, 'gap');
   }
 
   /**
    * The next second copy of a repeated local slot, in the window after an overlap (offset
-   * `before`, then the smaller `offset`); undefined, with `nextMinute` moved past the window,
-   * when there is none or the policy is `first`.
+   * `before`, then the smaller `offset`), as `found` records it; false, with `nextMinute` moved
+   * past the window, when there is none or the policy is `first`.
    */
   private secondCopyRun(
     u: number,
@@ -428,34 +438,34 @@ export class OccurrenceCursor {
     before: number,
     offset: number,
     end: number,
-  ): Occurrence | undefined {
+  ): boolean {
     const windowEnd = Math.min(start + (before - offset), end);
     if (this.policies.overlap !== 'first') {
       const slot = this.matcher.next(u + offset, windowEnd + offset);
       if (slot !== NO_SLOT) {
         this.nextMinute = slot - offset + 1;
-        return this.occurrence(slot - offset, slot, 'overlap');
+        return this.found(slot - offset, slot, 'overlap');
       }
     }
     this.nextMinute = windowEnd;
-    return undefined;
+    return false;
   }
 
   /**
    * The next first copy of a repeated local slot, in the window before an overlap that begins
-   * at `end`; undefined, with `nextMinute` moved to `end`, when there is none or the policy is
-   * `last`.
+   * at `end`, as `found` records it; false, with `nextMinute` moved to `end`, when there is none
+   * or the policy is `last`.
    */
-  private firstCopyRun(u: number, offset: number, end: number): Occurrence | undefined {
+  private firstCopyRun(u: number, offset: number, end: number): boolean {
     if (this.policies.overlap !== 'last') {
       const slot = this.matcher.next(u + offset, end + offset);
       if (slot !== NO_SLOT) {
         this.nextMinute = slot - offset + 1;
-        return this.occurrence(slot - offset, slot, 'overlap');
+        return this.found(slot - offset, slot, 'overlap');
       }
     }
     this.nextMinute = end;
-    return undefined;
+    return false;
   }
 }
 
