@@ -556,8 +556,8 @@ function heldOffUntilItsTick(
  * A run delivered by its own tick, past its grace, where the model skips it under the catch-up
  * policy: a catch-up whose gap held it (the skip line of an older run of its job names an
  * `upTo` at or after it, no later than the skip was written less the sweep's grace) wrote that
- * skip before the delivery and died right after (an invocation failed within a lease and
- * Lambda's retry delay). A catch-up records its skips oldest first and moves W only once all
+ * skip before the delivery and failed: a sweep, for the sweep's skip, or a tick of the job, for
+ * a tick's catch-up, whose failed attempt began at most a lease before the write. A catch-up records its skips oldest first and moves W only once all
  * are written (catch-up.ts, decideGap), so one that dies half-way leaves the gap's older runs
  * decided and its newer ones undecided, and its budget unspent. The sweeps after it, a
  * sweep's own retry among them, check the same minutes again and find those older runs
@@ -588,8 +588,23 @@ function leftByADyingCatchUp(
     const writtenMs = Date.parse(r.gapSkip.writtenAt);
     const graceMs = r.origin === 'sweep' ? job.alarm.graceSeconds * 1000 : 0;
     if (upToMs < atMs || upToMs > writtenMs - graceMs || writtenMs > deliveredMs) return false;
-    return diedRightAfter(seen, writtenMs);
+    return writerFailed(seen, r, writtenMs);
   });
+}
+
+/**
+ * Whether the invocation that wrote a gap's skip at `writtenMs` failed: a sweep, for a skip the
+ * sweep wrote, or a tick of the run's job, for a tick's catch-up, that failed (its attempt
+ * began) at most a lease before the write and not after it.
+ */
+function writerFailed(seen: SystemObservation, skipped: SystemRun, writtenMs: number): boolean {
+  const bySweep = skipped.origin === 'sweep';
+  return seen.failed.some(
+    (f) =>
+      (bySweep ? f.kind === 'sweep' : f.kind === 'tick' && f.jobId === skipped.jobId) &&
+      failedAtMs(f) <= writtenMs &&
+      failedAtMs(f) >= writtenMs - LEASE_MS,
+  );
 }
 
 /**
