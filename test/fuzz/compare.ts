@@ -101,13 +101,13 @@ function difference(a: readonly string[], b: readonly string[]): string[] {
  * decided with, and a failure moved that decision; skipped(catch-up-latest) or
  * skipped(catch-up-none) where the model skips it outside the window only if it was inside the
  * window its gap was decided with (under latest, its next run due), and an invocation failed
- * right after; skipped(catch-up-none) where the model delivers it only if its own tick failed before the skip and the catch-up that wrote it
- * died right after; dead-lettered short of its attempts only if a dispatcher that could have
- * claimed it died before a deploy that no longer lists its job; caught up where
- * the model skips it for the gap's budget only if a tick that failed, or one that came after a
- * dying catch-up (above), delivered its own run and so began the system's gap, which stayed
- * within its policy. Each reads the job's definition in
- * force at the run (a deploy may change its concurrency, maxRuntime, grace or window).
+ * right after; skipped(catch-up-none) where the model delivers it only if its own tick failed
+ * before the skip and the catch-up that wrote it died right after; dead-lettered short of its
+ * attempts only if a dispatcher that could have claimed it died before a deploy that no longer
+ * lists its job; caught up where the model skips it for the gap's budget only if a tick that
+ * failed, or one that came after a dying catch-up (above), delivered its own run and so began
+ * the system's gap, which stayed within its policy. Each reads the job's definition in force
+ * at the run (a deploy may change its concurrency, maxRuntime, grace or window).
  */
 export function compareTolerantly(
   jobs: readonly JobDefinition[],
@@ -557,15 +557,16 @@ function heldOffUntilItsTick(
  * policy: a catch-up whose gap held it (the skip line of an older run of its job names an
  * `upTo` at or after it, no later than the skip was written less the sweep's grace) wrote that
  * skip before the delivery and failed: a sweep, for the sweep's skip, or a tick of the job, for
- * a tick's catch-up, whose failed attempt began at most a lease before the write. A catch-up records its skips oldest first and moves W only once all
- * are written (catch-up.ts, decideGap), so one that dies half-way leaves the gap's older runs
- * decided and its newer ones undecided, and its budget unspent. The sweeps after it, a
- * sweep's own retry among them, check the same minutes again and find those older runs
- * decided: they reach the newer ones only when their backlog gets to those runs' minutes (30
- * minutes a sweep); a tick, its retry among them, finds the job's catch-up lease held while
- * the dispatcher that died holding it keeps it, and delivers only its own run. The run's own
- * tick came first and delivered it (§6: a tick's own run is delivered
- * whatever the policy when it comes before the gap is decided, and raises `late`). The model,
+ * a tick's catch-up, whose failed attempt began at most a lease before the write. A catch-up
+ * records its skips oldest first and moves W only once all are written (catch-up.ts,
+ * decideGap), so one that dies half-way leaves the gap's older runs decided and its newer ones
+ * undecided, and its budget unspent. The sweeps after it, a sweep's own retry among them,
+ * check the same minutes again and find those older runs decided: they reach the newer ones
+ * only when their backlog gets to those runs' minutes (30 minutes a sweep); a tick, its retry
+ * among them, finds the job's catch-up lease held while the dispatcher that died holding it
+ * keeps it, and delivers only its own run. The run's own tick came first and delivered it (§6:
+ * a tick's own run is delivered whatever the policy when it comes before the gap is decided,
+ * and raises `late`). The model,
  * whose invocations are all or nothing, loses that catch-up whole, so the next sweep still
  * finds the gap's oldest run undecided and decides the whole gap, the run with it. A run
  * delivered within its grace, by anything but its own tick, or with no catch-up of its gap
