@@ -90,22 +90,24 @@ function difference(a: readonly string[], b: readonly string[]): string[] {
  * invocation failed before its delivery and the previous run had ended by then; delivered by its
  * own tick, or by the sweep as the orphan that tick left, where the model skips it under the
  * policy only if that tick failed, or by its own late tick only if failures held the sweep's
- * decision off until it came, or within its grace if every newer run's tick before it came
- * within a lease of a failed invocation (also skipped(overlap)); skipped(catch-up-latest) where the model
+ * decision off until it came, or after a catch-up whose gap held it died having skipped only
+ * older runs of it, or within its grace if every newer run's tick before it came within a
+ * lease of a failed invocation (also skipped(overlap)); skipped(catch-up-latest) where the model
  * delivers it only if failed invocations held its decision off until the job's next run was
  * due, or if its own tick failed and the sweep, before the tick's retry could take the run,
  * found the gap's budget spent, or if a catch-up of an older run of its gap, which the model
  * does not deliver, spent that budget and died; skipped(max-runs) where the model delivers it
  * or skips it outside the window only if it was beyond the budget of the window its gap was
- * decided with, and a failure moved that decision; skipped(catch-up-latest) where the model
- * skips it outside the window only if it was inside the window its gap was decided with, its
- * next run was due, and an invocation failed right after; skipped(catch-up-none) where the
- * model delivers it only if its own tick failed before the skip and the catch-up that wrote it
- * died right after; dead-lettered short of its attempts only if a dispatcher that could have
- * claimed it died before a deploy that no longer lists its job; caught up where
- * the model skips it for the gap's budget only if a failed tick delivered its own run and so
- * began the system's gap, which stayed within its policy. Each reads the job's definition in
- * force at the run (a deploy may change its concurrency, maxRuntime, grace or window).
+ * decided with, and a failure moved that decision; skipped(catch-up-latest) or
+ * skipped(catch-up-none) where the model skips it outside the window only if it was inside the
+ * window its gap was decided with (under latest, its next run due), and an invocation failed
+ * right after; skipped(catch-up-none) where the model delivers it only if its own tick failed
+ * before the skip and the catch-up that wrote it died right after; dead-lettered short of its
+ * attempts only if a dispatcher that could have claimed it died before a deploy that no longer
+ * lists its job; caught up where the model skips it for the gap's budget only if a tick that
+ * failed, or one that came after a dying catch-up (above), delivered its own run and so began
+ * the system's gap, which stayed within its policy. Each reads the job's definition in force
+ * at the run (a deploy may change its concurrency, maxRuntime, grace or window).
  */
 export function compareTolerantly(
   jobs: readonly JobDefinition[],
@@ -145,10 +147,11 @@ export function compareTolerantly(
               claimedByItsFailedTick(s, candidates, seen) ||
               beforeItsGapUnderAHeldLease(s, job, candidates, seen) ||
               heldOffUntilItsTick(s, job, candidates, seen) ||
+              leftByADyingCatchUp(s, job, candidates, seen) ||
               spentElsewhereInItsGap(s, byId, seen) ||
               spentByADyingCatchUp(s, job, byId, seen) ||
               skippedBeforeItsRetriedTick(s, candidates, seen) ||
-              renewedByAFailedTick(s, job, candidates, seen)))));
+              renewedByAFailedTick(s, job, byId, seen)))));
     if (!ok) {
       const said = [...new Set(candidates.map(fateText))].join(' or ');
       violations.push(
@@ -252,30 +255,35 @@ function spentElsewhereInItsGap(
 /**
  * A run caught up where the model skips it for the gap's budget (`max-runs`, `catch-up-latest`):
  * the job's last run before it delivered by its own tick was claimed by a tick that failed (it
- * died after the claim, a takeover delivered the run), and the system's gap since that run
- * delivered no more than the policy allows (`maxRuns`; one for `latest`). A tick that delivers
- * its own run ends the gap and renews the budget (§6: `maxRuns` counts every run caught up since
- * a tick last delivered its own run); the model, whose invocations are all or nothing, loses that
- * tick whole, lets a sweep catch the run up instead, and so counts it and the runs after it in
- * one gap. A gap that caught up more than its policy since a tick last delivered its own run, or
- * a budget renewed by a tick that did not fail (the model sees that one too), is a violation.
+ * died after the claim, a takeover delivered the run), or was one the model skips under the
+ * policy that its own late tick delivered after a catch-up whose gap held it died
+ * ({@link leftByADyingCatchUp}), and the system's gap since that run delivered no more than the
+ * policy allows (`maxRuns`; one for `latest`). A tick that delivers its own run ends the gap and
+ * renews the budget (§6: `maxRuns` counts every run caught up since a tick last delivered its
+ * own run); the model, whose invocations are all or nothing, loses that tick whole (or has the
+ * dead catch-up's retry skip the run first), and so counts the runs after it in the gap before
+ * it. A gap that caught up more than its policy since a tick last delivered its own run, or a
+ * budget renewed by a tick the model sees deliver its run too, is a violation.
  */
 function renewedByAFailedTick(
   run: SystemRun,
   job: JobDefinition | undefined,
-  candidates: readonly RunFate[],
+  models: readonly Map<string, RunFate>[],
   seen: SystemObservation,
 ): boolean {
   if (!job || run.status !== 'delivered' || run.origin === 'tick') return false;
+  const candidatesOf = (r: SystemRun) =>
+    models.map((m) => m.get(runId(r))).filter((m): m is RunFate => !!m);
   const budget = (m: RunFate) => m.reason === 'max-runs' || m.reason === 'catch-up-latest';
-  if (!candidates.some(budget)) return false;
+  if (!candidatesOf(run).some(budget)) return false;
   const earlier = seen.runs.filter((r) => r.jobId === run.jobId && r.at < run.at);
   const endedBy = earlier.findLast((r) => r.status === 'delivered' && r.origin === 'tick');
   if (!endedBy) return false;
   const endedMs = Date.parse(endedBy.at);
-  const tickFailed = seen.failed.some(
-    (f) => f.kind === 'tick' && f.jobId === run.jobId && f.scheduledAt.getTime() === endedMs,
-  );
+  const tickFailed =
+    seen.failed.some(
+      (f) => f.kind === 'tick' && f.jobId === run.jobId && f.scheduledAt.getTime() === endedMs,
+    ) || leftByADyingCatchUp(endedBy, job, candidatesOf(endedBy), seen);
   const caughtUp = [...earlier.filter((r) => r.at > endedBy.at), run].filter(
     (r) => r.status === 'delivered' || r.status === 'dead-lettered',
   ).length;
@@ -545,6 +553,62 @@ function heldOffUntilItsTick(
 }
 
 /**
+ * A run delivered by its own tick, past its grace, where the model skips it under the catch-up
+ * policy: a catch-up whose gap held it (the skip line of an older run of its job names an
+ * `upTo` at or after it, no later than the skip was written less the sweep's grace) wrote that
+ * skip before the delivery and failed: a sweep, for the sweep's skip, or a tick of the job, for
+ * a tick's catch-up, whose failed attempt began at most a lease before the write. A catch-up
+ * records its skips oldest first and moves W only once all are written (catch-up.ts,
+ * decideGap), so one that dies half-way leaves the gap's older runs decided and its newer ones
+ * undecided, and its budget unspent. The sweeps after it, a sweep's own retry among them,
+ * check the same minutes again and find those older runs decided: they reach the newer ones
+ * only when their backlog gets to those runs' minutes (30 minutes a sweep); a tick, its retry
+ * among them, finds the job's catch-up lease held while the dispatcher that died holding it
+ * keeps it, and delivers only its own run. The run's own tick came first and delivered it (§6:
+ * a tick's own run is delivered whatever the policy when it comes before the gap is decided,
+ * and raises `late`). The model,
+ * whose invocations are all or nothing, loses that catch-up whole, so the next sweep still
+ * finds the gap's oldest run undecided and decides the whole gap, the run with it. A run
+ * delivered within its grace, by anything but its own tick, or with no catch-up of its gap
+ * dying before the delivery, is a violation.
+ */
+function leftByADyingCatchUp(
+  run: SystemRun,
+  job: JobDefinition | undefined,
+  candidates: readonly RunFate[],
+  seen: SystemObservation,
+): boolean {
+  if (!job || run.status !== 'delivered' || run.origin !== 'tick') return false;
+  if (run.firstDeliveredAt === null || !candidates.some(policySkip)) return false;
+  const atMs = Date.parse(run.at);
+  const deliveredMs = Date.parse(run.firstDeliveredAt);
+  if (deliveredMs <= atMs + job.alarm.graceSeconds * 1000) return false;
+  return seen.runs.some((r) => {
+    if (r.jobId !== run.jobId || r.at >= run.at || !r.gapSkip) return false;
+    const upToMs = Date.parse(r.gapSkip.upTo);
+    const writtenMs = Date.parse(r.gapSkip.writtenAt);
+    const graceMs = r.origin === 'sweep' ? job.alarm.graceSeconds * 1000 : 0;
+    if (upToMs < atMs || upToMs > writtenMs - graceMs || writtenMs > deliveredMs) return false;
+    return writerFailed(seen, r, writtenMs);
+  });
+}
+
+/**
+ * Whether the invocation that wrote a gap's skip at `writtenMs` failed: a sweep, for a skip the
+ * sweep wrote, or a tick of the run's job, for a tick's catch-up, that failed (its attempt
+ * began) at most a lease before the write and not after it.
+ */
+function writerFailed(seen: SystemObservation, skipped: SystemRun, writtenMs: number): boolean {
+  const bySweep = skipped.origin === 'sweep';
+  return seen.failed.some(
+    (f) =>
+      (bySweep ? f.kind === 'sweep' : f.kind === 'tick' && f.jobId === skipped.jobId) &&
+      failedAtMs(f) <= writtenMs &&
+      failedAtMs(f) >= writtenMs - LEASE_MS,
+  );
+}
+
+/**
  * A `latest` run skipped (catch-up-latest) where the model delivers it: from the sweep after
  * its grace until the job's next run was due, failed invocations held the decision off, each
  * within a lease and a sweep of the one before. A failure may hold the job's catch-up lease
@@ -628,18 +692,20 @@ function beyondTheBudgetWhenDecided(
 }
 
 /**
- * A `latest` run skipped(catch-up-latest) where the model skips it outside the window: the
- * catch-up that wrote its skip decided the gap up to the skip line's `upTo` (no later than the
- * skip was written: a tick's own run; the sweep's minute less grace), when the run was inside
- * the window that ends there and its job's next run was already due, and an invocation failed
- * right after the skip was written (within its lease and Lambda's retry delay; the failed list
- * stamps a failure with its retry's arrival). That sweep or tick decided the gap and then died
- * (a later request of it throttled: every part of a sweep runs to its end before it throws);
- * its skips stay (conditional writes, first one wins), while the model, whose invocations are
- * all or nothing, decides the gap later, when the run is older than the window. The argument
- * of {@link beyondTheBudgetWhenDecided} for max-runs. A run outside the window at its `upTo`,
- * one still the newest due when skipped (latest delivers it), or no failure right after the
- * skip, stays a violation.
+ * A run skipped(catch-up-latest) or skipped(catch-up-none) where the model skips it outside
+ * the window: the catch-up that wrote its skip decided the gap up to the skip line's `upTo` (no
+ * later than the skip was written: a tick's own run; the sweep's minute less grace), when the
+ * run was inside the window that ends there (under `latest`, its job's next run already due),
+ * and an invocation failed right after the skip was written (within its lease and Lambda's
+ * retry delay; the failed list stamps a failure with its retry's arrival). That sweep or tick
+ * decided the gap and then died (a later request of it throttled: every part of a sweep runs
+ * to its end before it throws); its skips stay (conditional writes, first one wins), while the
+ * model, whose invocations are all or nothing, decides the gap later, when the run is older
+ * than the window (§6: the window ends where the gap is decided; under `none` a run inside it
+ * is catch-up-none, one before it outside-window). The argument of
+ * {@link beyondTheBudgetWhenDecided} for max-runs. A run outside the window at its `upTo`, a
+ * `latest` run still the newest due when skipped (latest delivers it), a reason that is not
+ * its job's policy's, or no failure right after the skip, stays a violation.
  */
 function skippedByADyingCatchUp(
   run: SystemRun,
@@ -647,18 +713,20 @@ function skippedByADyingCatchUp(
   candidates: readonly RunFate[],
   seen: SystemObservation,
 ): boolean {
-  if (!job || run.status !== 'skipped' || run.reason !== 'catch-up-latest' || !run.gapSkip) {
-    return false;
-  }
-  if (!candidates.some((m) => m.reason === 'outside-window')) return false;
+  const policy = job?.catchup.policy;
+  const reason = policy === 'latest' ? 'catch-up-latest' : 'catch-up-none';
+  if (!job || policy === 'all' || run.status !== 'skipped' || run.reason !== reason) return false;
+  if (!run.gapSkip || !candidates.some((m) => m.reason === 'outside-window')) return false;
   const atMs = Date.parse(run.at);
   const upToMs = Date.parse(run.gapSkip.upTo);
   const writtenMs = Date.parse(run.gapSkip.writtenAt);
   const graceMs = run.origin === 'sweep' ? job.alarm.graceSeconds * 1000 : 0;
   if (upToMs > writtenMs - graceMs) return false;
   if (atMs < upToMs - job.catchup.windowSeconds * 1000 || atMs > upToMs) return false;
-  const nextMs = nextOccurrences(scheduleSpecOf(job), new Date(atMs), 1)[0]?.at.getTime();
-  if (nextMs === undefined || nextMs > writtenMs) return false;
+  if (policy === 'latest') {
+    const nextMs = nextOccurrences(scheduleSpecOf(job), new Date(atMs), 1)[0]?.at.getTime();
+    if (nextMs === undefined || nextMs > writtenMs) return false;
+  }
   return diedRightAfter(seen, writtenMs);
 }
 
