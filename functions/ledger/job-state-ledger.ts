@@ -63,8 +63,9 @@ export interface JobStateLedger {
   /** Consistent batched reads of several jobs' states. */
   getJobStates(jobIds: readonly string[]): Promise<Map<string, JobStateItem>>;
   /**
-   * The fast path: moves W to `scheduledAt` when the job is live, not paused and W is at or
-   * after `previous` (or, without a previous run, before `scheduledAt`). Otherwise the state
+   * The fast path: moves W to `scheduledAt` when the job is live, not paused, `scheduledAt` is
+   * not inside the last pause (a tick that arrived after the resume) and W is at or after
+   * `previous` (or, without a previous run, before `scheduledAt`). Otherwise the state
    * that refused it comes back (undefined: no state yet). With `scheduleId`, only under that
    * schedule (or a state from before schedules were recorded, which then records it).
    */
@@ -242,7 +243,13 @@ async function swapWatermark(
     const same = runs.scheduleId
       ? ` AND (attribute_not_exists(${c.name('scheduleId')}) OR ${c.name('scheduleId')} = ${c.value('sid', av.s(runs.scheduleId))})`
       : '';
-    return `${lower} AND ${w} < ${c.value('scheduled', av.s(at))} AND attribute_not_exists(${c.name('pausedAt')})${same}`;
+    // Nor when S fell inside the last pause: its tick arrived after the resume, and the slow
+    // path skips it (paused).
+    const from = c.name('lastPauseFrom');
+    const to = c.name('lastPauseTo');
+    const s = c.value('scheduled', av.s(at));
+    const outsideLastPause = `(attribute_not_exists(${to}) OR ${to} <= ${s} OR ${from} > ${s})`;
+    return `${lower} AND ${w} < ${s} AND attribute_not_exists(${c.name('pausedAt')}) AND ${outsideLastPause}${same}`;
   };
   const result = await write(store, jobStateKey(jobId), u, condition, 'ALL_OLD');
   if (!result.applied) {

@@ -493,6 +493,23 @@ describe.each(stores)('the ledger on %s', (_name, open) => {
       });
     });
 
+    it('does not swap onto a run inside the last pause: its tick arrived after the resume', async () => {
+      const ledger = await open();
+      const p = new Date('2023-06-01T09:00:00Z');
+      const inside = new Date('2023-06-01T09:15:00Z');
+      const after = new Date('2023-06-01T09:30:00Z');
+      await ledger.createJobState('j', p);
+      await ledger.pause('j', { at: new Date('2023-06-01T09:08:00Z'), by: 'ops', reason: 'fix' });
+      expect(await ledger.resume('j', { at: new Date('2023-06-01T09:23:00Z') })).toBe(true);
+      expect(await ledger.swapWatermark('j', { previous: p, scheduledAt: inside })).toMatchObject({
+        swapped: false,
+        state: { watermarkAt: p.toISOString(), lastPauseTo: '2023-06-01T09:23:00.000Z' },
+      });
+      expect(await ledger.swapWatermark('j', { previous: p, scheduledAt: after })).toEqual({
+        swapped: true,
+      });
+    });
+
     it('moves the watermark forward only, and remembers the first run', async () => {
       const ledger = await open();
       const a = new Date('2023-06-01T10:00:00Z');
