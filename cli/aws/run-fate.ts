@@ -1,5 +1,6 @@
 import { type JobDefinition, scheduleSpecOf } from '#jobs/job.ts';
 import type { Ledger } from '#ledger/index.ts';
+import { runOfKey } from '../../functions/dispatcher/planned-run.ts';
 import { previousRun } from '../../functions/dispatcher/tick.ts';
 import { nextOccurrences, type Occurrence, periodBucket } from '../../functions/schedule/index.ts';
 import type { RunFate } from '../deployed/run-reads.ts';
@@ -55,22 +56,31 @@ export async function readRunFate(
   jobId: string,
   at: Date,
 ): Promise<RunFate> {
-  // The key is the run's minute: an item of another instant in it is not this run's.
+  // `at` names the run by its key instant (its own instant unless a calendar moved it); the key
+  // is that minute: an item of another instant in it is not this run's.
   const run = await sources.ledger.getRun(periodBucket(jobId, at));
   if (run && Date.parse(run.at) === at.getTime()) return { source: 'item', jobId, at, run };
   const { job, retentionDays } = await sources.loadJob();
   const occurrence = runAt(job, at);
-  const range = await sources.ledger.findSkipRange(jobId, at);
+  if (run && Date.parse(run.at) === occurrence.at.getTime()) {
+    return { source: 'item', jobId, at, run };
+  }
+  // A gap's range stands for runs by the instant they were due.
+  const range = await sources.ledger.findSkipRange(jobId, occurrence.at);
   const { reasonInRange } = await import('#ledger/index.ts');
-  const reason = range && reasonInRange(range, at);
+  const reason = range && reasonInRange(range, occurrence.at);
   if (range && reason) return { source: 'range', jobId, at, occurrence, range, reason };
   return { source: 'none', jobId, at, occurrence, retentionDays };
 }
 
-/** The job's run at exactly `at`; {@link NotARunError} naming the nearest runs when none. */
+/**
+ * The job's run whose key instant is `at` (its run at `at`, or the run a calendar moved from
+ * `at`); {@link NotARunError} naming the nearest runs when none.
+ */
 function runAt(job: JobDefinition, at: Date): Occurrence {
+  const found = runOfKey(job, at);
+  if (found) return found;
   const spec = scheduleSpecOf(job);
   const next = nextOccurrences(spec, new Date(at.getTime() - 1), 1)[0];
-  if (next && next.at.getTime() === at.getTime()) return next;
   throw new NotARunError(job, at, { previousAt: previousRun(spec, at)?.at, nextAt: next?.at });
 }
