@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { JobDefinition } from '#jobs/job.ts';
+import { readRunFate } from '../../../cli/aws/run-fate.ts';
 import type { CalendarDefinition } from '../../../functions/calendar/calendar-definition.ts';
 import { nextOccurrences } from '../../../functions/schedule/index.ts';
 import { coveringSchedule } from '../../../infra/covering/covering-cron.ts';
@@ -202,5 +203,66 @@ describe('runs a calendar moved onto one instant', () => {
     await tick(world, job, MON, 2);
     await sweepMinutes(world.h, world.clock, '2027-01-11T09:01:00Z', '2027-01-11T09:08:00Z');
     expect(received(world.targets).map(([k]) => k)).toEqual([key(job, FRI), key(job, MON)]);
+  });
+
+  it('redrives a moved run named by its key instant, at the instant it moved to, and refuses an instant that names no run', async () => {
+    const job = followingJob('redrive-moved', { retry: { maxAttempts: 1 } });
+    const world = await oneJob('moved7', job, FRI);
+    await tick(world, job, FRI);
+    world.targets.failWith = new Error('target down');
+    expect(await tick(world, job, MON)).toMatchObject({
+      outcomes: [
+        { outcome: 'dead-lettered' },
+        { outcome: 'dead-lettered' },
+        { outcome: 'dead-lettered' },
+      ],
+    });
+    world.targets.failWith = undefined;
+    world.clock.set('2027-01-11T10:00:00Z');
+    // Saturday's run, dead-lettered at Monday 09:00: named by Saturday 09:00.
+    expect(await world.h.dispatcher.redrive({ jobId: job.id, at: new Date(SAT) })).toMatchObject({
+      key: key(job, SAT),
+      at: iso(MON),
+      outcome: 'dispatched',
+    });
+    expect(received(world.targets).at(-1)).toEqual([key(job, SAT), iso(MON)]);
+    await expect(
+      world.h.dispatcher.redrive({ jobId: job.id, at: new Date('2027-01-09T10:00:00Z') }),
+    ).rejects.toMatchObject({ name: 'NotARunError' });
+  });
+
+  it('redrives a moved run the ledger has no item for as its first claim, found by its key instant', async () => {
+    const job = followingJob('redrive-unclaimed');
+    const world = await oneJob('moved8', job, MON);
+    world.clock.set('2027-01-11T10:00:00Z');
+    expect(await world.h.dispatcher.redrive({ jobId: job.id, at: new Date(SUN) })).toMatchObject({
+      key: key(job, SUN),
+      at: iso(MON),
+      outcome: 'dispatched',
+    });
+    expect(await world.h.ledger.getRun(key(job, SUN))).toMatchObject({
+      at: iso(MON),
+      nominal: '2027-01-11T09:00',
+      origin: 'redrive',
+    });
+  });
+
+  it("answers history --at with a moved run's key instant: its item once decided, and before, the run the schedule makes of it", async () => {
+    const job = followingJob('history-moved');
+    const world = await oneJob('moved9', job, FRI);
+    const sources = {
+      ledger: world.h.ledger,
+      loadJob: async () => ({ job, retentionDays: 35 }),
+    };
+    await tick(world, job, FRI);
+    expect(await readRunFate(sources, job.id, new Date(SUN))).toMatchObject({
+      source: 'none',
+      occurrence: { at: new Date(MON), moved: { nominalAt: new Date(SUN) } },
+    });
+    await tick(world, job, MON);
+    expect(await readRunFate(sources, job.id, new Date(SUN))).toMatchObject({
+      source: 'item',
+      run: { key: key(job, SUN), at: iso(MON), status: 'dispatched' },
+    });
   });
 });
