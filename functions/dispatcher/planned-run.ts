@@ -111,6 +111,10 @@ const NEAR_MOVE_DAYS = 8;
 export function runOfKey(job: JobDefinition, keyAt: Date): Occurrence | undefined {
   const own = runsAt(job, keyAt).find((o) => o.moved === undefined);
   if (own || !movesRuns(job)) return own;
+  // Only a run of the expression itself can have been moved from `keyAt`.
+  const { calendar: _calendar, ...plain } = scheduleSpecOf(job);
+  const nominal = occurrencesBetween(plain, new Date(keyAt.getTime() - 60_000), keyAt);
+  if (!nominal.some((o) => o.at.getTime() === keyAt.getTime())) return undefined;
   for (const days of [NEAR_MOVE_DAYS, MAX_MOVE_DAYS + 2]) {
     const spanMs = days * 86_400_000;
     const from = new Date(keyAt.getTime() - spanMs);
