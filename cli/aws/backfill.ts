@@ -4,6 +4,7 @@ import type { Dispatcher } from '../../functions/dispatcher/dispatch.ts';
 import { policyPicks } from '../../functions/dispatcher/gap.ts';
 import type { RunOutcome } from '../../functions/dispatcher/planned-run.ts';
 import {
+  keyInstantOf,
   nextOccurrences,
   type Occurrence,
   occurrencesBetween,
@@ -143,7 +144,7 @@ export async function withLedgerState(
   job: JobDefinition,
   runs: readonly Occurrence[],
 ): Promise<BackfillRun[]> {
-  const keys = runs.map((o) => periodBucket(job.id, o.at));
+  const keys = runs.map((o) => periodBucket(job.id, keyInstantOf(o)));
   const items = keys.length > 0 ? await ledger.getRuns(keys, true) : new Map<string, RunItem>();
   return runs.map((occurrence, i) => {
     const key = keys[i] as string;

@@ -1,5 +1,6 @@
 import { type JobDefinition, scheduleSpecOf } from '#jobs/job.ts';
 import type { Ledger } from '#ledger/index.ts';
+import { runOfKey, runsAt } from '../../functions/dispatcher/planned-run.ts';
 import { previousRun } from '../../functions/dispatcher/tick.ts';
 import {
   keyInstantOf,
@@ -30,16 +31,14 @@ export class NotARunError extends CliError {
   readonly nextAt: Date | undefined;
   /** When the schedule matches `at` but the job's `from`/`until` (or its `at:`) exclude it. */
   readonly bound: OutsideBound | undefined;
-  /** When `at` is the nominal instant of a run its calendar moved: that run. */
-  readonly movedTo: Occurrence | undefined;
 
   constructor(
     job: JobDefinition,
     at: Date,
     near: { previousAt: Date | undefined; nextAt: Date | undefined },
-    why: { bound?: OutsideBound | undefined; movedTo?: Occurrence | undefined } = {},
+    why: { bound?: OutsideBound | undefined; movedHere?: readonly Date[] } = {},
   ) {
-    const { bound, movedTo } = why;
+    const { bound, movedHere = [] } = why;
     const runs = [near.previousAt, near.nextAt].filter((d) => d !== undefined);
     const nearest =
       runs.length === 0
@@ -49,19 +48,22 @@ export class NotARunError extends CliError {
       job.at === undefined
         ? `${job.schedule} in ${job.timezone}`
         : `once at ${job.at} in ${job.timezone}`;
-    const moved = movedTo?.moved
-      ? `: moved by its calendar to ${movedTo.at.toISOString()} (closed: ${movedTo.moved.reason}; ${movedTo.moved.convention})`
-      : '';
     super(
-      `${at.toISOString()} is no run of '${job.id}' (${what})${bound ? `: ${bound.detail}` : moved}; ${nearest}`,
+      `${at.toISOString()} is no run of '${job.id}' (${what})${bound ? `: ${bound.detail}` : movedText(movedHere)}; ${nearest}`,
     );
     this.jobId = job.id;
     this.at = at;
     this.previousAt = near.previousAt;
     this.nextAt = near.nextAt;
     this.bound = bound;
-    this.movedTo = movedTo;
   }
+}
+
+/** The runs a calendar moved onto the instant, named by their key instants, in words. */
+function movedText(keys: readonly Date[]): string {
+  if (keys.length === 0) return '';
+  const named = keys.map((d) => d.toISOString()).join(', ');
+  return `: ${keys.length === 1 ? 'a run its calendar moved is' : 'runs its calendar moved are'} due here, named by the instant the schedule named (${named})`;
 }
 
 /** What {@link readRunFate} reads: the ledger, and the job from its jobs file when it must. */
@@ -100,7 +102,8 @@ export async function readRunFate(
   jobId: string,
   at: Date,
 ): Promise<RunFate> {
-  // The key is the run's minute: an item of another instant in it is not this run's.
+  // `at` names the run by its key instant (its own instant unless a calendar moved it); the key
+  // is that minute: an item of another instant in it is not this run's.
   const run = await sources.ledger.getRun(periodBucket(jobId, at));
   if (run && Date.parse(run.at) === at.getTime()) return { source: 'item', jobId, at, run };
   const { job, retentionDays, definition } = await sources.loadJob();
@@ -110,55 +113,32 @@ export async function readRunFate(
     return { source: 'calendar', jobId, at, skipped: found, calendar, definition };
   }
   const occurrence = found;
-  if (occurrence.moved) {
-    // A moved run's key may be made from its nominal instant (`keyInstantOf`), not from `at`.
-    const moved = await sources.ledger.getRun(periodBucket(jobId, keyInstantOf(occurrence)));
-    if (moved && Date.parse(moved.at) === at.getTime()) {
-      return { source: 'item', jobId, at, run: moved };
-    }
+  if (run && Date.parse(run.at) === occurrence.at.getTime()) {
+    return { source: 'item', jobId, at, run };
   }
-  const range = await sources.ledger.findSkipRange(jobId, at);
+  // A gap's range stands for runs by the instant they were due.
+  const range = await sources.ledger.findSkipRange(jobId, occurrence.at);
   const { reasonInRange } = await import('#ledger/index.ts');
-  const reason = range && reasonInRange(range, at);
+  const reason = range && reasonInRange(range, occurrence.at);
   if (range && reason) return { source: 'range', jobId, at, occurrence, range, reason };
   return { source: 'none', jobId, at, occurrence, retentionDays };
 }
 
 /**
- * The job's run at exactly `at`, or the run its calendar removed there; {@link NotARunError}
- * naming the nearest runs, and the bound that excludes `at` when one does, otherwise.
+ * The job's run whose key instant is `at` (its run at `at`, or the run a calendar moved from
+ * `at`), or the run its calendar removed there; {@link NotARunError} naming the nearest runs,
+ * and the bound that excludes `at` when one does, otherwise.
  */
 function runAt(job: JobDefinition, at: Date): Occurrence | SkippedRun {
+  const found = runOfKey(job, at);
+  if (found) return found;
   const spec = scheduleSpecOf(job);
-  const next = nextOccurrences(spec, new Date(at.getTime() - 1), 1)[0];
-  if (next && next.at.getTime() === at.getTime()) return next;
   const skipped = removedAt(spec, at);
   if (skipped?.reason === 'calendar') return skipped;
+  const next = nextOccurrences(spec, new Date(at.getTime() - 1), 1)[0];
   const near = { previousAt: previousRun(spec, at)?.at, nextAt: next?.at };
-  const bound = skipped && boundOf(job, skipped);
-  throw new NotARunError(job, at, near, {
-    bound,
-    movedTo: bound ? undefined : movedFrom(spec, at),
-  });
-}
-
-/** How far from its nominal instant {@link movedFrom} looks for a moved run. */
-const MOVE_SEARCH_MS = 31 * 86_400_000;
-
-/**
- * The run a calendar convention (`onClosed: following` …) moved off `at`, found within a month
- * either side; undefined for a calendar that moves nothing.
- */
-function movedFrom(spec: ScheduleSpec, at: Date): Occurrence | undefined {
-  const rule = spec.calendar;
-  if (rule === undefined || rule.businessDay !== undefined) return undefined;
-  if ((rule.onClosed ?? 'skip') === 'skip' || at.getTime() % 60_000 !== 0) return undefined;
-  const { runs } = scheduleBetween(
-    spec,
-    new Date(at.getTime() - MOVE_SEARCH_MS),
-    new Date(at.getTime() + MOVE_SEARCH_MS),
-  );
-  return runs.find((run) => run.moved?.nominalAt.getTime() === at.getTime());
+  const movedHere = runsAt(job, at).map(keyInstantOf);
+  throw new NotARunError(job, at, near, { bound: skipped && boundOf(job, skipped), movedHere });
 }
 
 /** The run a calendar or a bound removed at exactly `at`, by the engine's `scheduleBetween`. */

@@ -4,7 +4,7 @@ import { executionNamePrefix } from '#jobs/stack-scope.ts';
 import { stateMachineArnOf } from '#jobs/target-arn.ts';
 import type { RecordingMetrics } from '#shared/metrics.ts';
 import type { DispatchResult } from '../../functions/dispatcher/dispatch.ts';
-import { runAt } from '../../functions/dispatcher/planned-run.ts';
+import { runOfKey } from '../../functions/dispatcher/planned-run.ts';
 import {
   executionArn,
   executionNameFor,
@@ -105,11 +105,13 @@ export function forgedCompletion(
   index: number,
 ): object {
   const key = periodBucket(job.id, event.run);
-  const occurrence = runAt(job, event.run) ?? {
+  // `run` names the run by its key instant; a run a calendar moved is due at another instant.
+  const occurrence = runOfKey(job, event.run) ?? {
+    at: event.run,
     nominal: event.run.toISOString().slice(0, 16),
     dst: 'none',
   };
-  const run = { key, at: event.run, nominal: occurrence.nominal, dst: occurrence.dst };
+  const run = { key, at: occurrence.at, nominal: occurrence.nominal, dst: occurrence.dst };
   const envelope = buildEnvelope(job, run, 1, SIMULATION_STACK);
   const failed = event.outcome === 'failed';
   if (job.target.type === 'stepfunctions') {

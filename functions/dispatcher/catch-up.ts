@@ -1,4 +1,4 @@
-import type { JobDefinition } from '#jobs/job.ts';
+import { type JobDefinition, movesRuns } from '#jobs/job.ts';
 import type {
   JobStateItem,
   MissedIncident,
@@ -8,7 +8,7 @@ import type {
   SkipReason,
   SkipRecord,
 } from '#ledger/index.ts';
-import { type Occurrence, periodBucket } from '../schedule/index.ts';
+import { keyInstantOf, type Occurrence, periodBucket } from '../schedule/index.ts';
 import { type CoreContext, performNewOutbox } from './context.ts';
 import { deliverRun, reportMissed } from './deliver-run.ts';
 import {
@@ -20,14 +20,26 @@ import {
   pauseSpans,
   scanGap,
 } from './gap.ts';
-import { logFields, type PlannedRun, type RunOutcome, tickRun } from './planned-run.ts';
+import {
+  deliveryOrder,
+  isSameRun,
+  logFields,
+  type PlannedRun,
+  type RunOutcome,
+  runKeyOf,
+  runsAt,
+  tickRun,
+} from './planned-run.ts';
 
 /** What a catch-up is asked to decide. */
 export interface CatchupRequest {
   /** Decide runs up to and including this instant. */
   readonly upTo: Date;
-  /** The tick's own run, when a tick started the catch-up (it is delivered whatever the policy). */
-  readonly own?: Occurrence;
+  /**
+   * The tick's own runs, when a tick started the catch-up (delivered whatever the policy): every
+   * run due at its instant, in run order (several when a calendar moved runs onto it).
+   */
+  readonly own?: readonly Occurrence[];
   /**
    * Runs the sweep found at or before the watermark with no item and in no gap's range (a
    * writer died in between).
@@ -59,8 +71,8 @@ interface GapPlan {
   readonly endsGap: boolean;
   /** The gap's first run, if it has any. */
   readonly firstMs?: number;
-  /** The orphan at W its dying tick left, delivered as that tick's own (`tickOrphan`). */
-  readonly ticksOrphan?: Occurrence;
+  /** The orphans at W their dying tick left, delivered as that tick's own (`tickOrphans`). */
+  readonly ticksOrphans: readonly Occurrence[];
 }
 
 /**
@@ -107,7 +119,11 @@ export async function catchUpJob(
 ): Promise<RunOutcome[]> {
   const decided = await catchUpUnderLease(ctx, job, request);
   if (decided) return decided;
-  return request.own ? [await deliverRun(ctx, planned(job, request.own, request, false))] : [];
+  const outcomes: RunOutcome[] = [];
+  for (const own of deliveryOrder(job, request.own ?? [])) {
+    outcomes.push(await deliverRun(ctx, planned(job, own, request, false)));
+  }
+  return outcomes;
 }
 
 /**
@@ -147,7 +163,7 @@ export async function catchUpUnderLease(
   const outcomes: RunOutcome[] = ownSkipped(job, request, plan);
   for (const occurrence of plan.deliver) {
     const run = planned(job, occurrence, request, isMissedRun(ctx, job, occurrence, request, plan));
-    const origin = isSame(occurrence, plan.ticksOrphan) ? { origin: 'tick' as const } : {};
+    const origin = isAmong(occurrence, plan.ticksOrphans) ? { origin: 'tick' as const } : {};
     outcomes.push(await deliverRun(ctx, withIncident({ ...run, ...origin }, incident)));
   }
   return outcomes;
@@ -191,8 +207,9 @@ async function withGapEnded(
   state: JobStateItem,
 ): Promise<JobStateItem> {
   if (!state.gapCaughtUp || !state.watermarkAt) return state;
-  const key = periodBucket(job.id, new Date(state.watermarkAt));
-  const atW = (await ctx.ledger.getRuns([key], true)).get(key);
+  // Of several runs at W, the first in run order: its tick claims it first.
+  const key = firstKeyAt(job, new Date(state.watermarkAt));
+  const atW = key === undefined ? undefined : (await ctx.ledger.getRuns([key], true)).get(key);
   const claimed = atW ? ownedByItsTick(atW) && atW.skipReason !== 'paused' : swappedAtW(state);
   return claimed ? { ...state, gapCaughtUp: 0 } : state;
 }
@@ -203,15 +220,25 @@ function swappedAtW(state: JobStateItem): boolean {
 }
 
 /**
- * The sweep's orphan at W that the fast path's tick left (it moved W onto its own run and died
- * before its claim): delivered as that tick's own run (origin tick), as the tick meant to, so
- * it ends the gap like the tick's delivery would (§6 Gaps and catch-up).
+ * The sweep's orphans at W that the fast path's tick left (it moved W onto its own runs and
+ * died before their claims): delivered as that tick's own runs (origin tick), as the tick meant
+ * to, so they end the gap like the tick's delivery would (§6 Gaps and catch-up).
  *
  * @example
- * tickOrphan({ watermarkAt: s, swappedAt: s, … }, [runAtS, older]) //=> runAtS
+ * tickOrphans({ watermarkAt: s, swappedAt: s, … }, [older, runAtS]) //=> [runAtS]
  */
-function tickOrphan(state: JobStateItem, live: readonly Occurrence[]): Occurrence | undefined {
-  return swappedAtW(state) ? live.find((o) => o.at.toISOString() === state.watermarkAt) : undefined;
+function tickOrphans(state: JobStateItem, live: readonly Occurrence[]): Occurrence[] {
+  return swappedAtW(state) ? live.filter((o) => o.at.toISOString() === state.watermarkAt) : [];
+}
+
+/**
+ * The key of the job's first run (in run order) at `at`, or undefined when `at` is no run. A
+ * job whose calendar moves no run has at most one run at an instant, keyed by it: no engine call.
+ */
+function firstKeyAt(job: JobDefinition, at: Date): string | undefined {
+  if (!movesRuns(job)) return periodBucket(job.id, at);
+  const first = runsAt(job, at)[0];
+  return first === undefined ? undefined : keyOf(job, first);
 }
 
 /**
@@ -225,22 +252,21 @@ function budgetSpent(state: JobStateItem, plan: GapPlan): number {
 
 /** The tick's own run's outcome when its pause skipped it (the delivered ones come after). */
 function ownSkipped(job: JobDefinition, request: CatchupRequest, plan: GapPlan): RunOutcome[] {
-  const own = request.own;
-  if (!own || plan.deliver.some((o) => isSame(o, own))) return [];
-  return [
-    {
+  return (request.own ?? [])
+    .filter((own) => !isAmong(own, plan.deliver))
+    .map((own) => ({
       key: keyOf(job, own),
       jobId: job.id,
       at: own.at.toISOString(),
       outcome: 'skipped',
       reason: 'paused',
       detail: skipDetail(job, 'paused'),
-    },
-  ];
+    }));
 }
 
-function isSame(a: Occurrence, b: Occurrence | undefined): boolean {
-  return b !== undefined && a.at.getTime() === b.at.getTime();
+/** Whether the run is one of `runs` (the same key instant). */
+function isAmong(run: Occurrence, runs: readonly Occurrence[] | undefined): boolean {
+  return runs?.some((o) => isSameRun(run, o)) ?? false;
 }
 
 /** Past its grace: nobody delivered it in time. */
@@ -257,9 +283,9 @@ function isMissedRun(
   job: JobDefinition,
   occurrence: Occurrence,
   request: CatchupRequest,
-  plan: Pick<GapPlan, 'ticksOrphan'>,
+  plan: Pick<GapPlan, 'ticksOrphans'>,
 ): boolean {
-  if (isSame(occurrence, request.own) || isSame(occurrence, plan.ticksOrphan)) return false;
+  if (isAmong(occurrence, request.own) || isAmong(occurrence, plan.ticksOrphans)) return false;
   return isMissed(ctx, job, occurrence);
 }
 
@@ -269,7 +295,7 @@ function planned(
   request: CatchupRequest,
   missed: boolean,
 ): PlannedRun {
-  const own = isSame(occurrence, request.own);
+  const own = isAmong(occurrence, request.own);
   return {
     ...tickRun(job, occurrence),
     origin: own ? 'tick' : request.origin === 'sweep' ? 'sweep' : 'catch-up',
@@ -298,6 +324,7 @@ async function planGap(
   request: CatchupRequest,
 ): Promise<GapPlan> {
   const upToMs = request.upTo.getTime();
+  const ownRuns = request.own ?? [];
   const afterMs = Date.parse(state.watermarkAt ?? state.sinceAt ?? request.upTo.toISOString());
   const pauses = pauseSpans(state);
   const countFromMs = Math.max(afterMs, upToMs - ctx.options.retentionDays * 86_400_000);
@@ -305,12 +332,12 @@ async function planGap(
     afterMs,
     upToMs,
     countFromMs,
-    ...(request.own ? { ownMs: request.own.at.getTime() } : {}),
+    ...(ownRuns[0] ? { ownMs: ownRuns[0].at.getTime() } : {}),
     pauses,
     keep: budgetOf(job, state),
   });
-  // The tick's own run is read too: one another decided does not end the gap.
-  const ownKeys = request.own ? [keyOf(job, request.own)] : [];
+  // The tick's own runs are read too: one another decided does not end the gap.
+  const ownKeys = ownRuns.map((o) => keyOf(job, o));
   const existing = await ctx.ledger.getRuns(
     [...scan.candidates.map((o) => keyOf(job, o)), ...ownKeys],
     true,
@@ -322,14 +349,15 @@ async function planGap(
   const passLatest =
     job.catchup.policy === 'latest' &&
     (request.newerDue === true ||
-      request.own !== undefined ||
+      ownRuns.length > 0 ||
       (scan.lastMs ?? 0) > newestCandidateMs ||
       undecided.length < scan.candidates.length);
   const deliver = passLatest ? [] : undecided;
   const dropped = passLatest ? undecided : [];
   const orphans = sortOrphans(request, scan.windowStartMs, pauses);
-  const ticksOrphan = tickOrphan(state, orphans.live);
-  const own = request.own && !inPause(pauses, request.own.at.getTime()) ? [request.own] : [];
+  const ticksOrphans = tickOrphans(state, orphans.live);
+  const ownPaused = ownRuns[0] !== undefined && inPause(pauses, ownRuns[0].at.getTime());
+  const own = ownPaused ? [] : ownRuns;
   const oldestFirst = [...orphans.live, ...deliver, ...own];
   return {
     // A forbid job's runs take one slot: the newest goes first, the older find it held.
@@ -338,8 +366,8 @@ async function planGap(
       ...orphans.skips,
       ...scan.skips,
       ...dropped.map((occurrence) => ({ occurrence, reason: 'catch-up-latest' as const })),
-      ...(request.own && own.length === 0
-        ? [{ occurrence: request.own, reason: 'paused' as const }]
+      ...(ownPaused
+        ? ownRuns.map((occurrence) => ({ occurrence, reason: 'paused' as const }))
         : []),
     ],
     ...(scan.needsRange
@@ -348,7 +376,7 @@ async function planGap(
     caughtUp: deliver.length,
     endsGap: own.length > 0 && ownedByItsTick(existing.get(ownKeys[0] ?? '')),
     ...(scan.firstMs === undefined ? {} : { firstMs: scan.firstMs }),
-    ...(ticksOrphan ? { ticksOrphan } : {}),
+    ticksOrphans,
   };
 }
 
@@ -358,7 +386,7 @@ function ownedByItsTick(item: RunItem | undefined): boolean {
 }
 
 function keyOf(job: JobDefinition, occurrence: Occurrence): string {
-  return periodBucket(job.id, occurrence.at);
+  return runKeyOf(job.id, occurrence);
 }
 
 /** The range item of a gap's runs that have no item of their own. */
@@ -404,9 +432,15 @@ function sortOrphans(
   return { live, skips };
 }
 
+/** The runs once each (by key instant), in run order: by instant, then key instant. */
 function uniqueSorted(occurrences: readonly Occurrence[]): Occurrence[] {
-  const byMs = new Map(occurrences.map((o) => [o.at.getTime(), o]));
-  return [...byMs.entries()].sort(([a], [b]) => a - b).map(([, o]) => o);
+  const byKey = new Map(occurrences.map((o) => [keyInstantOf(o).getTime(), o]));
+  return [...byKey.values()].sort(runOrder);
+}
+
+/** Run order: by instant, then by key instant (the engine's order of runs sharing an instant). */
+function runOrder(a: Occurrence, b: Occurrence): number {
+  return a.at.getTime() - b.at.getTime() || keyInstantOf(a).getTime() - keyInstantOf(b).getTime();
 }
 
 /** A gap's missed runs, oldest first: those it delivers past their grace and those it skips. */
@@ -424,7 +458,7 @@ function missedRunsOf(
 ): MissedRuns {
   const delivered = plan.deliver.filter((o) => isMissedRun(ctx, job, o, request, plan));
   const skipped = plan.skips.filter((s) => s.reason !== 'paused').map((s) => s.occurrence);
-  const runs = [...delivered, ...skipped].sort((a, b) => a.at.getTime() - b.at.getTime());
+  const runs = [...delivered, ...skipped].sort(runOrder);
   return { runs, delivered: delivered.length };
 }
 

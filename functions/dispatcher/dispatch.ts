@@ -12,7 +12,7 @@ import {
   type SweepEvent,
   type TickEvent,
 } from './events.ts';
-import { type RunOutcome, runAt, tickRun } from './planned-run.ts';
+import { type RunOutcome, runOfKey, tickRun } from './planned-run.ts';
 import { createSweepMemory, runSweep, type SweepResult } from './sweep.ts';
 import { handleTick, type TickResult } from './tick.ts';
 
@@ -285,6 +285,7 @@ async function redrive(
 ): Promise<RunOutcome> {
   const job = jobOrThrow(ctx, input.jobId);
   const manual = input.manual ?? false;
+  // A scheduled run is named by its key instant; one a calendar moved is due at another `at`.
   const key = manual ? manualRunKey(job.id, input.at) : periodBucket(job.id, input.at);
   // Due for the sweep only after this redrive's lease: a sweep that came in between could
   // otherwise retry the run itself, and dead-letter it a second time if its attempts failed.
@@ -292,16 +293,17 @@ async function redrive(
   const reset = await ctx.ledger.resetForRedrive(key, dueAtEpochMs);
   if (!reset.reset && reset.item) throw new RedriveRefusedError(reset.item);
   const identity = reset.item ?? (manual ? undefined : occurrenceOf(job, input.at));
+  const at = identity ? new Date(identity.at) : input.at;
   ctx.logger.info('redrive', {
     decision: 'redrive',
     jobId: job.id,
     key,
-    at: input.at.toISOString(),
+    at: at.toISOString(),
   });
   return deliverRun(ctx, {
     job,
     key,
-    at: input.at,
+    at,
     nominal: identity?.nominal ?? localSlot(job, input.at),
     dst: identity?.dst ?? 'none',
     manual,
@@ -311,9 +313,9 @@ async function redrive(
   });
 }
 
-/** The job's run at exactly `at`; a redrive of anything else has no scheduled key. */
+/** The job's run whose key instant is `at`; a redrive of anything else has no scheduled key. */
 function occurrenceOf(job: JobDefinition, at: Date): Occurrence {
-  const found = runAt(job, at);
+  const found = runOfKey(job, at);
   if (!found) throw new NotARunError(job.id, at);
   return found;
 }

@@ -1,11 +1,17 @@
 /**
  * Planned runs: one run about to go through claim and delivery (`PlannedRun`: a tick's own,
- * `tickRun`; the job's run at an instant, `runAt`), its rounds, what became of it
+ * `tickRun`; the job's runs at an instant, `runsAt`), its rounds, what became of it
  * (`RunOutcome`), and the fields every decision line about it logs.
  */
-import { type JobDefinition, scheduleSpecOf } from '#jobs/job.ts';
+import { type JobDefinition, movesRuns, scheduleSpecOf } from '#jobs/job.ts';
 import type { ClaimMode, MissedIncident, RunItem, RunOrigin, SkipReason } from '#ledger/index.ts';
-import { type Occurrence, occurrencesBetween, periodBucket } from '../schedule/index.ts';
+import {
+  keyInstantOf,
+  MAX_MOVE_DAYS,
+  type Occurrence,
+  occurrencesBetween,
+  periodBucket,
+} from '../schedule/index.ts';
 
 /** One run about to go through claim and delivery. */
 export interface PlannedRun {
@@ -27,15 +33,16 @@ export interface PlannedRun {
 
 /**
  * A scheduled run as its own tick delivers it; other paths (catch-up, backfill) override the
- * origin, the claim mode and `missed`.
+ * origin, the claim mode and `missed`. Its key is made from its key instant: the instant the
+ * schedule named, which for a run a calendar moved is not `at` (docs/semantics.md §7).
  *
  * @example
- * tickRun(job, occurrence).key //=> periodBucket(job.id, occurrence.at)
+ * tickRun(job, occurrence).key //=> periodBucket(job.id, keyInstantOf(occurrence))
  */
 export function tickRun(job: JobDefinition, occurrence: Occurrence): PlannedRun {
   return {
     job,
-    key: periodBucket(job.id, occurrence.at),
+    key: runKeyOf(job.id, occurrence),
     at: occurrence.at,
     nominal: occurrence.nominal,
     dst: occurrence.dst,
@@ -47,16 +54,77 @@ export function tickRun(job: JobDefinition, occurrence: Occurrence): PlannedRun 
 }
 
 /**
- * The job's run at exactly `at`, or undefined when `at` is no run of it (a covering tick
- * that stands for none).
+ * A scheduled run's ledger key: the period bucket of its key instant.
  *
  * @example
- * runAt(berlinNightly, new Date('2027-03-28T01:30:00Z'))?.nominal //=> '2027-03-28T02:30'
+ * runKeyOf('invoices', movedFromSaturday) //=> periodBucket('invoices', movedFromSaturday.moved.nominalAt)
  */
-export function runAt(job: JobDefinition, at: Date): Occurrence | undefined {
-  return occurrencesBetween(scheduleSpecOf(job), new Date(at.getTime() - 60_000), at).find(
+export function runKeyOf(jobId: string, occurrence: Occurrence): string {
+  return periodBucket(jobId, keyInstantOf(occurrence));
+}
+
+/**
+ * Whether two runs of one job are the same run: the same key instant (two runs moved onto one
+ * instant are two runs).
+ */
+export function isSameRun(a: Occurrence, b: Occurrence | undefined): boolean {
+  return b !== undefined && keyInstantOf(a).getTime() === keyInstantOf(b).getTime();
+}
+
+/**
+ * The job's runs due at exactly `at`, in run order (key instant order), or none when `at` is
+ * no run of it (a covering tick that stands for none). Several when a calendar moved runs onto
+ * the instant: every run at one instant is decided by whoever decides the instant.
+ *
+ * @example
+ * runsAt(berlinNightly, new Date('2027-03-28T01:30:00Z')).map((o) => o.nominal) //=> ['2027-03-28T02:30']
+ */
+export function runsAt(job: JobDefinition, at: Date): Occurrence[] {
+  return occurrencesBetween(scheduleSpecOf(job), new Date(at.getTime() - 60_000), at).filter(
     (o) => o.at.getTime() === at.getTime(),
   );
+}
+
+/**
+ * The order one instant's runs are delivered in: run order, but newest first for a forbid job
+ * (only one of them can hold the slot, and the newest is the one worth running, as in a
+ * catch-up burst).
+ *
+ * @example
+ * deliveryOrder(forbidJob, [movedFromSaturday, movedFromSunday, monday]) //=> [monday, movedFromSunday, movedFromSaturday]
+ */
+export function deliveryOrder(job: JobDefinition, runs: readonly Occurrence[]): Occurrence[] {
+  return job.concurrency === 'forbid' ? [...runs].reverse() : [...runs];
+}
+
+/** How far a search for a run by its key instant looks first, in days around it. */
+const NEAR_MOVE_DAYS = 8;
+
+/**
+ * The job's run whose key instant is `keyAt` (for a run nothing moved, its run at `keyAt`), or
+ * undefined: how an operator's `--at` names a run. A moved run is looked for within a week of
+ * its key instant first, then as far as a run can move.
+ *
+ * @example
+ * runOfKey(invoices, new Date('2026-08-01T07:00:00Z'))?.at //=> 2026-08-03T07:00:00.000Z
+ */
+export function runOfKey(job: JobDefinition, keyAt: Date): Occurrence | undefined {
+  const own = runsAt(job, keyAt).find((o) => o.moved === undefined);
+  if (own || !movesRuns(job)) return own;
+  // Only a run of the expression itself can have been moved from `keyAt`.
+  const { calendar: _calendar, ...plain } = scheduleSpecOf(job);
+  const nominal = occurrencesBetween(plain, new Date(keyAt.getTime() - 60_000), keyAt);
+  if (!nominal.some((o) => o.at.getTime() === keyAt.getTime())) return undefined;
+  for (const days of [NEAR_MOVE_DAYS, MAX_MOVE_DAYS + 2]) {
+    const spanMs = days * 86_400_000;
+    const from = new Date(keyAt.getTime() - spanMs);
+    const to = new Date(keyAt.getTime() + spanMs);
+    const found = occurrencesBetween(scheduleSpecOf(job), from, to).find(
+      (o) => keyInstantOf(o).getTime() === keyAt.getTime(),
+    );
+    if (found) return found;
+  }
+  return undefined;
 }
 
 /** What every outcome says of its run. */

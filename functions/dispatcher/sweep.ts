@@ -1,15 +1,10 @@
 import { type JobDefinition, scheduleSpecOf } from '#jobs/job.ts';
 import { type JobStateItem, openShards, type SkipRange } from '#ledger/index.ts';
-import {
-  nextOccurrences,
-  type Occurrence,
-  occurrencesBetween,
-  periodBucket,
-} from '../schedule/index.ts';
+import { nextOccurrences, type Occurrence, occurrencesBetween } from '../schedule/index.ts';
 import { catchUpUnderLease } from './catch-up.ts';
 import type { CoreContext } from './context.ts';
 import { brandDispatcherError } from './errors.ts';
-import type { RunOutcome } from './planned-run.ts';
+import { type RunOutcome, runKeyOf } from './planned-run.ts';
 import { reconcileRun, type Settled } from './reconcile.ts';
 import { adoptedSchedule, CONFIG_PAUSED_BY, pauseEndAt, pauseEnded } from './tick.ts';
 
@@ -281,7 +276,7 @@ function dueRuns(ctx: CoreContext, range: { from: Date; to: Date }, windows: Run
     const from = new Date(range.from.getTime() - graceMs);
     const to = new Date(range.to.getTime() - graceMs);
     for (const occurrence of windows.runsIn(job, from, to)) {
-      due.push({ job, occurrence, key: periodBucket(job.id, occurrence.at) });
+      due.push({ job, occurrence, key: runKeyOf(job.id, occurrence) });
     }
   }
   return due;

@@ -5,7 +5,7 @@ import { catchUpJob, catchUpUnderLease, deliverOnTime } from './catch-up.ts';
 import type { CoreContext } from './context.ts';
 import { deliverRun } from './deliver-run.ts';
 import type { TickEvent } from './events.ts';
-import { logFields, type RunOutcome, runAt, tickRun } from './planned-run.ts';
+import { deliveryOrder, logFields, type RunOutcome, runsAt, tickRun } from './planned-run.ts';
 
 /** Who pauses a job that jobs.yaml disables (`enabled: false`). */
 export const CONFIG_PAUSED_BY = 'jobs.yaml';
@@ -51,6 +51,8 @@ export function previousRun(
  * ```
  *   S is no run of the job (the covering's other DST variant)  → nothing, no request
  *   swap W: P <= W < S, not paused                               → deliver S   (3 requests)
+ *   (S stands for every run due at S: several when a calendar moved runs onto it, each claimed
+ *   under its own key, in run order)
  *   otherwise, by the job's state:
  *     none yet          → on the roster, W = since = S, deliver S
  *     paused            → S skipped(paused); or resumed when the pause ended / jobs.yaml re-enabled it
@@ -71,42 +73,61 @@ export async function handleTick(
     scheduledAt: s.toISOString(),
     outcomes,
   });
-  const own = runAt(job, s);
-  if (!own) return result([]);
+  const own = runsAt(job, s);
+  if (own.length === 0) return result([]);
   const previous = previousRun(scheduleSpecOf(job), s);
   const swap = await ctx.ledger.swapWatermark(job.id, {
     previous: previous?.at,
     scheduledAt: s,
     scheduleId: scheduleIdOf(job),
   });
-  if (swap.swapped) return result([await deliverOnTime(ctx, job, own, swap)]);
+  if (swap.swapped) {
+    const outcomes: RunOutcome[] = [];
+    for (const run of deliveryOrder(job, own)) {
+      outcomes.push(await deliverOnTime(ctx, job, run, swap));
+    }
+    return result(outcomes);
+  }
   return result(await slowPath(ctx, job, own, previous, swap.state));
+}
+
+/** Runs `each` on the runs due at S in run order, one after the other. */
+async function eachRun<T>(
+  own: readonly Occurrence[],
+  each: (run: Occurrence) => Promise<T> | T,
+): Promise<T[]> {
+  const results: T[] = [];
+  for (const run of own) results.push(await each(run));
+  return results;
 }
 
 async function slowPath(
   ctx: CoreContext,
   job: JobDefinition,
-  own: Occurrence,
+  own: readonly Occurrence[],
   previous: Occurrence | undefined,
   read: JobStateItem | undefined,
 ): Promise<RunOutcome[]> {
+  const s = (own[0] as Occurrence).at;
   if (!read?.sinceAt) {
     // On the roster before its state exists: a deploy that drops the job ends it, even when no
     // sweep of this bundle ever enrolled it (the roster without a state is harmless).
     await ctx.ledger.enrol([job.id]);
-    if (read?.pausedAt) return [await skipPaused(ctx, job, own, read)];
-    await ctx.ledger.createJobState(job.id, own.at, scheduleIdOf(job));
-    return [await deliverRun(ctx, tickRun(job, own))];
+    if (read?.pausedAt) return eachRun(own, (run) => skipPaused(ctx, job, run, read));
+    await ctx.ledger.createJobState(job.id, s, scheduleIdOf(job));
+    return eachRun(deliveryOrder(job, own), (run) => deliverRun(ctx, tickRun(job, run)));
   }
   // The first tick under a new schedule: it takes effect just before S at the latest.
-  const state = await adoptedSchedule(ctx, job, read, new Date(own.at.getTime() - 1));
+  const state = await adoptedSchedule(ctx, job, read, new Date(s.getTime() - 1));
   const sinceAt = state.sinceAt ?? read.sinceAt;
-  if (own.at.getTime() < Date.parse(sinceAt)) return [beforeFirstRun(ctx, job, own, state)];
-  if (state.pausedAt) return paused(ctx, job, own, previous, state);
-  if (Date.parse(state.watermarkAt ?? sinceAt) >= own.at.getTime()) {
-    return [await repeatedTick(ctx, job, own, state)];
+  if (s.getTime() < Date.parse(sinceAt)) {
+    return eachRun(own, (run) => beforeFirstRun(ctx, job, run, state));
   }
-  return catchUpJob(ctx, job, { upTo: own.at, own, origin: 'tick' });
+  if (state.pausedAt) return paused(ctx, job, own, previous, state);
+  if (Date.parse(state.watermarkAt ?? sinceAt) >= s.getTime()) {
+    return eachRun(deliveryOrder(job, own), (run) => repeatedTick(ctx, job, run, state));
+  }
+  return catchUpJob(ctx, job, { upTo: s, own, origin: 'tick' });
 }
 
 /**
@@ -227,22 +248,22 @@ export function pauseEndAt(state: JobStateItem, now: Date): Date {
 async function paused(
   ctx: CoreContext,
   job: JobDefinition,
-  own: Occurrence,
+  own: readonly Occurrence[],
   previous: Occurrence | undefined,
   state: JobStateItem,
 ): Promise<RunOutcome[]> {
+  const s = (own[0] as Occurrence).at;
   const now = ctx.clock();
   if (!pauseEnded(job, state, now)) {
     // Nothing undecided before it, and due inside the pause: the cheap skip.
     const watermarkMs = Date.parse(state.watermarkAt ?? state.sinceAt ?? '');
     const noGap = previous === undefined || watermarkMs >= previous.at.getTime();
-    const ownPaused = own.at.getTime() >= Date.parse(state.pausedAt ?? '');
-    if (noGap && ownPaused) return [await skipPaused(ctx, job, own, state)];
+    const ownPaused = s.getTime() >= Date.parse(state.pausedAt ?? '');
+    if (noGap && ownPaused) return eachRun(own, (run) => skipPaused(ctx, job, run, state));
     return catchUpAround(ctx, job, own, state, ownPaused);
   }
   // A pause by jobs.yaml ends with the deploy that enables the job, whose first tick this is.
-  const endedAt =
-    state.pausedBy === CONFIG_PAUSED_BY && own.at < now ? own.at : pauseEndAt(state, now);
+  const endedAt = state.pausedBy === CONFIG_PAUSED_BY && s < now ? s : pauseEndAt(state, now);
   await ctx.ledger.resume(job.id, { at: endedAt });
   ctx.logger.info('resumed', {
     decision: 'resumed',
@@ -253,7 +274,7 @@ async function paused(
     by: state.pausedBy === CONFIG_PAUSED_BY ? 'jobs.yaml enables the job' : 'the pause ended',
   });
   // The runs since W, those of the pause skipped(paused), and S itself unless it fell in it.
-  const ownPaused = Date.parse(state.pausedAt ?? '') <= own.at.getTime() && own.at < endedAt;
+  const ownPaused = Date.parse(state.pausedAt ?? '') <= s.getTime() && s < endedAt;
   return catchUpAround(ctx, job, own, state, ownPaused);
 }
 
@@ -265,15 +286,15 @@ async function paused(
 async function catchUpAround(
   ctx: CoreContext,
   job: JobDefinition,
-  own: Occurrence,
+  own: readonly Occurrence[],
   state: JobStateItem,
   ownPaused: boolean,
 ): Promise<RunOutcome[]> {
-  const request = { upTo: own.at, own, origin: 'tick' } as const;
+  const request = { upTo: (own[0] as Occurrence).at, own, origin: 'tick' } as const;
   const decided = await catchUpUnderLease(ctx, job, request);
   if (decided) return decided;
-  if (ownPaused) return [await skipPaused(ctx, job, own, state, false)];
-  return [await deliverRun(ctx, tickRun(job, own))];
+  if (ownPaused) return eachRun(own, (run) => skipPaused(ctx, job, run, state, false));
+  return eachRun(deliveryOrder(job, own), (run) => deliverRun(ctx, tickRun(job, run)));
 }
 
 /** Records a run of a paused job as skipped(paused) and (unless told not to) moves W past it. */

@@ -111,6 +111,21 @@ export function scheduleSpecOf(job: JobDefinition): ScheduleSpec {
   };
 }
 
+/**
+ * Whether the job's calendar moves runs to other days (`onClosed` other than `skip`, no
+ * `businessDay`, which picks the days itself): then several runs can share one instant, a run's
+ * key instant need not be its `at`, and the covering fires on every day (docs/semantics.md §7,
+ * "Delivering moved runs").
+ *
+ * @example
+ * movesRuns({ ...job, calendar: { name: 'berlin-business', onClosed: 'following', … } }) //=> true
+ */
+export function movesRuns(job: Pick<JobDefinition, 'calendar'>): boolean {
+  const calendar = job.calendar;
+  if (calendar === undefined || calendar.businessDay !== undefined) return false;
+  return (calendar.onClosed ?? 'skip') !== 'skip';
+}
+
 const scheduleIds = new WeakMap<JobDefinition, string>();
 
 /**

@@ -61,25 +61,6 @@ export class CoveringError extends InfraError {
   }
 }
 
-/**
- * A job whose calendar moves runs to another day (`onClosed` other than `skip`): the engine
- * and `zonecron next` compute the moved runs, but the dispatcher does not deliver them yet
- * (several runs can then share one instant, which its watermark and keys do not hold), so the
- * deploy is refused rather than shipped with runs that would be lost.
- */
-export class MovedRunsNotDeliveredError extends InfraError {
-  readonly jobId: string;
-  readonly onClosed: string;
-
-  constructor(jobId: string, onClosed: string) {
-    super(
-      `job '${jobId}': calendar onClosed '${onClosed}' moves runs to another day, which the dispatcher does not deliver yet; deploy it with onClosed: skip or a businessDay, and preview the moves with zonecron next --job-id ${jobId}`,
-    );
-    this.jobId = jobId;
-    this.onClosed = onClosed;
-  }
-}
-
 /** A stack name CloudFormation, or the names derived from it, would refuse. */
 export class InvalidStackNameError extends InfraError {
   readonly stackName: string;
@@ -256,8 +237,6 @@ function jobCoverings(config: JobsConfig, synthTime: Date): JobCovering[] {
   return config.jobs
     .filter((job) => job.enabled)
     .map((job): JobCovering => {
-      const onClosed = job.calendar?.onClosed ?? 'skip';
-      if (onClosed !== 'skip') throw new MovedRunsNotDeliveredError(job.id, onClosed);
       try {
         const details = coveringDetails(job, synthTime);
         return { job, covering: details.schedule, details };

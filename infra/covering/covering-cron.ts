@@ -18,7 +18,7 @@
  * is resolved, zone, DST policies and start) are computed once per process.
  */
 
-import { type JobDefinition, scheduleSpecOf } from '#jobs/job.ts';
+import { type JobDefinition, movesRuns, scheduleSpecOf } from '#jobs/job.ts';
 import { oneShotRuns } from '#jobs/one-shot.ts';
 import {
   type GapPolicy,
@@ -191,16 +191,21 @@ function oneShotDetails(job: JobDefinition, from: Date, window: ScheduleWindow):
 /**
  * The schedule a job's covering fires for: its expression and zone without its calendar and
  * bounds, whose runs are a subset of it (a calendar skips runs or keeps only business days of a
- * `*` day field; bounds drop runs). The dispatcher answers the ticks that are no run with no
- * request. (A calendar that moves runs to other days would need the day fields widened; synth
- * refuses those, `MovedRunsNotDeliveredError`.)
+ * `*` day field; bounds drop runs). When the calendar moves runs to other days (`movesRuns`),
+ * the day-of-month, month and day-of-week fields are widened to `*`: a moved run keeps its local
+ * time of day, under the job's DST policies, on whatever day it lands. The dispatcher answers
+ * the ticks that are no run with no request.
  *
  * @example
  * coveringSpecOf(exportsOnBusinessDays) //=> { cron: '0 6 * * *', timezone: 'Europe/Berlin', jobId: 'exports' }
+ * coveringSpecOf(invoicesFollowing).cron //=> '0 9 * * *' (its schedule: '0 9 1 * *')
  */
 export function coveringSpecOf(job: JobDefinition): ScheduleSpec {
   const { calendar: _calendar, from: _from, until: _until, ...spec } = scheduleSpecOf(job);
-  return spec;
+  if (!movesRuns(job)) return spec;
+  // `H` hashes the job id and the field's position, so the time fields keep their values.
+  const [minute, hour] = parseCron(spec.cron, spec.jobId).fields;
+  return { ...spec, cron: `${minute} ${hour} * * *` };
 }
 
 /**

@@ -431,24 +431,24 @@ describe('zonecron history shows the runs a calendar skipped, computed with the 
     });
   });
 
-  it('--at refuses the nominal instant of a run its calendar moved with exit 1, naming where it moved', async () => {
-    const result = await fateOf('invoices', '2026-11-11T08:00Z');
-    expect(result.stdout).toBe('');
-    expect(result.stderr).toBe(
-      "zonecron: error: 2026-11-11T08:00:00.000Z is no run of 'invoices' (0 9 11 * * in Europe/Berlin): moved by its calendar to 2026-11-12T08:00:00.000Z (closed: Office party; following); its runs nearest it: 2026-10-12T07:00:00.000Z and 2026-11-12T08:00:00.000Z\n",
-    );
-    expect(result.code).toBe(1);
-  });
-
-  it('--at finds a moved run at its new instant by its item under the key of its nominal instant', async () => {
-    const result = await fateOf('invoices', '2026-11-12T08:00Z', '--json');
+  it('--at names a run its calendar moved by the instant the schedule named: its item, delivered at its new instant', async () => {
+    const result = await fateOf('invoices', '2026-11-11T08:00Z', '--json');
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({
-      at: '2026-11-12T08:00:00.000Z',
+      at: '2026-11-11T08:00:00.000Z',
       status: 'claimed',
       source: 'item',
-      run: { at: '2026-11-12T08:00:00.000Z', nominal: '2026-11-12T09:00' },
+      run: { at: '2026-11-12T08:00:00.000Z' },
     });
+  });
+
+  it('--at refuses the new instant of a moved run with exit 1, naming the instant that names it', async () => {
+    const result = await fateOf('invoices', '2026-11-12T08:00Z');
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      "zonecron: error: 2026-11-12T08:00:00.000Z is no run of 'invoices' (0 9 11 * * in Europe/Berlin): a run its calendar moved is due here, named by the instant the schedule named (2026-11-11T08:00:00.000Z); its runs nearest it: 2026-10-12T07:00:00.000Z and 2026-11-12T08:00:00.000Z\n",
+    );
+    expect(result.code).toBe(1);
   });
 
   it("--at says an instant of an at job's date in another year is after its one run", async () => {

@@ -6,8 +6,8 @@ import { coveringSchedule } from '../../infra/covering/covering-cron.ts';
 import { type CliResult, hasAnsi, overlongLines, runCli } from './run-cli.ts';
 
 const FIXTURE = 'test/cli/fixtures/berlin.yaml';
-// The calendars a deploy takes: validate refuses a calendar that moves runs (synth does).
-const CALENDARS = 'test/fixtures/jobs/calendars-deployed.yaml';
+// The calendars fixture: every kind of calendar, moved runs included, deploys.
+const CALENDARS = 'test/fixtures/jobs/calendars.yaml';
 const AFTER = '2023-01-01T00:00:00Z';
 
 describe('zonecron validate', () => {
@@ -143,7 +143,7 @@ describe('zonecron validate', () => {
     expect(flat).toContain('Jobs: payroll.');
   });
 
-  it('warns at file:line:column about an until that has passed and an at in the past, and prints the holiday data version, as text and in --json', async () => {
+  it('passes a job whose calendar moves runs with an every-day covering, warns at file:line:column about an until that has passed and an at in the past, and prints the holiday data version, as text and in --json', async () => {
     const args = ['validate', CALENDARS, '--after', '2027-01-01T00:00:00Z'];
     const json = await runCli([...args, '--json']);
     expect(json.code).toBe(0);
@@ -158,11 +158,16 @@ describe('zonecron validate', () => {
       }[];
       holidayData: unknown;
       zoneData: unknown;
+      jobs: { id: string; covering: { awsExpression: string } | null }[];
     };
     expect(doc.valid).toBe(true);
+    // A calendar that moves runs deploys: its covering fires every day, at the job's times.
+    expect(doc.jobs.find((j) => j.id === 'invoices')?.covering?.awsExpression).toBe(
+      'cron(0 7,8 * * ? *)',
+    );
     expect(doc.configWarnings.map((w) => [w.line, w.column, w.jobId, w.field, w.code])).toEqual([
-      [48, 9, 'christmas-greeting', 'at', 'past'],
-      [55, 12, 'summer-campaign', 'until', 'past'],
+      [52, 9, 'christmas-greeting', 'at', 'past'],
+      [59, 12, 'summer-campaign', 'until', 'past'],
     ]);
     expect(doc.holidayData).toEqual(holidayDataVersion());
     expect(doc.zoneData).not.toBeNull();
@@ -172,10 +177,10 @@ describe('zonecron validate', () => {
     expect(overlongLines(text.stdout)).toEqual([]);
     const flat = text.stdout.replace(/\n\s*/g, ' ');
     expect(flat).toContain(
-      `WARNING ${CALENDARS}:48:9: christmas-greeting: at '2026-12-24T18:00' (2026-12-24T17:00:00.000Z) is in the past: the job will not run`,
+      `WARNING ${CALENDARS}:52:9: christmas-greeting: at '2026-12-24T18:00' (2026-12-24T17:00:00.000Z) is in the past: the job will not run`,
     );
     expect(flat).toContain(
-      `WARNING ${CALENDARS}:55:12: summer-campaign: until (2026-08-31T22:00:00.000Z) has passed`,
+      `WARNING ${CALENDARS}:59:12: summer-campaign: until (2026-08-31T22:00:00.000Z) has passed`,
     );
     const { version, dataVersion } = holidayDataVersion();
     expect(flat).toContain(`holiday data: date-holidays ${version} (data ${dataVersion})`);

@@ -18,7 +18,9 @@ import type { SystemObservation, SystemRun } from './drive.ts';
 const fateText = (r: { status: string; reason: string | null; deliveries: number }) =>
   `${r.status}${r.reason ? `(${r.reason})` : ''}${r.deliveries > 1 ? ` ×${r.deliveries}` : ''}`;
 
-const runId = (r: { jobId: string; at: string }) => `${r.jobId} ${r.at}`;
+/** A run's identity: its job and its key instant (its `at`, unless a calendar moved it, §7). */
+const runId = (r: { jobId: string; at: string; key?: string }) =>
+  r.key === undefined ? `${r.jobId} ${r.at}` : `${r.jobId} ${r.key} (at ${r.at})`;
 
 function sameFate(model: RunFate, system: SystemRun): boolean {
   return (

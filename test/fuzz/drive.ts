@@ -20,7 +20,7 @@ import {
   stopSimulation,
   type WindowWorld,
 } from '../../cli/simulation/world.ts';
-import { periodBucket } from '../../functions/schedule/index.ts';
+import { keyInstantOf, periodBucket } from '../../functions/schedule/index.ts';
 
 /** One dispatcher invocation as Lambda hands it over: a tick's or a sweep's. */
 export interface DispatcherInvocation {
@@ -36,6 +36,8 @@ export interface DispatcherInvocation {
 export interface SystemRun {
   readonly jobId: string;
   readonly at: string;
+  /** A run a calendar moved: the instant the schedule named, which names it (its key's). */
+  readonly key?: string;
   readonly status: 'delivered' | 'dead-lettered' | 'skipped' | 'open' | 'undecided';
   readonly reason: string | null;
   readonly deliveries: number;
@@ -297,7 +299,9 @@ function startedWhileAnotherRan(
   }
   const overlapped = new Set<string>();
   for (const [jobId, runtimeMs] of maxRuntimeMs) {
-    const keys = new Set((sim.expected.get(jobId) ?? []).map((o) => periodBucket(jobId, o.at)));
+    const keys = new Set(
+      (sim.expected.get(jobId) ?? []).map((o) => periodBucket(jobId, keyInstantOf(o))),
+    );
     const deliveries = sim.deliveries
       .filter((d) => keys.has(d.envelope.key))
       .sort((a, b) => a.deliveredAt.getTime() - b.deliveredAt.getTime());
@@ -340,11 +344,12 @@ function systemRuns(
   const runs: SystemRun[] = [];
   for (const [jobId, occurrences] of sim.expected) {
     for (const o of occurrences) {
-      const key = periodBucket(jobId, o.at);
+      const key = periodBucket(jobId, keyInstantOf(o));
       const item = sim.items.get(key);
       runs.push({
         jobId,
         at: o.at.toISOString(),
+        ...(o.moved ? { key: o.moved.nominalAt.toISOString() } : {}),
         status: outcomeStatus(item),
         reason: item?.skipReason ?? null,
         deliveries: byKey.get(key)?.length ?? 0,
@@ -357,5 +362,11 @@ function systemRuns(
       });
     }
   }
-  return runs.sort((a, b) => a.at.localeCompare(b.at) || a.jobId.localeCompare(b.jobId));
+  const keyOf = (r: SystemRun) => r.key ?? r.at;
+  return runs.sort(
+    (a, b) =>
+      a.at.localeCompare(b.at) ||
+      a.jobId.localeCompare(b.jobId) ||
+      keyOf(a).localeCompare(keyOf(b)),
+  );
 }

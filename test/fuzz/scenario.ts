@@ -11,7 +11,8 @@
  * policies, policies and targets changed; jobs removed, and added back), operators' backfills,
  * manual runs and redrives, hostile events (forged completions of real runs among them), and
  * (the `chaos` kind) crashes and throttling. A third of the jobs have a finish-by deadline (a
- * duration, or a wall time of their zone).
+ * duration, or a wall time of their zone), and a third a business calendar (weekends, closed
+ * dates and a closed range around the window, every `onClosed`, some a `businessDay`).
  */
 import fc from 'fast-check';
 import { stringify } from 'yaml';
@@ -105,6 +106,24 @@ export interface FuzzScenario {
    * deadlines were drawn) and written into each job of the files (`jobsYaml`, `deployFiles`).
    */
   readonly deadlines?: Readonly<Record<string, string>>;
+  /**
+   * The business calendar of some jobs by id (named `cal-<id>` under `calendars:`), in every jobs
+   * file of the scenario: drawn after the deadlines, like them, so a seed's scenario is the one
+   * it was before calendars were drawn, with calendars added.
+   */
+  readonly calendars?: Readonly<Record<string, FuzzCalendar>>;
+}
+
+/** A job's business calendar: the calendar as `calendars:` lists it, and how the job follows it. */
+export interface FuzzCalendar {
+  readonly weekends: readonly string[];
+  readonly closed: readonly (
+    | { readonly date: string; readonly reason: string }
+    | { readonly from: string; readonly to: string; readonly reason: string }
+  )[];
+  readonly onClosed: string;
+  /** Only where every version of the job's schedule has `*` day fields. */
+  readonly businessDay?: number;
 }
 
 /** How big scenarios may get. */
@@ -677,11 +696,102 @@ export function scenarioArbitrary(
       ),
     );
   });
-  return drawn.chain((s) =>
-    deadlinesArbitrary(s.jobs).map(
-      (deadlines): FuzzScenario => (Object.keys(deadlines).length > 0 ? { ...s, deadlines } : s),
-    ),
+  return drawn
+    .chain((s) =>
+      deadlinesArbitrary(s.jobs).map(
+        (deadlines): FuzzScenario => (Object.keys(deadlines).length > 0 ? { ...s, deadlines } : s),
+      ),
+    )
+    .chain((s) =>
+      calendarsArbitrary(s).map(
+        (calendars): FuzzScenario => (Object.keys(calendars).length > 0 ? { ...s, calendars } : s),
+      ),
+    );
+}
+
+/** The local date (`YYYY-MM-DD`) and hour of an instant in a zone. */
+function localOf(ms: number, zone: string): { date: string; hour: number } {
+  const parts = new Intl.DateTimeFormat('en-CA', {
+    timeZone: zone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    hourCycle: 'h23',
+  }).formatToParts(new Date(ms));
+  const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+  return { date: `${part('year')}-${part('month')}-${part('day')}`, hour: Number(part('hour')) };
+}
+
+/** A local date `days` after `date` (`YYYY-MM-DD`), by the civil calendar. */
+function plusDays(date: string, days: number): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** Whether every version of the job's schedule in the scenario has `*` day fields. */
+function anyDay(s: FuzzScenario, id: string): boolean {
+  const versions = [s.jobs, ...(s.deployJobs ?? [])].flatMap((jobs) =>
+    jobs.filter((j) => j.id === id),
   );
+  return versions.every((j) => {
+    const fields = j.schedule.split(' ');
+    return fields.length === 5 && ['*', '?'].includes(fields[2] ?? '') && fields[4] === '*';
+  });
+}
+
+/**
+ * Business calendars for about a third of the jobs, around the window: weekends (the usual
+ * two days, none, another pair, one), closed dates among the window's first local days, maybe a
+ * closed local-time range crossing it, and every `onClosed` (`skip` and the four conventions,
+ * moving runs weighted up), or a `businessDay` for a job whose days are all `*`. A calendar's
+ * days are the job's zone's (the calendar names no zone).
+ */
+function calendarsArbitrary(s: FuzzScenario) {
+  const fromMs = Date.parse(s.from);
+  const one = (job: FuzzJob) =>
+    weighted<FuzzCalendar | null>(
+      [2, fc.constant(null)],
+      [
+        1,
+        fc
+          .record({
+            weekends: fc.constantFrom(['sat', 'sun'], [], ['fri', 'sat'], ['sun']),
+            closedDays: fc.subarray([-1, 0, 1, 2, 3], { maxLength: 3 }),
+            range: fc.option(
+              fc.record({
+                day: fc.integer({ min: 0, max: 3 }),
+                hour: fc.integer({ min: 0, max: 23 }),
+                hours: fc.integer({ min: 1, max: 30 }),
+              }),
+              { nil: undefined },
+            ),
+            onClosed: weighted(
+              [1, fc.constant('skip')],
+              [4, some('following', 'modified-following', 'preceding', 'modified-preceding')],
+            ),
+            businessDay: weighted([6, fc.constant(undefined)], [1, fc.constantFrom(1, 2, -1, -2)]),
+          })
+          .map(({ weekends, closedDays, range, onClosed, businessDay }): FuzzCalendar => {
+            const start = localOf(fromMs, job.timezone).date;
+            const closed: FuzzCalendar['closed'][number][] = closedDays.map((d) => ({
+              date: plusDays(start, d),
+              reason: `closed day ${d}`,
+            }));
+            if (range) {
+              const from = `${plusDays(start, range.day)}T${String(range.hour).padStart(2, '0')}:00`;
+              const endHour = range.hour + range.hours;
+              const to = `${plusDays(start, range.day + Math.floor(endHour / 24))}T${String(endHour % 24).padStart(2, '0')}:00`;
+              closed.push({ from, to, reason: 'closed range' });
+            }
+            const day = businessDay !== undefined && anyDay(s, job.id) ? { businessDay } : {};
+            return { weekends, closed, onClosed, ...day };
+          }),
+      ],
+    );
+  return fc.tuple(...s.jobs.map(one)).map((drawn) => {
+    const entries = s.jobs.flatMap((j, i) => (drawn[i] ? [[j.id, drawn[i]] as const] : []));
+    return Object.fromEntries(entries) as Record<string, FuzzCalendar>;
+  });
 }
 
 /**
@@ -714,12 +824,30 @@ function deadlinesArbitrary(jobs: readonly FuzzJob[]) {
  */
 function jobsWithDeadlines(
   jobs: readonly FuzzJob[],
-  s: Pick<FuzzScenario, 'deadlines'>,
-): (FuzzJob & { deadline?: string })[] {
+  s: Pick<FuzzScenario, 'deadlines' | 'calendars'>,
+): (FuzzJob & { deadline?: string; calendar?: object })[] {
   return jobs.map((job) => {
     const deadline = s.deadlines?.[job.id];
-    return deadline ? { ...job, deadline } : job;
+    const calendar = s.calendars?.[job.id];
+    const rule = calendar && {
+      name: `cal-${job.id}`,
+      onClosed: calendar.onClosed,
+      ...(calendar.businessDay === undefined ? {} : { businessDay: calendar.businessDay }),
+    };
+    return { ...job, ...(deadline ? { deadline } : {}), ...(rule ? { calendar: rule } : {}) };
   });
+}
+
+/** A jobs file's document: its `calendars:` (the scenario's, when it has any) and its jobs. */
+function jobsDocument(jobs: readonly FuzzJob[], s: FuzzScenario): object {
+  const calendars = Object.entries(s.calendars ?? {}).map(([id, c]) => [
+    `cal-${id}`,
+    { weekends: c.weekends, closed: c.closed },
+  ]);
+  return {
+    ...(calendars.length > 0 ? { calendars: Object.fromEntries(calendars) } : {}),
+    jobs: jobsWithDeadlines(jobs, s),
+  };
 }
 
 /** Most ticks of runs a scenario's window may hold: a window of frequent jobs is shorter. */
@@ -757,7 +885,7 @@ export function windowEnd(s: FuzzScenario): string {
  * jobsYaml(scenario) //=> 'jobs:\n  - id: j1\n    description: fuzzed job j1\n…'
  */
 export function jobsYaml(s: FuzzScenario): string {
-  return stringify({ jobs: jobsWithDeadlines(s.jobs, s) }, { lineWidth: 0 });
+  return stringify(jobsDocument(s.jobs, s), { lineWidth: 0 });
 }
 
 /**
@@ -769,7 +897,7 @@ export function jobsYaml(s: FuzzScenario): string {
 export function deployFiles(s: FuzzScenario): [string, string][] {
   return (s.deployJobs ?? []).map((jobs, i) => [
     `deploy-${i + 1}.yaml`,
-    stringify({ jobs: jobsWithDeadlines(jobs, s) }, { lineWidth: 0 }),
+    stringify(jobsDocument(jobs, s), { lineWidth: 0 }),
   ]);
 }
 

@@ -1,15 +1,17 @@
 /**
  * The calendars fixture synthesized: bounded jobs' schedules carry StartDate and
  * EndDate, a one-shot job gets one `at()` schedule, a job whose time has passed a disabled one;
- * the dispatcher ships the holiday table in jobs.json and none of the date-holidays package. A
- * calendar that moves runs is refused until the dispatcher delivers moved runs.
+ * the dispatcher ships the holiday table in jobs.json and none of the date-holidays package; a
+ * job whose calendar moves runs gets a covering that fires on every day a run can move to.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { scheduleSpecOf } from '#jobs/job.ts';
 import { parseJobsBundle } from '#jobs/jobs-bundle.ts';
-import { createZonecronApp } from '../../infra/app/zonecron-app.ts';
+import { nextOccurrences, occurrencesBetween } from '../../functions/schedule/index.ts';
 import { loadJobsFile } from '../../infra/config/load-jobs.ts';
+import { coveringSchedule } from '../../infra/covering/covering-cron.ts';
 import {
   type CfnResource,
   resourcesOfType,
@@ -20,7 +22,7 @@ import {
 
 let fx: SynthesizedFixture;
 beforeAll(() => {
-  fx = synthFixture('test/fixtures/jobs/calendars-deployed.yaml');
+  fx = synthFixture('test/fixtures/jobs/calendars.yaml');
 });
 
 function scheduleOf(name: string): CfnResource {
@@ -40,24 +42,29 @@ function lambdaAssets(): string[] {
 }
 
 describe('a calendar that moves runs', () => {
-  it.each([
-    ['following', 'invoices'],
-    ['modified-preceding', 'settlement'],
-  ])('is refused at synth under onClosed %s, naming the job (%s)', (onClosed, jobId) => {
+  it('synthesizes a following job with a covering that fires on every day, at its local time', () => {
+    expect(scheduleOf('invoices').Properties?.ScheduleExpression).toBe('cron(0 7,8 * * ? *)');
+    expect(scheduleOf('settlement').Properties?.ScheduleExpression).toBe('cron(30 20,21 * * ? *)');
+  });
+
+  it("fires at every run of the following job over two years, moved ones included, though '0 9 1 * *' fires on the 1st only", () => {
     const config = loadJobsFile(resolve('test/fixtures/jobs/calendars.yaml'));
-    const job = config.jobs.find((j) => j.id === jobId);
-    expect(job?.calendar?.onClosed).toBe(onClosed);
-    const alone = { ...config, jobs: job ? [job] : [] };
-    expect(() =>
-      createZonecronApp({ synthTime: SYNTH_TIME, installations: [{ config: alone }] }),
-    ).toThrow(
-      expect.objectContaining({
-        name: 'MovedRunsNotDeliveredError',
-        jobId,
-        onClosed,
-        message: expect.stringContaining(`zonecron next --job-id ${jobId}`),
-      }),
+    const job = config.jobs.find((j) => j.id === 'invoices');
+    if (job === undefined) throw new Error('no job invoices');
+    const covering = coveringSchedule(job, SYNTH_TIME);
+    const to = new Date(SYNTH_TIME.getTime() + 2 * 365 * 86_400_000);
+    const runs = occurrencesBetween(scheduleSpecOf(job), SYNTH_TIME, to);
+    const moved = runs.filter((run) => run.moved !== undefined);
+    // Moved off the 1st: 1 January, 1 May, weekends… onto days the expression does not name.
+    expect(moved.length).toBeGreaterThan(5);
+    expect(moved.every((run) => !run.nominal.endsWith('-01T09:00'))).toBe(true);
+    const utc = { cron: covering.cron, timezone: 'UTC' };
+    const unfired = runs.filter(
+      (run) =>
+        nextOccurrences(utc, new Date(run.at.getTime() - 1), 1)[0]?.at.getTime() !==
+        run.at.getTime(),
     );
+    expect(unfired).toEqual([]);
   });
 });
 

@@ -44,8 +44,11 @@ export type FateScenario = Readonly<{ jobs: readonly JobDefinition[]; from: Date
 export type SkipReason = 'paused' | 'overlap' | (typeof REASON)[Policy] | 'outside-window';
 /** A run's fate; `open` (being retried) and `undecided` are none. */
 export type Status = 'delivered' | 'dead-lettered' | 'skipped' | 'open' | 'undecided';
-/** The fate of one run at `at` (UTC ISO); a manual run's job is `manual:<id>`. */
-export type RunFate = Readonly<{ jobId: string; at: string; status: Status }> &
+/**
+ * The fate of one run at `at` (UTC ISO); a manual run's job is `manual:<id>`. A run a calendar
+ * moved is identified by `key`, the instant the schedule named (§7): several runs can share `at`.
+ */
+export type RunFate = Readonly<{ jobId: string; at: string; status: Status; key?: string }> &
   Readonly<{ reason: SkipReason | null; deliveries: number }>;
 /** The signals that notify on-call (§6, Signals and notifications). */
 export type NotificationKind =
@@ -69,10 +72,10 @@ const OUTBOX_LEASE_MS = 120_000;
 /** The model's own state, written on as it goes. */
 type State<T> = { -readonly [K in keyof T]: T[K] };
 /**
- * A run: `failing` while awaiting a delivery retry (decided, no fate yet); as claimed, when its
+ * A run at `ms`, named by its key instant `key` (`ms` unless a calendar moved it): `failing` while awaiting a delivery retry (decided, no fate yet); as claimed, when its
  * report comes and its maxRuntime ends; `byOperator`, a run only because a backfill made it one.
  */
-type ModelRun = State<{ ms: number; fate?: { status: Status; reason?: SkipReason } }> &
+type ModelRun = State<{ ms: number; key: number; fate?: { status: Status; reason?: SkipReason } }> &
   State<{ failing?: boolean; attempts: number; retryAtMs: number; byOperator?: boolean }> &
   State<{ reportAtMs: number; runtimeEndMs: number }> &
   State<{ deadlineMs?: number; deadlineRaised?: boolean; deadlineFromMs?: number }>;
@@ -84,7 +87,8 @@ type ModelRun = State<{ ms: number; fate?: { status: Status; reason?: SkipReason
  * their deadline, runs retried, dead-lettered or still running).
  */
 type JobModel = State<{ id: string; job: JobDefinition; listed: boolean; runs: ModelRun[] }> &
-  State<{ byMs: Map<number, ModelRun>; past: ModelRun[]; manual: ModelRun[] }> &
+  State<{ byKey: Map<number, ModelRun>; byMs: Map<number, ModelRun[]> }> &
+  State<{ past: ModelRun[]; manual: ModelRun[] }> &
   State<{ pending?: JobDefinition | null; sinceMs?: number; spent: number; holder?: ModelRun }> &
   State<{ overlapSkips: number; watched: Set<ModelRun>; deadlines: Set<ModelRun> }>;
 /** An invocation, or a deploy, a resume or an operator's command (`other`, never lost). */
@@ -102,7 +106,11 @@ const sinceOf = (m: JobModel) => m.sinceMs ?? Number.POSITIVE_INFINITY;
 const ZERO = { attempts: 0, retryAtMs: 0, reportAtMs: 0, runtimeEndMs: 0 };
 const runsOf = (job: JobDefinition, afterMs: number, toMs: number): ModelRun[] =>
   occurrencesBetween(scheduleSpecOf(job), new Date(afterMs), new Date(toMs)).map(asRun);
-const asRun = ({ at }: { at: Date }): ModelRun => ({ ms: +at, ...ZERO });
+const asRun = (o: { at: Date; moved?: { nominalAt: Date } }): ModelRun => ({
+  ms: +o.at,
+  key: +(o.moved?.nominalAt ?? o.at),
+  ...ZERO,
+});
 const newestOf = <T>(list: T[], n: number) => list.slice(Math.max(0, list.length - Math.max(0, n)));
 /** At one instant: retries, resumes, deploys and operators first, then ticks, then the sweep. */
 const byArrival = (a: Invocation, b: Invocation) => a.atMs - b.atMs || a.rank - b.rank;
@@ -167,11 +175,15 @@ function invocations(s: FateScenario): Invocation[] {
 function listJob(world: World, job: JobDefinition, afterMs: number): JobModel {
   const runs = runsOf(job, afterMs, world.endMs);
   const m = world.jobs.get(job.id) ?? {
-    ...{ id: job.id, job, listed: true, runs, byMs: new Map(), past: [], manual: [] },
+    ...{ id: job.id, job, listed: true, runs, byKey: new Map(), byMs: new Map() },
+    ...{ past: [], manual: [] },
     ...{ spent: 0, overlapSkips: 0, watched: new Set<ModelRun>(), deadlines: new Set<ModelRun>() },
   };
-  const byMs = new Map(runs.map((r) => [r.ms, r]));
-  Object.assign(m, { job, listed: true, runs, byMs, spent: 0 });
+  const byKey = new Map(runs.map((r) => [r.key, r]));
+  // §7: every run due at one instant is decided by whoever decides the instant.
+  const byMs = new Map<number, ModelRun[]>();
+  for (const r of runs) byMs.set(r.ms, [...(byMs.get(r.ms) ?? []), r]);
+  Object.assign(m, { job, listed: true, runs, byKey, byMs, spent: 0 });
   world.jobs.set(job.id, m);
   return m;
 }
@@ -227,18 +239,19 @@ function tick(world: World, jobId: string, sMs: number, nowMs: number): void {
   const retentionMs = (world.s.retentionDays ?? 35) * 86_400_000;
   if (nowMs - sMs > Math.min(job.catchup.windowSeconds * 1000, retentionMs)) return;
   takeEffect(world, m, sMs - 1);
-  const run = m.byMs.get(sMs);
+  // Its runs: one, or several a calendar moved onto S (§7), in run order.
+  const runs = (m.byMs.get(sMs) ?? []).filter((r) => !decided(r));
   m.sinceMs ??= sMs;
-  if (!run || sMs < m.sinceMs || decided(run)) return;
+  if (runs.length === 0 || sMs < m.sinceMs) return;
   const gap = undecided(m, sMs - 1);
   const own = !paused(world, m, sMs);
   const forbid = m.job.concurrency === 'forbid'; // §6 Overlap: newest first
-  if (own && forbid) attempt(world, m, run, nowMs, 'tick');
+  if (own && forbid) for (const r of [...runs].reverse()) attempt(world, m, r, nowMs, 'tick');
   if (gap.length > 0) decideGap(world, m, gap, nowMs, sMs);
-  if (!own) skip(run, 'paused');
+  if (!own) for (const r of runs) skip(r, 'paused');
   // §6: a tick that delivers its own run ends the gap; the next one has a budget of its own.
   if (own) m.spent = 0;
-  if (own && !forbid) attempt(world, m, run, nowMs, 'tick');
+  if (own && !forbid) for (const r of runs) attempt(world, m, r, nowMs, 'tick');
 }
 /**
  * The sweep at M: pending deploys take effect just before M. It checks the sweep instants since
@@ -323,9 +336,12 @@ function resumeWithCatchUp(world: World, m: JobModel, pause: ModelPause, nowMs: 
  * stopping at a refused delivery or an overlap. `redrive`: one more attempt of a dead letter.
  */
 function operate(world: World, m: JobModel, step: ModelOperatorStep, nowMs: number): void {
-  const find = (ms: number) => m.byMs.get(ms) ?? m.past.find((r) => r.ms === ms);
+  // An operator names a run by its key instant (§7).
+  const find = (key: number) => m.byKey.get(key) ?? m.past.find((r) => r.key === key);
   if (step.action === 'run') {
-    const minute = { ...m.job, schedule: '* * * * *', timezone: 'UTC' };
+    // A manual run is a minute of its own: no calendar moves or skips it.
+    const { calendar: _calendar, ...plain } = m.job;
+    const minute = { ...plain, schedule: '* * * * *', timezone: 'UTC' };
     for (const run of runsOf(minute, nowMs - MINUTE_MS, nowMs)) {
       if (m.manual.some((r) => r.ms === run.ms)) continue;
       m.manual.push(run);
@@ -336,7 +352,7 @@ function operate(world: World, m: JobModel, step: ModelOperatorStep, nowMs: numb
     if (run?.fate?.status === 'dead-lettered') attempt(world, m, run, nowMs, 'operator');
   } else {
     for (const o of runsOf(m.pending ?? m.job, step.from.getTime() - 1, step.to.getTime())) {
-      let run = find(o.ms);
+      let run = find(o.key);
       if (!run || (run.ms < sinceOf(m) && !run.byOperator)) {
         run = Object.assign(o, { byOperator: true });
         m.past.push(run);
@@ -442,14 +458,28 @@ function fatesOf(world: World): RunFate[] {
   const add = (jobId: string, r: ModelRun) => {
     const status = r.fate?.status ?? (r.failing ? 'open' : 'undecided');
     const deliveries = status === 'delivered' ? 1 : 0;
-    fates.push({ jobId, at: iso(r.ms), status, reason: r.fate?.reason ?? null, deliveries });
+    const key = r.key === r.ms ? {} : { key: iso(r.key) };
+    fates.push({
+      jobId,
+      at: iso(r.ms),
+      ...key,
+      status,
+      reason: r.fate?.reason ?? null,
+      deliveries,
+    });
   };
   for (const m of world.jobs.values()) {
     const current = m.listed ? m.runs.filter((r) => r.ms >= sinceOf(m) || r.byOperator) : [];
     for (const r of [...m.past, ...current]) if (r.ms > fromMs && r.ms <= toMs) add(m.id, r);
     for (const r of m.manual) add(`manual:${m.id}`, r);
   }
-  return fates.sort((a, b) => a.at.localeCompare(b.at) || a.jobId.localeCompare(b.jobId));
+  const keyOf = (f: RunFate) => f.key ?? f.at;
+  return fates.sort(
+    (a, b) =>
+      a.at.localeCompare(b.at) ||
+      a.jobId.localeCompare(b.jobId) ||
+      keyOf(a).localeCompare(keyOf(b)),
+  );
 }
 /**
  * Every run's tick of a job in `(from, to]`, each arriving `latencyMs` after its instant: the
