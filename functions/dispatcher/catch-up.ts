@@ -140,10 +140,11 @@ export async function catchUpJob(
  * The gap's policy budget is shared by every catch-up until a tick delivers its own run (the
  * job state's `gapCaughtUp`), so the tick and the sweep, whichever comes first, and the
  * sweep's chunks, never deliver more than `maxRuns` of one gap. The watermark moves to `upTo`
- * once every skip is recorded, before the deliveries: a catch-up that fails before gives the
- * lease back and leaves the watermark, so the retry of its event, or the next tick, decides the
- * same runs again (the conditional writes make that harmless); one that fails delivering leaves
- * orphans, which the sweep delivers.
+ * once every skip is recorded, before the deliveries: a catch-up that fails before leaves the
+ * watermark, so a later catch-up (the retry of its event, a later sweep or tick) decides the
+ * gap again; the skips already recorded stand (conditional writes, first one wins), and a
+ * newer run whose own tick comes first is delivered as that tick's (docs/semantics.md §6). One
+ * that fails delivering leaves orphans, which the sweep delivers.
  *
  * @example
  * await catchUpUnderLease(ctx, job, { upTo, origin: 'sweep' })
