@@ -527,6 +527,20 @@ function beforeItsGapUnderAHeldLease(
 }
 
 /**
+ * When the system delivered `run` by its own tick where the model skips it under the catch-up
+ * policy: the instants it was due and first delivered; undefined otherwise.
+ */
+function ownTickDeliveryThePolicySkips(
+  run: SystemRun,
+  job: JobDefinition | undefined,
+  candidates: readonly RunFate[],
+): { atMs: number; deliveredMs: number } | undefined {
+  if (!job || run.status !== 'delivered' || run.origin !== 'tick') return undefined;
+  if (run.firstDeliveredAt === null || !candidates.some(policySkip)) return undefined;
+  return { atMs: Date.parse(run.at), deliveredMs: Date.parse(run.firstDeliveredAt) };
+}
+
+/**
  * A run delivered by its own tick, past its grace, where the model skips it under the catch-up
  * policy: from the sweep after its grace until the tick's delivery, failed sweeps and ticks of
  * its job held the sweep's decision off, each within a lease and a sweep of the one before (a
@@ -542,10 +556,9 @@ function heldOffUntilItsTick(
   candidates: readonly RunFate[],
   seen: SystemObservation,
 ): boolean {
-  if (!job || run.status !== 'delivered' || run.origin !== 'tick') return false;
-  if (run.firstDeliveredAt === null || !candidates.some(policySkip)) return false;
-  const atMs = Date.parse(run.at);
-  const deliveredMs = Date.parse(run.firstDeliveredAt);
+  const own = ownTickDeliveryThePolicySkips(run, job, candidates);
+  if (!job || !own) return false;
+  const { atMs, deliveredMs } = own;
   // Only its job's ticks and the sweeps take its catch-up lease.
   const failures = seen.failed
     .filter((f) => f.kind === 'sweep' || f.jobId === run.jobId)
@@ -580,10 +593,9 @@ function leftByADyingCatchUp(
   candidates: readonly RunFate[],
   seen: SystemObservation,
 ): boolean {
-  if (!job || run.status !== 'delivered' || run.origin !== 'tick') return false;
-  if (run.firstDeliveredAt === null || !candidates.some(policySkip)) return false;
-  const atMs = Date.parse(run.at);
-  const deliveredMs = Date.parse(run.firstDeliveredAt);
+  const own = ownTickDeliveryThePolicySkips(run, job, candidates);
+  if (!job || !own) return false;
+  const { atMs, deliveredMs } = own;
   if (deliveredMs <= atMs + job.alarm.graceSeconds * 1000) return false;
   return seen.runs.some((r) => {
     if (r.jobId !== run.jobId || r.at >= run.at || !r.gapSkip) return false;
