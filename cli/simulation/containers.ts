@@ -195,8 +195,11 @@ export function watchedLedger(
       }
       return outcome;
     },
-    async acquireSlot(jobId, key, nowEpochMs, untilEpochMs) {
-      const result = await ledger.acquireSlot(jobId, key, nowEpochMs, untilEpochMs);
+    // Every argument passes through: a dropped one (`freeOf`) once kept a holder that could no
+    // longer be running in the slot, in the simulation only.
+    async acquireSlot(...args) {
+      const result = await ledger.acquireSlot(...args);
+      const [jobId, key, , untilEpochMs] = args;
       if (result.acquired) {
         const hold = { jobId, key, at: clock(), untilEpochMs, released: false, orphaned: false };
         watch.slotHolds.push(hold);
