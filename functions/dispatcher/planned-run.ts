@@ -97,6 +97,20 @@ export function deliveryOrder(job: JobDefinition, runs: readonly Occurrence[]): 
   return job.concurrency === 'forbid' ? [...runs].reverse() : [...runs];
 }
 
+/**
+ * A run's key instant read back from its item: its `at`, unless the job's calendar moved runs
+ * onto that instant, then the key instant of the run there whose key the item has.
+ *
+ * @example
+ * recordedKeyInstant(invoices, { at: '2026-12-28T08:00:00.000Z', key: periodBucket('invoices', christmasAt) }) //=> christmasAt
+ */
+export function recordedKeyInstant(job: JobDefinition, item: Pick<RunItem, 'at' | 'key'>): Date {
+  const at = new Date(item.at);
+  if (!movesRuns(job)) return at;
+  const run = runsAt(job, at).find((o) => runKeyOf(job.id, o) === item.key);
+  return run ? keyInstantOf(run) : at;
+}
+
 /** How far a search for a run by its key instant looks first, in days around it. */
 const NEAR_MOVE_DAYS = 8;
 

@@ -1,10 +1,10 @@
 import { type JobDefinition, scheduleSpecOf } from '#jobs/job.ts';
-import { type JobStateItem, openShards, type SkipRange } from '#ledger/index.ts';
+import { type JobStateItem, openShards, type RunItem, type SkipRange } from '#ledger/index.ts';
 import { nextOccurrences, type Occurrence, occurrencesBetween } from '../schedule/index.ts';
 import { catchUpUnderLease } from './catch-up.ts';
 import type { CoreContext } from './context.ts';
 import { brandDispatcherError } from './errors.ts';
-import { type RunOutcome, runKeyOf } from './planned-run.ts';
+import { type RunOutcome, recordedKeyInstant, runKeyOf } from './planned-run.ts';
 import { reconcileRun, type Settled } from './reconcile.ts';
 import { adoptedSchedule, CONFIG_PAUSED_BY, pauseEndAt, pauseEnded } from './tick.ts';
 
@@ -399,7 +399,47 @@ async function settleOpen(ctx: CoreContext, errors: unknown[]): Promise<Settled[
     ctx.ledger.findDue(shard, nowEpochMs, ctx.options.openRunsPerShard),
   );
   const items = perShard.flat().sort((a, b) => (a.checkAtEpochMs ?? 0) - (b.checkAtEpochMs ?? 0));
-  return settleAll(items, ctx.options.sweepConcurrency, errors, (item) => reconcileRun(ctx, item));
+  const settled = await settleAll(
+    slotLanes(ctx, items),
+    ctx.options.sweepConcurrency,
+    errors,
+    (lane) => settleAll(lane, 1, errors, (item) => reconcileRun(ctx, item)),
+  );
+  return settled.flat();
+}
+
+/**
+ * The open runs (in check order) as lanes the sweep settles side by side. The runs of one
+ * `concurrency: forbid` job share a lane and are settled one after another (§6 Overlap), those
+ * due at the same moment newest first, as a tick delivers an instant's runs: a retry that fails
+ * gives the slot back before the next run asks for it, instead of the runs racing for it and
+ * all but one skipped. Every other run is a lane of its own.
+ */
+function slotLanes(ctx: CoreContext, items: readonly RunItem[]): RunItem[][] {
+  const lanes: RunItem[][] = [];
+  const forbid = new Map<string, RunItem[]>();
+  for (const item of items) {
+    const job = ctx.jobs.get(item.jobId);
+    if (job?.concurrency !== 'forbid') {
+      lanes.push([item]);
+      continue;
+    }
+    let lane = forbid.get(job.id);
+    if (!lane) {
+      lane = [];
+      forbid.set(job.id, lane);
+      lanes.push(lane);
+    }
+    lane.push(item);
+  }
+  for (const [jobId, lane] of forbid) {
+    const job = ctx.jobs.get(jobId);
+    if (!job || lane.length < 2) continue;
+    const keyMs = new Map(lane.map((item) => [item, recordedKeyInstant(job, item).getTime()]));
+    const checkAt = (item: RunItem) => item.checkAtEpochMs ?? 0;
+    lane.sort((a, b) => checkAt(a) - checkAt(b) || (keyMs.get(b) ?? 0) - (keyMs.get(a) ?? 0));
+  }
+  return lanes;
 }
 
 /**

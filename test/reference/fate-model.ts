@@ -278,8 +278,11 @@ function sweep(world: World, mMs: number, nowMs: number): void {
       if (nowMs <= (r.deadlineMs ?? Infinity) || nowMs < (r.deadlineFromMs ?? 0)) continue;
       raiseDeadline(world, m, r);
     }
+    // Due retries oldest retry time first, those due together newest first (§6 Overlap).
+    const retries = [...m.watched].filter((r) => r.failing && r.retryAtMs <= nowMs);
+    retries.sort((a, b) => a.retryAtMs - b.retryAtMs || b.key - a.key);
+    for (const r of retries) attempt(world, m, r, nowMs, 'retry');
     for (const r of [...m.watched]) {
-      if (r.failing && r.retryAtMs <= nowMs) attempt(world, m, r, nowMs, 'retry');
       const ended =
         r.fate?.status === 'delivered' && nowMs >= Math.min(r.reportAtMs, r.runtimeEndMs);
       if (ended) m.watched.delete(r);

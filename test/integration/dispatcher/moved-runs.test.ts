@@ -205,6 +205,41 @@ describe('runs a calendar moved onto one instant', () => {
     expect(received(world.targets).map(([k]) => k)).toEqual([key(job, FRI), key(job, MON)]);
   });
 
+  it("retries a forbid job's three failed runs of one instant one after another: each failed retry frees the slot, so all three are dead-lettered and none skipped(overlap)", async () => {
+    const job = followingJob('forbid-retries-fail', {
+      concurrency: 'forbid',
+      retry: { maxAttempts: 2 },
+    });
+    const world = await oneJob('moved10', job, FRI);
+    await tick(world, job, FRI);
+    world.targets.failWith = new Error('target down');
+    const runs = [key(job, MON), key(job, SUN), key(job, SAT)];
+    expect(await tick(world, job, MON)).toMatchObject({
+      outcomes: runs.map((k) => ({ key: k, outcome: 'delivery-failed' })),
+    });
+    await sweepMinutes(world.h, world.clock, '2027-01-11T09:01:00Z', '2027-01-11T09:08:00Z');
+    for (const k of runs) {
+      expect(await world.h.ledger.getRun(k)).toMatchObject({ status: 'failed', attempts: 2 });
+    }
+  });
+
+  it("retries a forbid job's three failed runs of one instant newest first once the target is back: Monday's own is delivered, the moved ones skipped(overlap)", async () => {
+    const job = followingJob('forbid-retries-recover', { concurrency: 'forbid' });
+    const world = await oneJob('moved11', job, FRI);
+    await tick(world, job, FRI);
+    world.targets.failWith = new Error('target down');
+    await tick(world, job, MON);
+    world.targets.failWith = undefined;
+    await sweepMinutes(world.h, world.clock, '2027-01-11T09:01:00Z', '2027-01-11T09:08:00Z');
+    expect(received(world.targets).map(([k]) => k)).toEqual([key(job, FRI), key(job, MON)]);
+    for (const day of [SUN, SAT]) {
+      expect(await world.h.ledger.getRun(key(job, day))).toMatchObject({
+        status: 'skipped',
+        skipReason: 'overlap',
+      });
+    }
+  });
+
   it('redrives a moved run named by its key instant, at the instant it moved to, and refuses an instant that names no run', async () => {
     const job = followingJob('redrive-moved', { retry: { maxAttempts: 1 } });
     const world = await oneJob('moved7', job, FRI);
