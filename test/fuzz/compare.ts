@@ -259,7 +259,11 @@ function spentElsewhereInItsGap(
  * the job's last run before it delivered by its own tick was claimed by a tick that failed (it
  * died after the claim, a takeover delivered the run), or was one the model skips under the
  * policy that its own late tick delivered after a catch-up whose gap held it died
- * ({@link leftByADyingCatchUp}), and the system's gap since that run delivered no more than the
+ * ({@link leftByADyingCatchUp}), or one its own late tick delivered past its grace because
+ * failed sweeps and ticks held the sweep's decision off until then ({@link sweepHeldOff}: a
+ * sweep that died holding the job's catch-up lease, which the model's sweep, with no lease,
+ * does not wait for: it catches the run up and spends the budget), and the system's gap since
+ * that run delivered no more than the
  * policy allows (`maxRuns`; one for `latest`). A tick that delivers its own run ends the gap and
  * renews the budget (§6: `maxRuns` counts every run caught up since a tick last delivered its
  * own run); the model, whose invocations are all or nothing, loses that tick whole (or has the
@@ -282,10 +286,14 @@ function renewedByAFailedTick(
   const endedBy = earlier.findLast((r) => r.status === 'delivered' && r.origin === 'tick');
   if (!endedBy) return false;
   const endedMs = Date.parse(endedBy.at);
+  const deliveredMs = Date.parse(endedBy.firstDeliveredAt ?? endedBy.at);
   const tickFailed =
     seen.failed.some(
       (f) => f.kind === 'tick' && f.jobId === run.jobId && f.scheduledAt.getTime() === endedMs,
-    ) || leftByADyingCatchUp(endedBy, job, candidatesOf(endedBy), seen);
+    ) ||
+    leftByADyingCatchUp(endedBy, job, candidatesOf(endedBy), seen) ||
+    (deliveredMs > endedMs + job.alarm.graceSeconds * 1000 &&
+      sweepHeldOff(job, run.jobId, { atMs: endedMs, deliveredMs }, seen));
   const caughtUp = [...earlier.filter((r) => r.at > endedBy.at), run].filter(
     (r) => r.status === 'delivered' || r.status === 'dead-lettered',
   ).length;
@@ -557,11 +565,23 @@ function heldOffUntilItsTick(
   seen: SystemObservation,
 ): boolean {
   const own = ownTickDeliveryThePolicySkips(run, job, candidates);
-  if (!job || !own) return false;
-  const { atMs, deliveredMs } = own;
+  return !!job && !!own && sweepHeldOff(job, run.jobId, own, seen);
+}
+
+/**
+ * Whether failed sweeps and ticks of job `jobId` held the sweep's decision of its run at `atMs`
+ * off until its own tick delivered it at `deliveredMs` (the argument of
+ * {@link heldOffUntilItsTick}).
+ */
+function sweepHeldOff(
+  job: JobDefinition,
+  jobId: string,
+  { atMs, deliveredMs }: { atMs: number; deliveredMs: number },
+  seen: SystemObservation,
+): boolean {
   // Only its job's ticks and the sweeps take its catch-up lease.
   const failures = seen.failed
-    .filter((f) => f.kind === 'sweep' || f.jobId === run.jobId)
+    .filter((f) => f.kind === 'sweep' || f.jobId === jobId)
     .map(failedAtMs)
     .filter((ms) => ms >= atMs && ms <= deliveredMs);
   return decisionHeldUntilMs(job, atMs, failures) >= deliveredMs;
