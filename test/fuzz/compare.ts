@@ -685,9 +685,10 @@ function decisionHeldUntilMs(job: JobDefinition, atMs: number, failures: readonl
 }
 
 /**
- * A run skipped(max-runs) where the model delivers it or skips it outside the window: the
- * system decided its gap at another instant than the model, and at that instant the run was
- * inside the window and older than its newest maxRuns runs (§6: the window ends where the gap
+ * A run skipped for its gap's budget (max-runs; catch-up-latest, a budget of one run) where the
+ * model delivers it or skips it outside the window: the system decided its gap at another
+ * instant than the model, and at that instant the run was inside the window and older than its
+ * newest maxRuns runs (under `latest`, than its newest run; §6: the window ends where the gap
  * is decided). The skip's line names the gap's `upTo`, which must be no later than the skip
  * was written (a tick's own run; the sweep's minute less grace). Where the model delivers it,
  * those newer runs (a tick's own run not among them) were all delivered: a budget lost, spent
@@ -705,21 +706,25 @@ function beyondTheBudgetWhenDecided(
   candidates: readonly RunFate[],
   seen: SystemObservation,
 ): boolean {
-  if (!job || run.status !== 'skipped' || run.reason !== 'max-runs' || !run.gapSkip) return false;
+  const budget = { 'max-runs': job?.catchup.maxRuns, 'catch-up-latest': 1 }[run.reason ?? ''];
+  if (!job || run.status !== 'skipped' || budget === undefined || !run.gapSkip) return false;
   const atMs = Date.parse(run.at);
   const upToMs = Date.parse(run.gapSkip.upTo);
   const writtenMs = Date.parse(run.gapSkip.writtenAt);
   const bySweep = run.origin === 'sweep';
+  // The run at upTo is the gap's when the sweep decided it; a tick's own run is not, but under
+  // `latest` it is the newer run due that the skip is for.
+  const atUpTo = bySweep || run.reason === 'catch-up-latest';
   if (upToMs > writtenMs - (bySweep ? job.alarm.graceSeconds * 1000 : 0)) return false;
   if (atMs < upToMs - job.catchup.windowSeconds * 1000 || atMs >= upToMs) return false;
   const newer = seen.runs.filter((r) => {
     const ms = Date.parse(r.at);
-    return r.jobId === run.jobId && ms > atMs && (ms < upToMs || (bySweep && ms === upToMs));
+    return r.jobId === run.jobId && ms > atMs && (ms < upToMs || (atUpTo && ms === upToMs));
   });
-  if (newer.length < job.catchup.maxRuns) return false;
+  if (newer.length < budget) return false;
   if (candidates.some((m) => m.status === 'delivered')) {
     const delivered = newer.filter((r) => r.status === 'delivered' || r.status === 'dead-lettered');
-    return delivered.length >= job.catchup.maxRuns && failedIn(seen, atMs, writtenMs);
+    return delivered.length >= budget && failedIn(seen, atMs, writtenMs);
   }
   if (!candidates.some((m) => m.reason === 'outside-window')) return false;
   return diedRightAfter(seen, writtenMs);
