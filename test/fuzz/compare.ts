@@ -797,7 +797,8 @@ function lateForAFailure(
   if (!job || run.status !== 'skipped' || run.reason !== 'outside-window') return false;
   const atMs = Date.parse(run.at);
   const windowMs = job.catchup.windowSeconds * 1000;
-  const untilMs = atMs + job.alarm.graceSeconds * 1000 + windowMs;
+  // The last sweep whose window holds the run, as it arrives (its minute, plus the delay).
+  const untilMs = atMs + job.alarm.graceSeconds * 1000 + windowMs + EVENT_DELAY_MS;
   const decidedMs = run.gapSkip ? Date.parse(run.gapSkip.writtenAt) : Number.POSITIVE_INFINITY;
   const heldInsideByItsTick = (f: SystemObservation['failed'][number]) => {
     const sMs = f.scheduledAt.getTime();
