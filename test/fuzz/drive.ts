@@ -6,7 +6,7 @@
  * throttled request: Lambda retries those), and every notification sent.
  */
 
-import type { JobDefinition } from '#jobs/job.ts';
+import { type JobDefinition, scheduleSpecOf } from '#jobs/job.ts';
 import { createSkipRangeLedger, decodeRun, reasonInRange } from '#ledger/index.ts';
 import { runTimeline } from '../../cli/simulation/event-loop.ts';
 import type { FaultPlan } from '../../cli/simulation/fault-plan.ts';
@@ -20,7 +20,12 @@ import {
   stopSimulation,
   type WindowWorld,
 } from '../../cli/simulation/world.ts';
-import { keyInstantOf, periodBucket } from '../../functions/schedule/index.ts';
+import {
+  keyInstantOf,
+  type Occurrence,
+  occurrencesBetween,
+  periodBucket,
+} from '../../functions/schedule/index.ts';
 
 /** One dispatcher invocation as Lambda hands it over: a tick's or a sweep's. */
 export interface DispatcherInvocation {
@@ -123,12 +128,11 @@ export async function driveSystem(input: SystemInput): Promise<SystemObservation
     watch(world, invocations, failed, counts);
     await runTimeline(world);
     await closeWindow(world);
-    const overlapped = startedWhileAnotherRan(sim, [
-      ...input.jobs,
-      ...input.plan.deploys.flatMap((d) => d.jobs),
-    ]);
+    const versions = [...input.jobs, ...input.plan.deploys.flatMap((d) => d.jobs)];
+    const overlapped = startedWhileAnotherRan(sim, versions);
+    const pending = await runsBeforeDeploysTookEffect(world, input.plan, versions, invocations);
     runs = [
-      ...(await withSkipRanges(world, systemRuns(sim, overlapped))),
+      ...(await withSkipRanges(world, systemRuns(sim, overlapped, pending))),
       ...(await manualRuns(world)),
     ];
   } finally {
@@ -283,6 +287,48 @@ async function withSkipRanges(world: WindowWorld, runs: SystemRun[]): Promise<Sy
 }
 
 /**
+ * The runs the simulation leaves out that a deploy's bundle may still decide, with their items
+ * read: the simulation cuts a job's runs at each deploy's `at`, but a deploy takes effect at its
+ * deploy instant, the first event of its bundle (§6), which an outage can hold off for hours;
+ * until then the definitions before it are in force, and their runs are decided like any
+ * other (the model has them). So every definition's runs from a deploy's `at` up to the first
+ * invocation that reached the dispatcher after it are looked at too. One nobody decided stays
+ * undecided, which is no disagreement with a model that has no such run.
+ */
+async function runsBeforeDeploysTookEffect(
+  world: WindowWorld,
+  plan: FaultPlan,
+  versions: readonly JobDefinition[],
+  invocations: readonly DispatcherInvocation[],
+): Promise<Map<string, Occurrence[]>> {
+  const { sim } = world;
+  const known = new Set<string>();
+  for (const [jobId, os] of sim.expected) for (const o of os) known.add(runKey(jobId, o));
+  const reached = (i: DispatcherInvocation) =>
+    !plan.outages.some((o) => o.from <= i.arrivesAt && i.arrivesAt < o.to);
+  const pending = new Map<string, Occurrence[]>();
+  for (const deploy of plan.deploys) {
+    const first = invocations.find((i) => i.arrivesAt > deploy.at && reached(i));
+    const until = new Date(Math.min(first?.arrivesAt.getTime() ?? Infinity, +world.window.to));
+    const from = new Date(Math.max(+deploy.at, +world.window.from));
+    if (from >= until) continue;
+    for (const job of versions.filter((j) => j.enabled)) {
+      for (const o of occurrencesBetween(scheduleSpecOf(job), from, until)) {
+        if (known.has(runKey(job.id, o))) continue;
+        known.add(runKey(job.id, o));
+        pending.set(job.id, [...(pending.get(job.id) ?? []), o]);
+      }
+    }
+  }
+  const keys = [...pending].flatMap(([jobId, os]) => os.map((o) => runKey(jobId, o)));
+  const items = keys.length > 0 ? await world.store.batchGet(keys, true) : new Map();
+  for (const [key, item] of items) sim.items.set(key, decodeRun(item));
+  return pending;
+}
+
+const runKey = (jobId: string, o: Occurrence) => periodBucket(jobId, keyInstantOf(o));
+
+/**
  * The keys of the scheduled runs of forbid jobs whose delivery started while the previous run
  * delivered ran: before the target reported its end, and within its maxRuntime (the longest any
  * deploy gave the job), as the simulation's `forbidHeld` invariant reads it. Manual runs neither
@@ -333,6 +379,7 @@ function gapSkipsOf(sim: ReturnType<typeof startSimulation>) {
 function systemRuns(
   sim: ReturnType<typeof startSimulation>,
   overlapped: ReadonlySet<string>,
+  pending: ReadonlyMap<string, readonly Occurrence[]>,
 ): SystemRun[] {
   const byKey = deliveriesByKey(sim.deliveries);
   const redelivered = new Map<string, number>();
@@ -342,7 +389,7 @@ function systemRuns(
   }
   const gapSkips = gapSkipsOf(sim);
   const runs: SystemRun[] = [];
-  for (const [jobId, occurrences] of sim.expected) {
+  for (const [jobId, occurrences] of [...sim.expected, ...pending]) {
     for (const o of occurrences) {
       const key = periodBucket(jobId, keyInstantOf(o));
       const item = sim.items.get(key);
