@@ -87,25 +87,29 @@ interface Night {
 }
 
 const ZONES = ['Europe/Berlin', 'America/New_York', 'Australia/Sydney'] as const;
+/**
+ * One year of nights: under today's rules another year's nights of these zones are the same
+ * nights a whole number of weeks away (the same UTC time, offsets and weekday, and the same
+ * covering expressions), so the replay of a second year would repeat every decision.
+ */
+const YEAR = 2026;
 
 function nights(): Night[] {
   const out: Night[] = [];
   for (const zone of ZONES) {
-    for (const year of [2023, 2026]) {
-      const changes = zoneTransitions(
+    const changes = zoneTransitions(
+      zone,
+      new Date(`${YEAR}-01-01T00:00:00.000Z`),
+      new Date(`${YEAR + 1}-01-01T00:00:00.000Z`),
+    );
+    for (const change of changes) {
+      const kind = change.offsetAfterMinutes > change.offsetBeforeMinutes ? 'spring' : 'autumn';
+      out.push({
+        name: `${zone} ${kind} ${change.at.toISOString().slice(0, 10)}`,
         zone,
-        new Date(`${year}-01-01T00:00:00.000Z`),
-        new Date(`${year + 1}-01-01T00:00:00.000Z`),
-      );
-      for (const change of changes) {
-        const kind = change.offsetAfterMinutes > change.offsetBeforeMinutes ? 'spring' : 'autumn';
-        out.push({
-          name: `${zone} ${kind} ${change.at.toISOString().slice(0, 10)}`,
-          zone,
-          transition: change.at,
-          kind,
-        });
-      }
+        transition: change.at,
+        kind,
+      });
     }
   }
   return out;
@@ -255,18 +259,12 @@ function signals(life: Lifecycle) {
 }
 
 describe('no false alarms on DST nights', () => {
-  it('replays the spring and autumn nights of 2023 and 2026 in Berlin, New York and Sydney (12 nights)', () => {
+  it('replays the spring and autumn nights of 2026 in Berlin, New York and Sydney (6 nights)', () => {
     expect(NIGHTS.map((n) => `${n.zone} ${n.kind} ${n.transition.toISOString()}`)).toEqual([
-      'Europe/Berlin spring 2023-03-26T01:00:00.000Z',
-      'Europe/Berlin autumn 2023-10-29T01:00:00.000Z',
       'Europe/Berlin spring 2026-03-29T01:00:00.000Z',
       'Europe/Berlin autumn 2026-10-25T01:00:00.000Z',
-      'America/New_York spring 2023-03-12T07:00:00.000Z',
-      'America/New_York autumn 2023-11-05T06:00:00.000Z',
       'America/New_York spring 2026-03-08T07:00:00.000Z',
       'America/New_York autumn 2026-11-01T06:00:00.000Z',
-      'Australia/Sydney autumn 2023-04-01T16:00:00.000Z',
-      'Australia/Sydney spring 2023-09-30T16:00:00.000Z',
       'Australia/Sydney autumn 2026-04-04T16:00:00.000Z',
       'Australia/Sydney spring 2026-10-03T16:00:00.000Z',
     ]);
