@@ -48,6 +48,9 @@ export function runCli(
           TZ: process.env.TZ ?? 'UTC',
           FORCE_COLOR: '1',
           ZONECRON_FROM_SOURCE: '0',
+          // As the suite's own synths (vitest.config.mts): a test that wants aws-cdk-lib's
+          // CloudFormation validation passes CDK_VALIDATION: 'true' in options.env.
+          CDK_VALIDATION: 'false',
           ...options.env,
         },
         maxBuffer: 64 * 1024 * 1024,

@@ -12,7 +12,9 @@ function cdkSynth(args: string[]) {
   const outdir = mkdtempSync(join(tmpdir(), 'zonecron-cdk-'));
   const result = spawnSync('npx', ['cdk', 'synth', '--quiet', '-o', outdir, ...args], {
     encoding: 'utf8',
-    env: { ...process.env, CDK_DISABLE_VERSION_CHECK: '1' },
+    // The suite skips aws-cdk-lib's CloudFormation validation (vitest.config.mts); `cdk synth`
+    // runs it, as a deploy does.
+    env: { ...process.env, CDK_DISABLE_VERSION_CHECK: '1', CDK_VALIDATION: 'true' },
     timeout: 280_000,
   });
   return { ...result, outdir };

@@ -1,6 +1,6 @@
 /**
- * The repository's own jobs.yaml, the worked example: it synthesizes, cdk-nag-clean and within
- * every AWS limit, into stacks whose contents follow the file and that `cdk deploy --all`
+ * The repository's own jobs.yaml, the worked example: it synthesizes, cdk-nag-clean, clean under
+ * aws-cdk-lib's CloudFormation validation and within every AWS limit, into stacks whose contents follow the file and that `cdk deploy --all`
  * deploys main stack first, and the cost estimate counts what those stacks contain.
  */
 import { readFileSync } from 'node:fs';
@@ -14,11 +14,11 @@ import { resourcesOfType, type SynthesizedFixture, synthFixture } from './synth-
 
 let fx: SynthesizedFixture;
 beforeAll(() => {
-  fx = synthFixture('jobs.yaml');
+  fx = synthFixture('jobs.yaml', { cloudFormationValidation: true });
 });
 
 describe('jobs.yaml', () => {
-  it('synthesizes with no cdk-nag finding left and no AWS limit exceeded', () => {
+  it("synthesizes with no cdk-nag finding left, no finding of aws-cdk-lib's CloudFormation validation (default rules as errors) and no AWS limit exceeded", () => {
     expect(nagViolations(fx.built.nag, fx.built.app)).toEqual([]);
     expect(fx.check.violations).toEqual([]);
   });

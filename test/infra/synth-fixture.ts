@@ -7,7 +7,12 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { App } from 'aws-cdk-lib';
+import {
+  App,
+  CloudFormationValidatePlugin,
+  type IPolicyValidationPlugin,
+  Validations,
+} from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { createZonecronApp, type ZonecronInstallation } from '../../infra/app/zonecron-app.ts';
 import { type JobsConfig, loadJobsFile } from '../../infra/config/load-jobs.ts';
@@ -59,12 +64,20 @@ export interface SynthesizedFixture {
   readonly check: AssemblyCheck;
 }
 
+/** The context key that makes CloudFormation validation's default-rule findings errors. */
+const DEFAULT_RULES_AS_ERRORS = '@aws-cdk/core:validateAgainstDefaultRules';
+
 export interface FixtureOptions {
   /** Skip esbuild (the Lambda packages are then judged by jobs.json's size). */
   readonly bundle?: boolean;
   /** More installations after the first, in one app. */
   readonly more?: readonly { config: JobsConfig; stackName: string }[];
   readonly stackName?: string;
+  /**
+   * Register aws-cdk-lib's CloudFormation validation with its default rules as errors, so a
+   * finding makes the synth throw (the suite otherwise skips it: vitest.config.mts).
+   */
+  readonly cloudFormationValidation?: boolean;
 }
 
 export function synthFixture(
@@ -75,8 +88,17 @@ export function synthFixture(
   const bundle = options.bundle ?? true;
   const app = new App({
     outdir: mkdtempSync(join(tmpdir(), 'zonecron-synth-')),
-    ...(bundle ? {} : { context: { 'aws:cdk:bundling-stacks': [] } }),
+    context: {
+      ...(bundle ? {} : { 'aws:cdk:bundling-stacks': [] }),
+      ...(options.cloudFormationValidation ? { [DEFAULT_RULES_AS_ERRORS]: true } : {}),
+    },
   });
+  if (options.cloudFormationValidation) {
+    // The plugin's `version` is optional where the interface's is a string: a mismatch under
+    // exactOptionalPropertyTypes only.
+    const plugin = new CloudFormationValidatePlugin() as unknown as IPolicyValidationPlugin;
+    Validations.of(app).addPlugins(plugin);
+  }
   const built = createZonecronApp({
     app,
     synthTime: SYNTH_TIME,
