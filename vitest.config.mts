@@ -48,9 +48,9 @@ export default defineConfig({
     // One worker per core, not vitest's default of one less: much of the suite waits on
     // DynamoDB Local and on the CLI's child processes (on 2 cores: 235 s → 159 s).
     maxWorkers: availableParallelism(),
-    // aws-cdk-lib's template validation, a 9 MB WebAssembly engine that every synth runs, stays
-    // baseline-compiled: V8's optimizing tier costs more than the workers gain from it (the
-    // test/infra files: 87 s of CPU with it, 80 s without; scale.test.ts 48 s, 38 s).
+    // aws-cdk-lib's template validation, a 9 MB WebAssembly engine, stays baseline-compiled
+    // where a synth runs it (below): V8's optimizing tier costs more than a worker gains from it
+    // (the test/infra files, when each synth ran it: 87 s of CPU with that tier, 80 s without).
     // WebAssembly computes the same in either tier.
     execArgv: ['--liftoff-only'],
     // The pinned AWS SDK warns under Node 20 that later releases need Node 22; it works here.

@@ -27,11 +27,12 @@ export interface CliResult {
  * this short on the suite's cores (test/cli: 78 s of CPU with them, 69 s without); the command
  * does the same either way.
  *
- * `--liftoff-only`: a command that synthesizes (`validate`) runs aws-cdk-lib's template
- * validation, a 9 MB WebAssembly engine; V8 compiles its hot functions a second time with its
- * optimizing compiler, which costs more than a process this short gains from it (one
- * `validate` of the Berlin fixture: 7.4 s of CPU, 4.0 s with baseline-compiled WebAssembly
- * only). The engine computes the same either way; commands without WebAssembly are unaffected.
+ * `--liftoff-only`: a `validate` run with `CDK_VALIDATION: 'true'` runs aws-cdk-lib's template
+ * validation (the others skip it, as the suite's synths do), a 9 MB WebAssembly engine; V8
+ * compiles its hot functions a second time with its optimizing compiler, which costs more
+ * than a process this short gains from it (one `validate` of the Berlin fixture: 7.4 s of
+ * CPU, 4.0 s with baseline-compiled WebAssembly only). The engine computes the same either
+ * way; commands without WebAssembly are unaffected.
  */
 export function runCli(
   args: readonly string[],
