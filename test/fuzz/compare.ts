@@ -358,14 +358,16 @@ function takenByANewerRun(
 
 /**
  * A run dead-lettered where the model skips it (for overlap, or outside its window): every
- * attempt was made, no target received it, and at least as many of the job's ticks and the
- * sweeps failed from the run's instant until its last attempt could have been taken: its grace
- * (the sweep's first claim), then a lease and a sweep per attempt. Each attempt's dispatcher died after its claim,
- * before the slot and the Invoke, and the sweep dead-letters the run (`dispatcher stopped during
- * delivery attempt N`). The model, whose invocations are all or nothing, makes none of those
- * attempts and decides the run later, outside its window or while a newer run holds the slot. A
- * run dead-lettered with fewer attempts, after a target received it, or without a failed tick
- * of the job or sweep for each of its attempts, is a violation.
+ * attempt was made, a target received it at most once per attempt, and at least as many of the
+ * job's ticks and the sweeps failed from the run's instant until its last attempt could have
+ * been taken: its grace (the sweep's first claim), then a lease and a sweep per attempt. Each
+ * attempt's dispatcher died after its claim (before the slot and the Invoke) or after the
+ * target took the run (before it recorded the dispatch: the next attempt's takeover counts it
+ * Redelivered), and the sweep dead-letters the run (`dispatcher stopped during delivery attempt
+ * N`). The model, whose invocations are all or nothing, makes none of those attempts and
+ * decides the run later, outside its window or while a newer run holds the slot. A run
+ * dead-lettered with fewer attempts, received more often than it was attempted, or without a
+ * failed tick of the job or sweep for each of its attempts, is a violation.
  */
 function diedAtEveryAttempt(
   run: SystemRun,
@@ -374,7 +376,7 @@ function diedAtEveryAttempt(
   candidates: readonly RunFate[],
   seen: SystemObservation,
 ): boolean {
-  if (!job || run.status !== 'dead-lettered' || run.deliveries > 0) return false;
+  if (!job || run.status !== 'dead-lettered' || run.deliveries > run.attempts) return false;
   if (run.attempts < maxAttempts || !candidates.some((m) => m.status === 'skipped')) return false;
   const atMs = Date.parse(run.at);
   const untilMs =
