@@ -22,6 +22,7 @@ import {
 } from './gap.ts';
 import {
   deliveryOrder,
+  inTurn,
   isSameRun,
   logFields,
   type PlannedRun,
@@ -119,11 +120,9 @@ export async function catchUpJob(
 ): Promise<RunOutcome[]> {
   const decided = await catchUpUnderLease(ctx, job, request);
   if (decided) return decided;
-  const outcomes: RunOutcome[] = [];
-  for (const own of deliveryOrder(job, request.own ?? [])) {
-    outcomes.push(await deliverRun(ctx, planned(job, own, request, false)));
-  }
-  return outcomes;
+  return inTurn(deliveryOrder(job, request.own ?? []), (own) =>
+    deliverRun(ctx, planned(job, own, request, false)),
+  );
 }
 
 /**

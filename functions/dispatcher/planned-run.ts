@@ -98,6 +98,22 @@ export function deliveryOrder(job: JobDefinition, runs: readonly Occurrence[]): 
 }
 
 /**
+ * `each` of `runs`, one after the other, its results in order: the runs of one instant are
+ * claimed and delivered in turn, never side by side (they may share a forbid slot).
+ *
+ * @example
+ * await inTurn(deliveryOrder(job, runsAt(job, s)), (run) => deliverRun(ctx, tickRun(job, run)))
+ */
+export async function inTurn<T, R>(
+  runs: readonly T[],
+  each: (run: T) => Promise<R> | R,
+): Promise<R[]> {
+  const results: R[] = [];
+  for (const run of runs) results.push(await each(run));
+  return results;
+}
+
+/**
  * A run's key instant read back from its item: its `at`, unless the job's calendar moved runs
  * onto that instant, then the key instant of the run there whose key the item has.
  *

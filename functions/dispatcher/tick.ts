@@ -5,7 +5,14 @@ import { catchUpJob, catchUpUnderLease, deliverOnTime } from './catch-up.ts';
 import type { CoreContext } from './context.ts';
 import { deliverRun } from './deliver-run.ts';
 import type { TickEvent } from './events.ts';
-import { deliveryOrder, logFields, type RunOutcome, runsAt, tickRun } from './planned-run.ts';
+import {
+  deliveryOrder,
+  inTurn,
+  logFields,
+  type RunOutcome,
+  runsAt,
+  tickRun,
+} from './planned-run.ts';
 
 /** Who pauses a job that jobs.yaml disables (`enabled: false`). */
 export const CONFIG_PAUSED_BY = 'jobs.yaml';
@@ -82,23 +89,16 @@ export async function handleTick(
     scheduleId: scheduleIdOf(job),
   });
   if (swap.swapped) {
-    const outcomes: RunOutcome[] = [];
-    for (const run of deliveryOrder(job, own)) {
-      outcomes.push(await deliverOnTime(ctx, job, run, swap));
-    }
-    return result(outcomes);
+    return result(
+      await inTurn(deliveryOrder(job, own), (run) => deliverOnTime(ctx, job, run, swap)),
+    );
   }
   return result(await slowPath(ctx, job, own, previous, swap.state));
 }
 
-/** Runs `each` on the runs due at S in run order, one after the other. */
-async function eachRun<T>(
-  own: readonly Occurrence[],
-  each: (run: Occurrence) => Promise<T> | T,
-): Promise<T[]> {
-  const results: T[] = [];
-  for (const run of own) results.push(await each(run));
-  return results;
+/** The instant S the tick's runs are due at (they all are). */
+function dueAt(own: readonly Occurrence[]): Date {
+  return (own[0] as Occurrence).at;
 }
 
 async function slowPath(
@@ -108,24 +108,24 @@ async function slowPath(
   previous: Occurrence | undefined,
   read: JobStateItem | undefined,
 ): Promise<RunOutcome[]> {
-  const s = (own[0] as Occurrence).at;
+  const s = dueAt(own);
   if (!read?.sinceAt) {
     // On the roster before its state exists: a deploy that drops the job ends it, even when no
     // sweep of this bundle ever enrolled it (the roster without a state is harmless).
     await ctx.ledger.enrol([job.id]);
-    if (read?.pausedAt) return eachRun(own, (run) => skipPaused(ctx, job, run, read));
+    if (read?.pausedAt) return inTurn(own, (run) => skipPaused(ctx, job, run, read));
     await ctx.ledger.createJobState(job.id, s, scheduleIdOf(job));
-    return eachRun(deliveryOrder(job, own), (run) => deliverRun(ctx, tickRun(job, run)));
+    return inTurn(deliveryOrder(job, own), (run) => deliverRun(ctx, tickRun(job, run)));
   }
   // The first tick under a new schedule: it takes effect just before S at the latest.
   const state = await adoptedSchedule(ctx, job, read, new Date(s.getTime() - 1));
   const sinceAt = state.sinceAt ?? read.sinceAt;
   if (s.getTime() < Date.parse(sinceAt)) {
-    return eachRun(own, (run) => beforeFirstRun(ctx, job, run, state));
+    return inTurn(own, (run) => beforeFirstRun(ctx, job, run, state));
   }
   if (state.pausedAt) return paused(ctx, job, own, previous, state);
   if (Date.parse(state.watermarkAt ?? sinceAt) >= s.getTime()) {
-    return eachRun(deliveryOrder(job, own), (run) => repeatedTick(ctx, job, run, state));
+    return inTurn(deliveryOrder(job, own), (run) => repeatedTick(ctx, job, run, state));
   }
   return catchUpJob(ctx, job, { upTo: s, own, origin: 'tick' });
 }
@@ -252,14 +252,14 @@ async function paused(
   previous: Occurrence | undefined,
   state: JobStateItem,
 ): Promise<RunOutcome[]> {
-  const s = (own[0] as Occurrence).at;
+  const s = dueAt(own);
   const now = ctx.clock();
   if (!pauseEnded(job, state, now)) {
     // Nothing undecided before it, and due inside the pause: the cheap skip.
     const watermarkMs = Date.parse(state.watermarkAt ?? state.sinceAt ?? '');
     const noGap = previous === undefined || watermarkMs >= previous.at.getTime();
     const ownPaused = s.getTime() >= Date.parse(state.pausedAt ?? '');
-    if (noGap && ownPaused) return eachRun(own, (run) => skipPaused(ctx, job, run, state));
+    if (noGap && ownPaused) return inTurn(own, (run) => skipPaused(ctx, job, run, state));
     return catchUpAround(ctx, job, own, state, ownPaused);
   }
   // A pause by jobs.yaml ends with the deploy that enables the job, whose first tick this is.
@@ -290,11 +290,11 @@ async function catchUpAround(
   state: JobStateItem,
   ownPaused: boolean,
 ): Promise<RunOutcome[]> {
-  const request = { upTo: (own[0] as Occurrence).at, own, origin: 'tick' } as const;
+  const request = { upTo: dueAt(own), own, origin: 'tick' } as const;
   const decided = await catchUpUnderLease(ctx, job, request);
   if (decided) return decided;
-  if (ownPaused) return eachRun(own, (run) => skipPaused(ctx, job, run, state, false));
-  return eachRun(deliveryOrder(job, own), (run) => deliverRun(ctx, tickRun(job, run)));
+  if (ownPaused) return inTurn(own, (run) => skipPaused(ctx, job, run, state, false));
+  return inTurn(deliveryOrder(job, own), (run) => deliverRun(ctx, tickRun(job, run)));
 }
 
 /** Records a run of a paused job as skipped(paused) and (unless told not to) moves W past it. */
