@@ -2,13 +2,11 @@ import { type JobDefinition, scheduleSpecOf } from '#jobs/job.ts';
 import type { RunItem, RunLedger } from '#ledger/index.ts';
 import type { Dispatcher } from '../../functions/dispatcher/dispatch.ts';
 import { policyPicks } from '../../functions/dispatcher/gap.ts';
-import type { RunOutcome } from '../../functions/dispatcher/planned-run.ts';
+import { type RunOutcome, runKeyOf } from '../../functions/dispatcher/planned-run.ts';
 import {
-  keyInstantOf,
   nextOccurrences,
   type Occurrence,
   occurrencesBetween,
-  periodBucket,
 } from '../../functions/schedule/index.ts';
 import { CliError } from '../errors.ts';
 
@@ -144,7 +142,7 @@ export async function withLedgerState(
   job: JobDefinition,
   runs: readonly Occurrence[],
 ): Promise<BackfillRun[]> {
-  const keys = runs.map((o) => periodBucket(job.id, keyInstantOf(o)));
+  const keys = runs.map((o) => runKeyOf(job.id, o));
   const items = keys.length > 0 ? await ledger.getRuns(keys, true) : new Map<string, RunItem>();
   return runs.map((occurrence, i) => {
     const key = keys[i] as string;

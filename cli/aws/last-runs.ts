@@ -1,7 +1,8 @@
 import { type JobDefinition, scheduleSpecOf } from '#jobs/job.ts';
 import { decodeRun, type LedgerStore } from '#ledger/index.ts';
+import { runKeyOf } from '../../functions/dispatcher/planned-run.ts';
 import { previousRun } from '../../functions/dispatcher/tick.ts';
-import { keyInstantOf, type Occurrence, periodBucket } from '../../functions/schedule/index.ts';
+import type { Occurrence } from '../../functions/schedule/index.ts';
 import type { LastRun } from '../deployed/run-reads.ts';
 
 /**
@@ -46,7 +47,7 @@ export async function readLastRuns(
     runs: lastRunCandidates(job, now).map((o) => ({
       at: o.at.toISOString(),
       nominal: o.nominal,
-      key: periodBucket(job.id, keyInstantOf(o)),
+      key: runKeyOf(job.id, o),
     })),
   }));
   const items = await store.batchGet(

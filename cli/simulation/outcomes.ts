@@ -1,8 +1,8 @@
 import type { DeadLetterMessage } from '#jobs/dead-letters.ts';
 import type { JobDefinition } from '#jobs/job.ts';
 import type { RunItem } from '#ledger/index.ts';
+import { runKeyOf } from '../../functions/dispatcher/planned-run.ts';
 import type { Occurrence } from '../../functions/schedule/index.ts';
-import { keyInstantOf, periodBucket } from '../../functions/schedule/index.ts';
 import type { HostileRecord, OperatorRecord } from './action-records.ts';
 import type { FirstClaim, SlotHold } from './containers.ts';
 import { type Deployment, definitionAt } from './deployments.ts';
@@ -146,7 +146,7 @@ export function runOutcomes(input: OutcomeInput): RunOutcomeRecord[] {
   const outcomes: RunOutcomeRecord[] = [];
   for (const [jobId, occurrences] of input.expected) {
     for (const o of occurrences) {
-      const key = periodBucket(jobId, keyInstantOf(o));
+      const key = runKeyOf(jobId, o);
       const item = input.items.get(key);
       const deliveries = byKey.get(key) ?? [];
       outcomes.push({

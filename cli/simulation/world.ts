@@ -12,7 +12,8 @@ import {
   type RunItem,
 } from '#ledger/index.ts';
 import { RecordingMetrics } from '#shared/metrics.ts';
-import { keyInstantOf, type Occurrence, periodBucket } from '../../functions/schedule/index.ts';
+import { runKeyOf } from '../../functions/dispatcher/planned-run.ts';
+import type { Occurrence } from '../../functions/schedule/index.ts';
 import { localRecorder, type Recorder, tableLedgers } from '../local-world/index.ts';
 import type { HostileRecord, OperatorRecord } from './action-records.ts';
 import { completionEvent } from './completions.ts';
@@ -425,7 +426,7 @@ function expectRuns(sim: Simulation, window: SimulationWindow): string[] {
     const list = sim.expected.get(job.id);
     if (list) list.push(...runs);
     else sim.expected.set(job.id, [...runs]);
-    for (const run of runs) keys.push(periodBucket(job.id, keyInstantOf(run)));
+    for (const run of runs) keys.push(runKeyOf(job.id, run));
   }
   return keys;
 }

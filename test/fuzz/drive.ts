@@ -20,8 +20,8 @@ import {
   stopSimulation,
   type WindowWorld,
 } from '../../cli/simulation/world.ts';
+import { runKeyOf } from '../../functions/dispatcher/planned-run.ts';
 import {
-  keyInstantOf,
   type Occurrence,
   occurrencesBetween,
   periodBucket,
@@ -303,10 +303,11 @@ async function runsBeforeDeploysTookEffect(
 ): Promise<Map<string, Occurrence[]>> {
   const { sim } = world;
   const known = new Set<string>();
-  for (const [jobId, os] of sim.expected) for (const o of os) known.add(runKey(jobId, o));
+  for (const [jobId, os] of sim.expected) for (const o of os) known.add(runKeyOf(jobId, o));
   const reached = (i: DispatcherInvocation) =>
     !plan.outages.some((o) => o.from <= i.arrivesAt && i.arrivesAt < o.to);
   const pending = new Map<string, Occurrence[]>();
+  const keys: string[] = [];
   for (const deploy of plan.deploys) {
     const first = invocations.find((i) => i.arrivesAt > deploy.at && reached(i));
     const until = new Date(Math.min(first?.arrivesAt.getTime() ?? Infinity, +world.window.to));
@@ -314,19 +315,20 @@ async function runsBeforeDeploysTookEffect(
     if (from >= until) continue;
     for (const job of versions.filter((j) => j.enabled)) {
       for (const o of occurrencesBetween(scheduleSpecOf(job), from, until)) {
-        if (known.has(runKey(job.id, o))) continue;
-        known.add(runKey(job.id, o));
-        pending.set(job.id, [...(pending.get(job.id) ?? []), o]);
+        const key = runKeyOf(job.id, o);
+        if (known.has(key)) continue;
+        known.add(key);
+        keys.push(key);
+        const runs = pending.get(job.id) ?? [];
+        runs.push(o);
+        pending.set(job.id, runs);
       }
     }
   }
-  const keys = [...pending].flatMap(([jobId, os]) => os.map((o) => runKey(jobId, o)));
   const items = keys.length > 0 ? await world.store.batchGet(keys, true) : new Map();
   for (const [key, item] of items) sim.items.set(key, decodeRun(item));
   return pending;
 }
-
-const runKey = (jobId: string, o: Occurrence) => periodBucket(jobId, keyInstantOf(o));
 
 /**
  * The keys of the scheduled runs of forbid jobs whose delivery started while the previous run
@@ -345,9 +347,7 @@ function startedWhileAnotherRan(
   }
   const overlapped = new Set<string>();
   for (const [jobId, runtimeMs] of maxRuntimeMs) {
-    const keys = new Set(
-      (sim.expected.get(jobId) ?? []).map((o) => periodBucket(jobId, keyInstantOf(o))),
-    );
+    const keys = new Set((sim.expected.get(jobId) ?? []).map((o) => runKeyOf(jobId, o)));
     const deliveries = sim.deliveries
       .filter((d) => keys.has(d.envelope.key))
       .sort((a, b) => a.deliveredAt.getTime() - b.deliveredAt.getTime());
@@ -391,7 +391,7 @@ function systemRuns(
   const runs: SystemRun[] = [];
   for (const [jobId, occurrences] of [...sim.expected, ...pending]) {
     for (const o of occurrences) {
-      const key = periodBucket(jobId, keyInstantOf(o));
+      const key = runKeyOf(jobId, o);
       const item = sim.items.get(key);
       runs.push({
         jobId,
